@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Graft",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "graft", targets: ["graft"]),
+        .library(name: "GraftHost", targets: ["GraftHost"]),
+        .library(name: "GraftDebugger", targets: ["GraftDebugger"]),
+        .library(name: "GraftKit", targets: ["GraftKit"]),
+        // First-party plugins: each is a shared library the host loads at run time.
+        .library(name: "DatePicker", type: .dynamic, targets: ["DatePicker"]),
+        .library(name: "Checkout", type: .dynamic, targets: ["Checkout"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // The C ABI: graft.h is the only contract between host and plugins.
+        .target(name: "CGraft", path: "Sources/CGraft"),
+        // libffi, for calling plugins' native validator functions.
+        .systemLibrary(
+            name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
+            providers: [.apt(["libffi-dev"])]),
+
+        .target(
+            name: "GraftHost",
+            dependencies: [
+                "CGraft", "CFFI",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(name: "GraftDebugger", dependencies: ["GraftHost"]),
+        .target(name: "GraftKit", dependencies: ["CGraft"]),
+        .executableTarget(
+            name: "graft",
+            dependencies: [
+                "GraftHost", "GraftDebugger",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        .target(name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker"),
+        .target(name: "Checkout", dependencies: ["CGraft"], path: "Plugins/Checkout"),
+
+        .testTarget(
+            name: "GraftHostTests",
+            dependencies: ["GraftHost", "GraftDebugger", "CGraft"],
+            exclude: []),
+        .testTarget(name: "GraftCLITests", dependencies: []),
+    ]
+)
