@@ -46,8 +46,8 @@ let package = Package(
 
         .testTarget(
             name: "GraftHostTests",
-            dependencies: ["GraftHost", "GraftDebugger", "CGraft"],
-            exclude: []),
+            dependencies: ["GraftHost", "GraftDebugger", "CGraft"]),
+        .testTarget(name: "GraftKitTests", dependencies: ["GraftKit", "CGraft"]),
         .testTarget(name: "GraftCLITests", dependencies: []),
     ]
 )

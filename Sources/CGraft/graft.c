@@ -1,7 +1,7 @@
 // The ABI is header-only on purpose: a plugin builds against graft.h with `cc`
 // alone and links nothing. SwiftPM needs one source file per C target, and the
 // host uses this one to read the version it was compiled against.
-#include "graft.h"
+#include "graft_host_support.h"
 
 graft_abi_version_t graft_header_abi_version(void) {
     graft_abi_version_t version = GRAFT_ABI_VERSION_INIT;

@@ -63,6 +63,10 @@ extern "C" {
  * one descriptor may declare. */
 #define GRAFT_MAX_FIELDS 64
 
+/* The most descriptors one factory may list; a factory whose count() is
+ * larger is refused with `invalid_descriptor`. */
+#define GRAFT_MAX_DESCRIPTORS 1024
+
 /* Marks the exported entry function. */
 #if defined(__GNUC__) || defined(__clang__)
 #define GRAFT_EXPORT __attribute__((visibility("default")))
@@ -147,8 +151,8 @@ struct graft_writer {
     bool (*write)(const graft_writer_t *writer, const char *data, size_t length);
 
     /* Declares the media type of what is written, for example "text/plain" or
-     * "text/html". Optional: without it the output has the media type the host
-     * asked for. The host copies the string.
+     * "text/html". Never NULL; calling it is optional: without a call the
+     * output has the media type the host asked for. The host copies the string.
      * [instance-serialized] only during the call that received this writer. */
     void (*set_media_type)(const graft_writer_t *writer, const char *media_type);
 };
@@ -191,7 +195,8 @@ struct graft_host {
 
 typedef struct graft_plugin_entry {
     graft_abi_version_t abi; /* use GRAFT_ABI_VERSION_INIT */
-    uint32_t struct_size;    /* sizeof(graft_plugin_entry_t) */
+    uint32_t struct_size;    /* sizeof(graft_plugin_entry_t); a host refuses a
+                                smaller size and accepts a larger one */
 
     const char *id;          /* reverse DNS, for example "com.acme.widgets" */
     const char *version;     /* the plugin's own version, for example "1.4.0" */
@@ -219,8 +224,14 @@ typedef struct graft_plugin_entry {
 } graft_plugin_entry_t;
 
 /* The one symbol a plugin exports. Returns a pointer to a static entry, valid
- * for the life of the image. Must not allocate, call the host, or fail.
+ * for the life of the image. Must not allocate, call the host, or fail; it
+ * may return NULL only to say "not a usable plugin".
+ * The prototype lets the compiler check a plugin's definition:
+ *     GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void) { return &entry; }
  * [thread-safe] */
+GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void);
+
+/* The type of `graft_entry`, for hosts that look it up with dlsym. */
 typedef const graft_plugin_entry_t *(*graft_entry_fn)(void);
 #define GRAFT_ENTRY_SYMBOL "graft_entry"
 
@@ -228,7 +239,9 @@ typedef const graft_plugin_entry_t *(*graft_entry_fn)(void);
 /* Components                                                                */
 /* ------------------------------------------------------------------------ */
 
-static const char GRAFT_COMPONENT_FACTORY_ID[] = "graft.component-factory/1";
+/* A #define, not a const array, so that Swift and other FFIs import it as a
+ * string. Compare ids with strcmp, never by pointer. */
+#define GRAFT_COMPONENT_FACTORY_ID "graft.component-factory/1"
 
 /* An output event and the schema of its payload. */
 typedef struct graft_output {
@@ -365,7 +378,7 @@ struct graft_component_factory {
 /* Validators                                                                */
 /* ------------------------------------------------------------------------ */
 
-static const char GRAFT_VALIDATOR_FACTORY_ID[] = "graft.validator-factory/1";
+#define GRAFT_VALIDATOR_FACTORY_ID "graft.validator-factory/1"
 
 #define GRAFT_VALIDATOR_GENERIC 1u /* `validate` takes graft values */
 #define GRAFT_VALIDATOR_NATIVE  2u /* `function` is a plain C function */
@@ -396,8 +409,10 @@ typedef struct graft_validator_descriptor {
     uint32_t kind;           /* GRAFT_VALIDATOR_GENERIC or GRAFT_VALIDATOR_NATIVE */
 
     /* The params after the value, in order (names for the editor and the
-     * debugger, types for native coercion). May be NULL when param_count is 0.
-     * For a native validator they must match the signature's arguments. */
+     * debugger). May be NULL when param_count is 0. For a native validator
+     * there is one per signature argument after the first, typed STRING for
+     * `string`, BOOLEAN for `bool` and NUMBER for the numeric types; with
+     * param_count 0 the host names them param1, param2, ... */
     const graft_field_t *params;
     uint32_t param_count;
 
@@ -439,7 +454,7 @@ struct graft_validator_factory {
 /* Actions                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static const char GRAFT_ACTION_FACTORY_ID[] = "graft.action-factory/1";
+#define GRAFT_ACTION_FACTORY_ID "graft.action-factory/1"
 
 typedef struct graft_action_context graft_action_context_t;
 
@@ -547,10 +562,6 @@ static inline bool graft_write_cstr(const graft_writer_t *writer, const char *s)
     while (s[n]) n++;
     return writer->write(writer, s, n);
 }
-
-/* Host side only (defined in the CGraft target, not needed by plugins): the
- * ABI version this header declares. */
-graft_abi_version_t graft_header_abi_version(void);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,118 @@
+import CGraft
+import Synchronization
+
+/// What a custom action did.
+public struct ActionResult: Sendable, Hashable {
+    public var ok: Bool
+    /// Why it failed, when it did.
+    public var error: String?
+    /// Variables to set (applied only when `ok`).
+    public var variables: [String: GraftValue]
+    /// A result for the log and the debugger, such as an intent.
+    public var result: GraftValue?
+}
+
+/// A custom action the host can invoke, with the plugin that provides it.
+public struct RegisteredAction: Sendable {
+    public var contract: ActionContract
+    public var pluginID: String
+    public var pluginPath: String
+    let descriptor: UnsafeDescriptor
+
+    /// Valid until the plugin is unloaded, which happens only after it leaves the registry.
+    struct UnsafeDescriptor: @unchecked Sendable {
+        let pointer: UnsafePointer<graft_action_descriptor_t>
+    }
+}
+
+/// Custom actions by key + version; version 1 also answers the bare key.
+final class ActionRegistry: Sendable {
+    private let actions = Mutex<[ComponentReference: RegisteredAction]>([:])
+
+    func check(_ plugin: LoadedPlugin) throws(GraftError) {
+        let current = actions.withLock { $0 }
+        for reference in plugin.actions.keys {
+            if let existing = current[reference] {
+                throw GraftError(
+                    .duplicateAction,
+                    "action '\(reference)' from \(plugin.info.path) is already registered by \(existing.pluginPath); the first stays.",
+                    path: plugin.info.path, key: reference.key)
+            }
+        }
+    }
+
+    func register(_ plugin: LoadedPlugin) {
+        actions.withLock { actions in
+            for (reference, entry) in plugin.actions {
+                actions[reference] = RegisteredAction(
+                    contract: entry.contract, pluginID: plugin.info.id, pluginPath: plugin.info.path,
+                    descriptor: .init(pointer: entry.descriptor))
+            }
+        }
+    }
+
+    var all: [RegisteredAction] {
+        actions.withLock { $0.values.sorted { ($0.contract.key, $0.contract.version) < ($1.contract.key, $1.contract.version) } }
+    }
+
+    func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredAction {
+        guard let found = actions.withLock({ $0[reference] }) else {
+            throw GraftError(.actionNotFound, "no plugin registers action '\(reference)'.", key: reference.key)
+        }
+        return found
+    }
+}
+
+/// Collects what one `invoke` reports through its `graft_action_context_t`.
+private final class ActionRecorder {
+    var variables: [String: GraftValue] = [:]
+    var result: GraftValue?
+    var error: String?
+    var logs: [(UInt32, String)] = []
+}
+
+extension GraftHost {
+    /// Every registered custom action, sorted by key then version.
+    public var actions: [RegisteredAction] { actionRegistry.all }
+
+    /// Invokes the custom action `key` (`format_currency` or `format_currency@2`)
+    /// with its configured `params` and the triggering event's `payload`.
+    /// Param drift (unknown key, wrong type) is forwarded; the action decides.
+    public func invokeAction(
+        _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
+    ) throws(GraftError) -> ActionResult {
+        let action = try actionRegistry.resolve(ComponentReference(parsing: key))
+        let recorder = ActionRecorder()
+        var context = graft_action_context_t()
+        context.host_data = Unmanaged.passUnretained(recorder).toOpaque()
+        context.set_variable = { context, name, value in
+            guard let recorder = ActionRecorder.from(context), let name else { return }
+            recorder.variables[String(cString: name)] = GraftValue(copying: value)
+        }
+        context.set_result = { context, value in
+            ActionRecorder.from(context)?.result = GraftValue(copying: value)
+        }
+        context.set_error = { context, message in
+            ActionRecorder.from(context)?.error = message.map { String(cString: $0) }
+        }
+        context.log = { context, level, message in
+            guard let message else { return }
+            ActionRecorder.from(context)?.logs.append((level, String(cString: message)))
+        }
+        let arena = CArena()
+        let ok = withUnsafePointer(to: &context) { context in
+            action.descriptor.pointer.pointee.invoke!(
+                arena.cValuePointer(.object(params)), payload.map { arena.cValuePointer($0) }, context)
+        }
+        return ActionResult(
+            ok: ok, error: ok ? nil : (recorder.error ?? "action '\(action.contract.key)' failed without saying why"),
+            variables: ok ? recorder.variables : [:], result: recorder.result)
+    }
+}
+
+extension ActionRecorder {
+    static func from(_ context: UnsafePointer<graft_action_context_t>?) -> ActionRecorder? {
+        guard let data = context?.pointee.host_data else { return nil }
+        return Unmanaged<ActionRecorder>.fromOpaque(data).takeUnretainedValue()
+    }
+}

@@ -1,0 +1,83 @@
+/// A named, typed slot: a component input, a payload field or a param.
+public struct FieldSpec: Sendable, Hashable, Codable {
+    public var key: String
+    public var type: ValueType
+    public var description: String?
+
+    public init(key: String, type: ValueType, description: String? = nil) {
+        self.key = key
+        self.type = type
+        self.description = description
+    }
+}
+
+/// An output event and the schema of its payload.
+public struct OutputSpec: Sendable, Hashable {
+    public var event: String
+    public var description: String?
+    public var payload: [FieldSpec]
+
+    public init(event: String, description: String? = nil, payload: [FieldSpec] = []) {
+        self.event = event
+        self.description = description
+        self.payload = payload
+    }
+}
+
+/// What a component promises: key, version, typed inputs, output events with
+/// their payload schemas, and sample inputs for the debugger.
+public struct ComponentContract: Sendable, Hashable {
+    public var key: String
+    public var version: Int
+    public var name: String?
+    public var description: String?
+    public var inputs: [FieldSpec]
+    public var outputs: [OutputSpec]
+    public var debugConfig: [String: GraftValue]
+
+    public init(
+        key: String, version: Int, name: String? = nil, description: String? = nil,
+        inputs: [FieldSpec] = [], outputs: [OutputSpec] = [], debugConfig: [String: GraftValue] = [:]
+    ) {
+        self.key = key
+        self.version = version
+        self.name = name
+        self.description = description
+        self.inputs = inputs
+        self.outputs = outputs
+        self.debugConfig = debugConfig
+    }
+
+    public var reference: ComponentReference { ComponentReference(key: key, version: version) }
+
+    public func input(_ key: String) -> FieldSpec? { inputs.first { $0.key == key } }
+    public func output(_ event: String) -> OutputSpec? { outputs.first { $0.event == event } }
+}
+
+/// A validator as a plugin declares it.
+public struct ValidatorContract: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// Takes graft values; answers valid and a message.
+        case generic
+        /// A plain C function with a declared signature, called through libffi.
+        case native(signature: String)
+    }
+
+    public var name: String
+    public var version: Int
+    public var description: String?
+    public var kind: Kind
+    public var params: [FieldSpec]
+    public var message: String?
+
+    public var signature: String? { if case .native(let s) = kind { s } else { nil } }
+}
+
+/// A custom action as a plugin declares it.
+public struct ActionContract: Sendable, Hashable {
+    public var key: String
+    public var version: Int
+    public var name: String?
+    public var description: String?
+    public var params: [FieldSpec]
+}

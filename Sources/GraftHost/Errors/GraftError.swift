@@ -1,0 +1,81 @@
+/// The one error type of Graft: a stable code, the file, symbol or key it
+/// concerns, and a sentence a plugin author can act on.
+public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable, snake_case codes. They appear in `--json` output and in logs;
+    /// never rename one, only add.
+    public enum Code: String, Sendable, Hashable, CaseIterable, Codable {
+        // Loading
+        case pluginNotFound = "plugin_not_found"
+        case notASharedLibrary = "not_a_shared_library"
+        case dlopenFailed = "dlopen_failed"
+        case entrySymbolMissing = "entry_symbol_missing"
+        case abiIncompatible = "abi_incompatible"
+        case invalidDescriptor = "invalid_descriptor"
+        case pluginInitFailed = "plugin_init_failed"
+        case permissionDenied = "permission_denied"
+        case duplicatePlugin = "duplicate_plugin"
+        case pluginCrashed = "plugin_crashed"
+        // Registry
+        case duplicateComponent = "duplicate_component"
+        case customComponentNotFound = "custom_component_not_found"
+        case componentVersionMismatch = "component_version_mismatch"
+        case invalidReference = "invalid_reference"
+        // Contract drift (usually warnings, forwarded)
+        case inputTypeMismatch = "input_type_mismatch"
+        case inputMissing = "input_missing"
+        case unknownInput = "unknown_input"
+        case undeclaredEvent = "undeclared_event"
+        case payloadSchemaMismatch = "payload_schema_mismatch"
+        case contractMismatch = "contract_mismatch"
+        // Runtime
+        case instanceCreateFailed = "instance_create_failed"
+        case renderFailed = "render_failed"
+        case invalidConfig = "invalid_config"
+        case invalidJSON = "invalid_json"
+        // Validators and actions
+        case validatorNotFound = "validator_not_found"
+        case invalidSignature = "invalid_signature"
+        case invalidParam = "invalid_param"
+        case actionNotFound = "action_not_found"
+        case actionFailed = "action_failed"
+        case duplicateValidator = "duplicate_validator"
+        case duplicateAction = "duplicate_action"
+    }
+
+    public var code: Code
+    /// A sentence naming what is wrong and, where it helps, what to do.
+    public var message: String
+    /// The plugin file concerned, if any.
+    public var path: String?
+    /// The symbol concerned (for example `graft_entry`), if any.
+    public var symbol: String?
+    /// The component, validator or action key concerned, if any.
+    public var key: String?
+
+    public init(_ code: Code, _ message: String, path: String? = nil, symbol: String? = nil, key: String? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.symbol = symbol
+        self.key = key
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// A contract drift the host forwarded instead of refusing: an undeclared
+/// event, a payload off its schema, an unknown or mistyped input.
+public struct GraftWarning: Sendable, Hashable, CustomStringConvertible {
+    public var code: GraftError.Code
+    public var message: String
+    /// The instance that caused it, when there is one.
+    public var instanceID: String?
+
+    public init(_ code: GraftError.Code, _ message: String, instanceID: String? = nil) {
+        self.code = code
+        self.message = message
+        self.instanceID = instanceID
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,59 @@
+import CGraft
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `graft_host_t` one plugin receives at `init`, kept alive until the
+/// plugin is unloaded. Its log callback writes to the host's logger, tagged
+/// with the plugin's file.
+final class HostHandle: @unchecked Sendable {
+    // Immutable after init; the C struct is only read by the plugin.
+    let pointer: UnsafeMutablePointer<graft_host_t>
+    private let logger: Logger
+    private let name: UnsafeMutablePointer<CChar>
+    private let version: UnsafeMutablePointer<CChar>
+
+    init(path: String, logger: Logger) {
+        var logger = logger
+        logger[metadataKey: "plugin"] = "\(path)"
+        self.logger = logger
+        name = strdup("graft")
+        version = strdup(GraftHost.version)
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: graft_host_t())
+        pointer.pointee.struct_size = UInt32(MemoryLayout<graft_host_t>.size)
+        pointer.pointee.abi = graft_header_abi_version()
+        pointer.pointee.name = UnsafePointer(name)
+        pointer.pointee.version = UnsafePointer(version)
+        pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+        pointer.pointee.log = { host, level, message in
+            guard let data = host?.pointee.host_data, let message else { return }
+            Unmanaged<HostHandle>.fromOpaque(data).takeUnretainedValue().log(level: level, String(cString: message))
+        }
+        pointer.pointee.get_extension = { _, _ in nil }
+    }
+
+    deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+        free(name)
+        free(version)
+    }
+
+    func log(level: UInt32, _ message: String) {
+        logger.log(level: Logger.Level(graftLevel: level), "\(message)")
+    }
+}
+
+extension Logger.Level {
+    init(graftLevel level: UInt32) {
+        switch level {
+        case UInt32(GRAFT_LOG_DEBUG): self = .debug
+        case UInt32(GRAFT_LOG_INFO): self = .info
+        case UInt32(GRAFT_LOG_WARNING): self = .warning
+        default: self = .error
+        }
+    }
+}

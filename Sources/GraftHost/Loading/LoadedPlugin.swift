@@ -1,0 +1,44 @@
+import CGraft
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plugin image that passed every check: its handle, entry, factories and
+/// contracts. Immutable after loading; the C pointers stay valid until
+/// `unload`, which the host calls only when nothing uses the plugin.
+final class LoadedPlugin: @unchecked Sendable {
+    let info: PluginInfo
+    let componentFactory: UnsafePointer<graft_component_factory_t>?
+    let validators: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
+    let actions: [ComponentReference: (contract: ActionContract, descriptor: UnsafePointer<graft_action_descriptor_t>)]
+    private let handle: UnsafeMutableRawPointer
+    private let entry: UnsafePointer<graft_plugin_entry_t>
+    private let host: HostHandle
+
+    init(
+        info: PluginInfo, handle: UnsafeMutableRawPointer, entry: UnsafePointer<graft_plugin_entry_t>, host: HostHandle,
+        componentFactory: UnsafePointer<graft_component_factory_t>?,
+        validators: [(ValidatorContract, UnsafePointer<graft_validator_descriptor_t>)],
+        actions: [(ActionContract, UnsafePointer<graft_action_descriptor_t>)]
+    ) {
+        self.info = info
+        self.handle = handle
+        self.entry = entry
+        self.host = host
+        self.componentFactory = componentFactory
+        self.validators = Dictionary(
+            validators.map { (ComponentReference(key: $0.0.name, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
+            uniquingKeysWith: { first, _ in first })
+        self.actions = Dictionary(
+            actions.map { (ComponentReference(key: $0.0.key, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Calls `deinit` and closes the image when it contains no Swift. Call at
+    /// most once, after the last instance is destroyed.
+    func unload() {
+        entry.pointee.deinit?()
+        if info.canUnload { dlclose(handle) }
+    }
+}

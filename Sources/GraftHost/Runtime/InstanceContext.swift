@@ -1,0 +1,103 @@
+import CGraft
+import Logging
+import Synchronization
+
+/// The host side of one instance's `graft_component_context_t`: receives
+/// emits, logs and warnings from the plugin, from any thread, while the
+/// instance lives.
+final class InstanceContext: Sendable {
+    let instanceID: String
+    let contract: ComponentContract
+    let pluginID: String
+    let logger: Logger
+    private let onEvent: @Sendable (EmittedEvent) -> Void
+    private let state: Mutex<State>
+
+    struct State {
+        var warnings: [GraftWarning] = []
+        var containerSize: ContainerSize
+    }
+
+    /// Warnings kept per instance; older ones are dropped first.
+    static let warningLimit = 256
+
+    init(
+        instanceID: String, contract: ComponentContract, pluginID: String, containerSize: ContainerSize, logger: Logger,
+        onEvent: @escaping @Sendable (EmittedEvent) -> Void
+    ) {
+        self.instanceID = instanceID
+        self.contract = contract
+        self.pluginID = pluginID
+        self.logger = logger
+        self.onEvent = onEvent
+        self.state = Mutex(State(containerSize: containerSize))
+    }
+
+    var warnings: [GraftWarning] { state.withLock { $0.warnings } }
+
+    var containerSize: ContainerSize {
+        get { state.withLock { $0.containerSize } }
+        set { state.withLock { $0.containerSize = newValue } }
+    }
+
+    func record(_ warnings: [GraftWarning]) {
+        guard !warnings.isEmpty else { return }
+        for warning in warnings { logger.warning("\(warning)") }
+        state.withLock { state in
+            state.warnings.append(contentsOf: warnings)
+            if state.warnings.count > Self.warningLimit {
+                state.warnings.removeFirst(state.warnings.count - Self.warningLimit)
+            }
+        }
+    }
+
+    func takeWarnings() -> [GraftWarning] {
+        state.withLock { state in
+            defer { state.warnings.removeAll() }
+            return state.warnings
+        }
+    }
+
+    func emit(_ event: String, payload: GraftValue?) {
+        let warnings = DriftCheck.check(event: event, payload: payload, against: contract, instanceID: instanceID)
+        record(warnings)
+        onEvent(EmittedEvent(
+            instanceID: instanceID, component: contract.reference, pluginID: pluginID, event: event, payload: payload,
+            warnings: warnings))
+    }
+
+    /// Allocates the C context that points back here. The caller keeps this
+    /// object alive and frees the context after the instance's destroy.
+    func makeCContext() -> UnsafeMutablePointer<graft_component_context_t> {
+        let context = UnsafeMutablePointer<graft_component_context_t>.allocate(capacity: 1)
+        context.initialize(to: graft_component_context_t())
+        context.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
+        context.pointee.emit = { context, event, payload in
+            guard let owner = InstanceContext.from(context), let event else { return }
+            owner.emit(String(cString: event), payload: payload == nil ? nil : GraftValue(copying: payload))
+        }
+        context.pointee.log = { context, level, message in
+            guard let owner = InstanceContext.from(context), let message else { return }
+            owner.logger.log(level: Logger.Level(graftLevel: level), "\(owner.instanceID): \(String(cString: message))")
+        }
+        context.pointee.warn = { context, code, message in
+            guard let owner = InstanceContext.from(context) else { return }
+            let codeText = code.map { String(cString: $0) } ?? ""
+            let text = message.map { String(cString: $0) } ?? "(no message)"
+            owner.record([GraftWarning(
+                GraftError.Code(rawValue: codeText) ?? .contractMismatch, "instance '\(owner.instanceID)': \(text)",
+                instanceID: owner.instanceID)])
+        }
+        context.pointee.get_container_size = { context in
+            guard let owner = InstanceContext.from(context) else { return graft_size_t(width: 0, height: 0) }
+            let size = owner.containerSize
+            return graft_size_t(width: size.width, height: size.height)
+        }
+        return context
+    }
+
+    private static func from(_ context: UnsafePointer<graft_component_context_t>?) -> InstanceContext? {
+        guard let data = context?.pointee.host_data else { return nil }
+        return Unmanaged<InstanceContext>.fromOpaque(data).takeUnretainedValue()
+    }
+}

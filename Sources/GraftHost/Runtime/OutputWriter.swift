@@ -1,0 +1,40 @@
+import CGraft
+
+/// Collects what a plugin writes through a `graft_writer_t` during one call,
+/// up to a limit, so a runaway plugin cannot exhaust the host's memory.
+final class OutputWriter {
+    static let defaultLimit = 16 << 20
+
+    private(set) var bytes: [UInt8] = []
+    private(set) var mediaType: String?
+    private(set) var overflowed = false
+    let limit: Int
+
+    init(limit: Int = OutputWriter.defaultLimit) {
+        self.limit = limit
+    }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Calls `body` with a writer valid for the duration of the call.
+    func withWriter<R>(_ body: (UnsafePointer<graft_writer_t>) throws -> R) rethrows -> R {
+        var writer = graft_writer_t()
+        writer.host_data = Unmanaged.passUnretained(self).toOpaque()
+        writer.write = { writer, data, length in
+            guard let state = writer?.pointee.host_data else { return false }
+            let output = Unmanaged<OutputWriter>.fromOpaque(state).takeUnretainedValue()
+            guard length > 0 else { return true }
+            guard let data, !output.overflowed, output.bytes.count + length <= output.limit else {
+                output.overflowed = true
+                return false
+            }
+            output.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+            return true
+        }
+        writer.set_media_type = { writer, mediaType in
+            guard let state = writer?.pointee.host_data, let mediaType else { return }
+            Unmanaged<OutputWriter>.fromOpaque(state).takeUnretainedValue().mediaType = String(cString: mediaType)
+        }
+        return try withUnsafePointer(to: &writer) { try body($0) }
+    }
+}

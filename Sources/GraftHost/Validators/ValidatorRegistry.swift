@@ -1,0 +1,219 @@
+import CGraft
+import Foundation
+import Synchronization
+
+/// The answer of a validator.
+public struct ValidationResult: Sendable, Hashable {
+    public var isValid: Bool
+    /// Why the value is invalid (nil when valid). Flow SDKs key it by the
+    /// validator's name.
+    public var message: String?
+    public var validator: String
+
+    public init(isValid: Bool, message: String? = nil, validator: String) {
+        self.isValid = isValid
+        self.message = message
+        self.validator = validator
+    }
+}
+
+/// A validator the host can call, with the plugin that provides it.
+public struct RegisteredValidator: Sendable {
+    public var contract: ValidatorContract
+    public var pluginID: String
+    public var pluginPath: String
+    let descriptor: UnsafeDescriptor
+    let native: NativeFunction?
+
+    /// The plugin's descriptor; valid until the plugin is unloaded, which
+    /// happens only after it leaves the registry.
+    struct UnsafeDescriptor: @unchecked Sendable {
+        let pointer: UnsafePointer<graft_validator_descriptor_t>
+    }
+}
+
+/// How a native validator is called: the typed fast path where the signature
+/// has one, libffi otherwise; `.libffi` forces libffi (tests, benchmarks).
+public enum NativeCallPath: Sendable {
+    case automatic
+    case libffi
+}
+
+/// Validators by name + version; version 1 also answers the bare name.
+final class ValidatorRegistry: Sendable {
+    private let validators = Mutex<[ComponentReference: RegisteredValidator]>([:])
+    private let prepared = Mutex<[ObjectIdentifier: [ComponentReference: NativeFunction]]>([:])
+
+    /// Throws when `plugin` cannot be registered: a name taken by another
+    /// plugin, or a native signature libffi cannot prepare. Prepares the call
+    /// interfaces so `register` cannot fail.
+    func check(_ plugin: LoadedPlugin) throws(GraftError) {
+        let current = validators.withLock { $0 }
+        var functions: [ComponentReference: NativeFunction] = [:]
+        for (reference, entry) in plugin.validators {
+            if let existing = current[reference] {
+                throw GraftError(
+                    .duplicateValidator,
+                    "validator '\(reference)' from \(plugin.info.path) is already registered by \(existing.pluginPath); the first stays.",
+                    path: plugin.info.path, key: reference.key)
+            }
+            if case .native(let text) = entry.contract.kind, let function = entry.descriptor.pointee.function {
+                functions[reference] = try NativeFunction(
+                    signature: NativeSignature(parsing: text), function: function, name: entry.contract.name)
+            }
+        }
+        prepared.withLock { $0[ObjectIdentifier(plugin)] = functions }
+    }
+
+    func register(_ plugin: LoadedPlugin) {
+        let functions = prepared.withLock { $0.removeValue(forKey: ObjectIdentifier(plugin)) } ?? [:]
+        validators.withLock { validators in
+            for (reference, entry) in plugin.validators {
+                validators[reference] = RegisteredValidator(
+                    contract: entry.contract, pluginID: plugin.info.id, pluginPath: plugin.info.path,
+                    descriptor: .init(pointer: entry.descriptor), native: functions[reference])
+            }
+        }
+    }
+
+    var all: [RegisteredValidator] {
+        validators.withLock { $0.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) } }
+    }
+
+    func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredValidator {
+        let found = validators.withLock { $0[reference] }
+        guard let found else {
+            throw GraftError(.validatorNotFound, "no plugin registers validator '\(reference)'.", key: reference.key)
+        }
+        return found
+    }
+}
+
+extension GraftHost {
+    /// Every registered validator, sorted by name then version.
+    public var validators: [RegisteredValidator] { validatorRegistry.all }
+
+    /// Validates `value` with the validator `name` (`luhn` or `luhn@2`) and
+    /// the editor's string `params`.
+    ///
+    /// A value the validator cannot read (text where it takes a number) is
+    /// invalid, not an error. Errors: `validator_not_found`; `invalid_param`
+    /// for params of the wrong count or that do not convert (naming the
+    /// position and the text).
+    public func validate(
+        _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
+    ) throws(GraftError) -> ValidationResult {
+        let reference = try ComponentReference(parsing: name)
+        let validator = try validatorRegistry.resolve(reference)
+        let contract = validator.contract
+        let descriptor = validator.descriptor.pointer
+
+        func invalid(_ message: String?) -> ValidationResult {
+            ValidationResult(isValid: false, message: message ?? contract.message ?? "is not valid", validator: contract.name)
+        }
+
+        if let native = validator.native {
+            let signature = native.signature
+            guard params.count == signature.arguments.count - 1 else {
+                throw GraftError(
+                    .invalidParam,
+                    "validator '\(contract.name)' takes \(signature.arguments.count - 1) param\(signature.arguments.count == 2 ? "" : "s") (\(signature)) but got \(params.count).",
+                    key: contract.name)
+            }
+            var arguments: [NativeFunction.Argument] = []
+            arguments.reserveCapacity(signature.arguments.count)
+            guard let first = NativeCoercion.argument(value, as: signature.arguments[0]) else {
+                return invalid(contract.message ?? "is not a valid \(signature.arguments[0].rawValue)")
+            }
+            arguments.append(first)
+            for (index, param) in params.enumerated() {
+                let type = signature.arguments[index + 1]
+                guard let argument = NativeCoercion.argument(.string(param), as: type) else {
+                    throw GraftError(
+                        .invalidParam,
+                        "validator '\(contract.name)' param \(index + 1) ('\(contract.params[safe: index]?.key ?? "param")') is '\(param)', which is not a valid \(type.rawValue).",
+                        key: contract.name)
+                }
+                arguments.append(argument)
+            }
+            let valid = native.call(arguments, useFastPath: path == .automatic)
+            return valid ? ValidationResult(isValid: true, validator: contract.name) : invalid(nil)
+        }
+
+        guard let validate = descriptor.pointee.validate else {
+            throw GraftError(.validatorNotFound, "validator '\(contract.name)' has no function to call.", key: contract.name)
+        }
+        guard contract.params.isEmpty || params.count == contract.params.count else {
+            throw GraftError(
+                .invalidParam,
+                "validator '\(contract.name)' takes \(contract.params.count) param\(contract.params.count == 1 ? "" : "s") (\(contract.params.map(\.key).joined(separator: ", "))) but got \(params.count).",
+                key: contract.name)
+        }
+        let arena = CArena()
+        let cParams = arena.allocate(UnsafePointer<CChar>?.self, count: params.count)
+        for (index, param) in params.enumerated() { (cParams + index).initialize(to: arena.cString(param).pointer) }
+        let output = OutputWriter(limit: 64 << 10)
+        let valid = output.withWriter { writer in
+            validate(arena.cValuePointer(value), UnsafePointer(cParams), UInt32(params.count), writer)
+        }
+        if valid { return ValidationResult(isValid: true, validator: contract.name) }
+        return invalid(output.bytes.isEmpty ? nil : output.text)
+    }
+}
+
+/// Converts flow values and param text to a native argument type.
+enum NativeCoercion {
+    static func argument(_ value: GraftValue, as type: NativeSignature.ArgumentType) -> NativeFunction.Argument? {
+        switch type {
+        case .string:
+            let text: String
+            switch value {
+            case .string(let s): text = s
+            case .number(let n): text = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+            case .bool(let b): text = b ? "true" : "false"
+            default: return nil
+            }
+            // A C string ends at its first NUL: a value with one inside would
+            // be validated only up to it, so it cannot be passed at all.
+            guard !text.utf8.contains(0) else { return nil }
+            return .string(Array(text.utf8CString))
+        case .int32:
+            guard let n = integer(value), let v = Int32(exactly: n) else { return nil }
+            return .int32(v)
+        case .int64:
+            guard let n = integer(value) else { return nil }
+            return .int64(n)
+        case .double:
+            switch value {
+            case .number(let n): return .double(n)
+            case .string(let s):
+                guard let n = Double(s.trimmingCharacters(in: .whitespaces)) else { return nil }
+                return .double(n)
+            default: return nil
+            }
+        case .bool:
+            switch value {
+            case .bool(let b): return .bool(b)
+            case .string(let s):
+                switch s.lowercased() {
+                case "true", "1", "yes": return .bool(true)
+                case "false", "0", "no": return .bool(false)
+                default: return nil
+                }
+            default: return nil
+            }
+        }
+    }
+
+    private static func integer(_ value: GraftValue) -> Int64? {
+        switch value {
+        case .number(let n): return n == n.rounded() ? Int64(exactly: n) : nil
+        case .string(let s): return Int64(s.trimmingCharacters(in: .whitespaces))
+        default: return nil
+        }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

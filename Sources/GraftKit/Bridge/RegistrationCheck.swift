@@ -1,0 +1,113 @@
+import CGraft
+
+/// Checks a registration against graft.h's rules before any descriptor is
+/// built, so a plugin author hears about every problem at once (through the
+/// host's log, when `init` refuses the plugin) instead of the host's checker
+/// finding them one at a time.
+enum RegistrationCheck {
+    static func problems(info: PluginInfo, registration: PluginRegistration) -> [String] {
+        var problems: [String] = []
+        for (field, text) in [("id", info.id), ("version", info.version), ("name", info.name)]
+        where text.isEmpty {
+            problems.append("PluginInfo.\(field) is empty.")
+        }
+        problems += registration.components.flatMap(check)
+        problems += registration.validators.flatMap(check)
+        problems += registration.actions.flatMap(check)
+        problems += duplicates(registration.components.map { "component \"\($0.key)\" version \($0.version)" })
+        problems += duplicates(registration.validators.map { "validator \"\($0.name)\" version \($0.version)" })
+        problems += duplicates(registration.actions.map { "action \"\($0.key)\" version \($0.version)" })
+        for (what, count) in [("components", registration.components.count),
+                              ("validators", registration.validators.count),
+                              ("actions", registration.actions.count)]
+        where count > Int(GRAFT_MAX_DESCRIPTORS) {
+            problems.append("\(count) \(what) registered; graft.h allows at most \(GRAFT_MAX_DESCRIPTORS) per factory.")
+        }
+        if registration.validators.count > ValidatorThunks.all.count {
+            problems.append("\(registration.validators.count) validators registered; GraftKit supports at most \(ValidatorThunks.all.count) per plugin.")
+        }
+        if registration.actions.count > ActionThunks.all.count {
+            problems.append("\(registration.actions.count) actions registered; GraftKit supports at most \(ActionThunks.all.count) per plugin.")
+        }
+        return problems
+    }
+
+    private static func check(_ component: RegisteredComponent) -> [String] {
+        let subject = "Component \"\(component.key)\" version \(component.version)"
+        let definition = component.definition
+        var problems = common(subject, key: component.key, what: "key", version: component.version)
+        problems += fields(subject, "input", definition.inputs.keys)
+        problems += fields(subject, "output", definition.outputs.keys)
+        for (key, type) in definition.inputs where type == .object {
+            problems.append("\(subject): input \"\(key)\" is an object; inputs may be string, number, boolean or list.")
+        }
+        for (event, output) in definition.outputs.sorted(by: { $0.key < $1.key }) {
+            problems += fields("\(subject), output \"\(event)\"", "payload field", output.payload.keys)
+        }
+        for (key, value) in definition.debugConfig.sorted(by: { $0.key < $1.key }) {
+            guard let type = definition.inputs[key] else {
+                problems.append("\(subject): debugConfig key \"\(key)\" is not a declared input.")
+                continue
+            }
+            if !type.matches(value) {
+                problems.append("\(subject): debugConfig \"\(key)\" is a \(value.typeName); the input is declared \(type.name).")
+            }
+        }
+        return problems
+    }
+
+    private static func check(_ validator: RegisteredValidator) -> [String] {
+        let subject = "Validator \"\(validator.name)\" version \(validator.version)"
+        var problems = common(subject, key: validator.name, what: "name", version: validator.version)
+        problems += fields(subject, "param", validator.params)
+        problems += duplicates(validator.params.map { "\(subject): param \"\($0)\"" })
+        return problems
+    }
+
+    private static func check(_ action: RegisteredAction) -> [String] {
+        let subject = "Action \"\(action.key)\" version \(action.version)"
+        var problems = common(subject, key: action.key, what: "key", version: action.version)
+        problems += fields(subject, "param", action.params.keys)
+        return problems
+    }
+
+    private static func common(_ subject: String, key: String, what: String, version: Int) -> [String] {
+        var problems: [String] = []
+        if !isValidKey(key) {
+            problems.append("\(subject): the \(what) must be non-empty and use only a-z, 0-9, '_', '.', '-'.")
+        }
+        if version < 1 || version > Int(UInt32.max) {
+            problems.append("\(subject): the version must be between 1 and \(UInt32.max).")
+        }
+        return problems
+    }
+
+    private static func fields(_ subject: String, _ what: String, _ keys: some Collection<String>) -> [String] {
+        var problems: [String] = []
+        if keys.count > Int(GRAFT_MAX_FIELDS) {
+            problems.append("\(subject): \(keys.count) \(what)s; graft.h allows at most \(GRAFT_MAX_FIELDS).")
+        }
+        for key in keys.sorted() where !isValidKey(key) {
+            problems.append("\(subject): \(what) \"\(key)\" must be non-empty and use only a-z, 0-9, '_', '.', '-'.")
+        }
+        return problems
+    }
+
+    private static func duplicates(_ subjects: [String]) -> [String] {
+        var seen: Set<String> = []
+        var reported: Set<String> = []
+        var problems: [String] = []
+        for subject in subjects where !seen.insert(subject).inserted && reported.insert(subject).inserted {
+            problems.append("\(subject.prefix(1).uppercased() + subject.dropFirst()) is registered more than once.")
+        }
+        return problems
+    }
+
+    /// graft.h: "non-empty, [a-z0-9_.-]".
+    static func isValidKey(_ key: String) -> Bool {
+        !key.isEmpty && key.utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x5F || byte == 0x2E || byte == 0x2D
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import CGraft
+
+/// What one plugin registered, sorted (components by key then version,
+/// validators by name then version, actions by key then version), checked,
+/// and bridged to graft.h's factories.
+///
+/// Built once per image. When the registration has problems, no C table is
+/// built: every factory is NULL and `init` refuses the plugin.
+final class Registry: @unchecked Sendable {
+    // Safe to share: every stored property is immutable after `init`, and the
+    // C memory the pointers reach is written once here and never again.
+    let components: [RegisteredComponent]
+    let validators: [RegisteredValidator]
+    let actions: [RegisteredAction]
+    let problems: [String]
+    let componentDescriptors: UnsafePointer<graft_component_descriptor_t>?
+    let validatorDescriptors: UnsafePointer<graft_validator_descriptor_t>?
+    let actionDescriptors: UnsafePointer<graft_action_descriptor_t>?
+    let componentFactory: UnsafePointer<graft_component_factory_t>?
+    let validatorFactory: UnsafePointer<graft_validator_factory_t>?
+    let actionFactory: UnsafePointer<graft_action_factory_t>?
+    private let componentIndex: [String: Int]
+
+    init(info: PluginInfo, registration: PluginRegistration) {
+        components = registration.components.sorted { ($0.key, $0.version) < ($1.key, $1.version) }
+        validators = registration.validators.sorted { ($0.name, $0.version) < ($1.name, $1.version) }
+        actions = registration.actions.sorted { ($0.key, $0.version) < ($1.key, $1.version) }
+        problems = RegistrationCheck.problems(info: info, registration: registration)
+        componentIndex = Dictionary(
+            components.enumerated().map { (Self.indexKey($1.key, $1.version), $0) },
+            uniquingKeysWith: { first, _ in first })
+
+        let valid = problems.isEmpty
+        componentDescriptors = valid ? DescriptorTables.components(components) : nil
+        validatorDescriptors = valid ? DescriptorTables.validators(validators) : nil
+        actionDescriptors = valid ? DescriptorTables.actions(actions) : nil
+        componentFactory = componentDescriptors.map { _ in
+            PermanentMemory.single(ComponentFactoryFunctions.factory())
+        }
+        validatorFactory = validatorDescriptors.map { _ in
+            PermanentMemory.single(graft_validator_factory_t(
+                count: { _ in UInt32(PluginImage.current?.registry.validators.count ?? 0) },
+                get_descriptor: { _, index in
+                    guard let registry = PluginImage.current?.registry,
+                          Int(index) < registry.validators.count else { return nil }
+                    return registry.validatorDescriptors.map { $0 + Int(index) }
+                }))
+        }
+        actionFactory = actionDescriptors.map { _ in
+            PermanentMemory.single(graft_action_factory_t(
+                count: { _ in UInt32(PluginImage.current?.registry.actions.count ?? 0) },
+                get_descriptor: { _, index in
+                    guard let registry = PluginImage.current?.registry,
+                          Int(index) < registry.actions.count else { return nil }
+                    return registry.actionDescriptors.map { $0 + Int(index) }
+                }))
+        }
+    }
+
+    func component(key: String, version: Int) -> RegisteredComponent? {
+        componentIndex[Self.indexKey(key, version)].map { components[$0] }
+    }
+
+    /// The factory for a `GRAFT_*_FACTORY_ID`, or nil.
+    func factory(id: String) -> UnsafeRawPointer? {
+        switch id {
+        case FactoryID.component: componentFactory.map(UnsafeRawPointer.init)
+        case FactoryID.validator: validatorFactory.map(UnsafeRawPointer.init)
+        case FactoryID.action: actionFactory.map(UnsafeRawPointer.init)
+        default: nil
+        }
+    }
+
+    private static func indexKey(_ key: String, _ version: Int) -> String {
+        "\(key)@\(version)"
+    }
+}

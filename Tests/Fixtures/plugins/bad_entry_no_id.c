@@ -1,0 +1,27 @@
+// expect: invalid_descriptor
+// why: the entry's plugin id is NULL.
+#include "graft.h"
+
+static bool init(const graft_host_t *host) {
+    (void)host;
+    return true;
+}
+
+static const void *get_factory(const char *factory_id) {
+    (void)factory_id;
+    return NULL;
+}
+
+static const graft_plugin_entry_t entry = {
+    .abi = GRAFT_ABI_VERSION_INIT,
+    .struct_size = sizeof(graft_plugin_entry_t),
+    .id = NULL /* the fault */,
+    .version = "1.0.0",
+    .name = "bad_entry_no_id",
+    .init = init,
+    .get_factory = get_factory,
+};
+
+GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void) {
+    return &entry;
+}

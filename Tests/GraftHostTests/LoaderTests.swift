@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import GraftHost
+
+/// Every fixture under Tests/Fixtures/plugins declares the code the host must
+/// give it; each one is compiled with `cc`, loaded alone, and checked.
+@Suite("Loading fixture plugins")
+struct LoaderTests {
+    static let refused = allFixtureNames().filter { (try? expectedCode(ofFixture: $0)) != "ok" && $0 != "dup_b" }
+
+    @Test("a broken plugin is refused with its code", arguments: refused)
+    func refusedWithCode(fixture: String) throws {
+        let scratch = try Scratch()
+        let library = try Fixtures.build(fixture, into: scratch.url)
+        let host = isolatedHost(scratch.url)
+        let expected = try expectedCode(ofFixture: fixture)
+        let error = #expect(throws: GraftError.self) { try host.load(pluginAt: library.path) }
+        #expect(error?.code.rawValue == expected, "\(fixture): \(error?.description ?? "no error")")
+        #expect(error?.message.contains(library.path) == true, "the message names the file")
+        #expect(host.failures.map(\.path) == [library.path])
+        #expect(host.plugins.isEmpty)
+        #expect(host.registry.all.isEmpty, "a refused plugin registers nothing")
+    }
+
+    @Test("a bad plugin never stops the others from loading")
+    func badPluginsDoNotStopGoodOnes() throws {
+        let scratch = try Scratch()
+        for name in allFixtureNames() { try Fixtures.build(name, into: scratch.url) }
+        try Data("not a plugin".utf8).write(to: scratch.file("libtext.so"))
+        let host = isolatedHost(scratch.url)
+        host.loadPlugins()
+
+        #expect(Set(host.plugins.map(\.id)).isSuperset(of: ["test.echo", "test.empty", "test.two-versions", "test.dup-a"]))
+        #expect(try host.resolve(ComponentReference(key: "echo")).pluginID == "test.echo")
+        let failures = Dictionary(uniqueKeysWithValues: host.failures.map { ($0.path, $0.error.code.rawValue) })
+        for name in allFixtureNames() where name != "dup_a" && name != "dup_b" {
+            let path = scratch.file("lib\(name).so").path
+            let expected = try expectedCode(ofFixture: name)
+            #expect(failures[path] == (expected == "ok" ? nil : expected), "\(name)")
+        }
+        #expect(failures[scratch.file("libtext.so").path] == "not_a_shared_library")
+    }
+
+    @Test("the same key+version in two plugins: the first stays, the error names both files")
+    func duplicateAcrossPlugins() throws {
+        let scratch = try Scratch()
+        let a = try Fixtures.build("dup_a", into: scratch.url)
+        let b = try Fixtures.build("dup_b", into: scratch.url)
+        let host = isolatedHost(scratch.url)
+        try host.load(pluginAt: a.path)
+        let error = #expect(throws: GraftError.self) { try host.load(pluginAt: b.path) }
+        #expect(error?.code == .duplicateComponent)
+        #expect(error?.message.contains(a.path) == true && error?.message.contains(b.path) == true)
+        #expect(try host.resolve(ComponentReference(key: "dup_widget")).pluginID == "test.dup-a")
+        #expect(host.plugins.map(\.id) == ["test.dup-a"])
+    }
+
+    @Test("init returning false refuses the plugin and deinit is not called")
+    func initFalse() throws {
+        let scratch = try Scratch()
+        let library = try Fixtures.build("bad_init_false", into: scratch.url)
+        let marker = scratch.file("deinit-called")
+        setenv("GRAFT_FIXTURE_MARKER", marker.path, 1)
+        let error = #expect(throws: GraftError.self) { try isolatedHost(scratch.url).load(pluginAt: library.path) }
+        #expect(error?.code == .pluginInitFailed)
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+    }
+
+    @Test("files that are not plugins")
+    func notPlugins() throws {
+        let scratch = try Scratch()
+        let good = try Fixtures.build("good_echo", into: scratch.url)
+        let bytes = try Data(contentsOf: good)
+
+        let text = scratch.file("libtext.so")
+        try Data("#!/bin/sh\necho hi\n".utf8).write(to: text)
+        let empty = scratch.file("libempty.so")
+        try Data().write(to: empty)
+        let truncated = scratch.file("libtruncated.so")
+        try bytes.prefix(bytes.count / 2).write(to: truncated)
+        let unreadable = scratch.file("libunreadable.so")
+        try bytes.write(to: unreadable)
+        chmod(unreadable.path, 0)
+
+        let host = isolatedHost(scratch.url)
+        for (file, code) in [
+            (text, GraftError.Code.notASharedLibrary), (empty, .notASharedLibrary), (truncated, .notASharedLibrary),
+            (unreadable, .permissionDenied), (scratch.file("libmissing.so"), .pluginNotFound),
+        ] {
+            let error = #expect(throws: GraftError.self) { try host.load(pluginAt: file.path) }
+            #expect(error?.code == code, "\(file.lastPathComponent): \(error?.description ?? "")")
+            #expect(error?.message.contains(file.path) == true)
+        }
+        // The host is still fine: the good plugin loads after all of that.
+        #expect(try host.load(pluginAt: good.path).id == "test.echo")
+    }
+
+    @Test("graft check reports every problem of a plugin at once")
+    func checkCollectsEveryProblem() throws {
+        let scratch = try Scratch()
+        let library = try Fixtures.build("bad_debug_type", into: scratch.url)
+        let check = GraftHost.check(pluginAt: library.path)
+        #expect(!check.isClean)
+        #expect(check.problems.allSatisfy { $0.code == .invalidDescriptor })
+
+        let clean = GraftHost.check(pluginAt: try Fixtures.build("good_echo", into: scratch.url).path)
+        #expect(clean.isClean)
+        #expect(clean.plugin?.components.map(\.key) == ["echo"])
+        #expect(clean.plugin?.canUnload == true, "a plugin built with plain cc contains no Swift")
+    }
+
+    @Test("loading the same file twice returns the loaded plugin")
+    func loadTwice() throws {
+        let scratch = try Scratch()
+        let library = try Fixtures.build("good_echo", into: scratch.url)
+        let host = isolatedHost(scratch.url)
+        try host.load(pluginAt: library.path)
+        try host.load(pluginAt: library.path)
+        #expect(host.plugins.count == 1)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+@testable import GraftHost
+
+@Suite("Search path")
+struct SearchPathTests {
+    @Test("explicit folders first, then GRAFT_PLUGIN_PATH, then the default folders and the executable's folder")
+    func order() {
+        let path = SearchPath.standard(
+            explicit: ["/opt/a"], environment: ["GRAFT_PLUGIN_PATH": "/opt/b:relative/c:/opt/d", "HOME": "/home/u"],
+            executableFolder: "/opt/bin")
+        #expect(
+            path.folders == [
+                "/opt/a", "/opt/b", "/opt/d", "/home/u/.local/lib/graft/plugins", "/usr/local/lib/graft/plugins",
+                "/usr/lib/graft/plugins", "/opt/bin",
+            ])
+        #expect(path.warnings.count == 1)
+        #expect(path.warnings[0].contains("relative/c"))
+    }
+
+    @Test("finds .so files in subfolders, each real file once, and survives symlink loops")
+    func discovery() throws {
+        let scratch = try Scratch()
+        let nested = scratch.url.appendingPathComponent("a/b")
+        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+        try Fixtures.build("good_echo", into: nested)
+        try Fixtures.build("good_empty", into: scratch.url)
+        try Data().write(to: scratch.file("notes.txt"))
+        // A loop back to the root, and a second name for the same library.
+        try FileManager.default.createSymbolicLink(atPath: nested.appendingPathComponent("loop").path, withDestinationPath: scratch.url.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.file("libalias.so").path, withDestinationPath: nested.appendingPathComponent("libgood_echo.so").path)
+
+        let files = SearchPath(folders: [scratch.url.path]).pluginFiles()
+        #expect(files.count == 2)
+        #expect(files.contains { $0.hasSuffix("libgood_empty.so") })
+        #expect(files.contains { $0.hasSuffix("libalias.so") || $0.hasSuffix("libgood_echo.so") })
+    }
+}

@@ -1,0 +1,59 @@
+import CGraft
+@testable import GraftKit
+import Testing
+
+/// Registration checking. These plugins are not the image's plugin, so their
+/// images are built directly and their `init` is called as a method.
+@Suite("Registration checks")
+struct RegistrationTests {
+    private func image<Plugin: GraftPlugin>(of plugin: Plugin.Type) -> PluginImage {
+        PluginImage(pluginType: ObjectIdentifier(plugin), info: plugin.info,
+                    register: { plugin.register(in: $0) })
+    }
+
+    @Test("init refuses a plugin that breaks the rules and logs every problem at once")
+    func brokenPluginIsRefused() {
+        let host = FakeHost()
+        let broken = image(of: BrokenPlugin.self)
+        #expect(!broken.initialize(host: host.pointer))
+        let prefix = "\(GRAFT_LOG_ERROR) GraftKit: dev.graft.broken: "
+        #expect(host.logs == [
+            "PluginInfo.version is empty.",
+            "Component \"Bad Key\" version 0: the key must be non-empty and use only a-z, 0-9, '_', '.', '-'.",
+            "Component \"Bad Key\" version 0: the version must be between 1 and 4294967295.",
+            "Component \"Bad Key\" version 0: input \"shape\" is an object; inputs may be string, number, boolean or list.",
+            "Component \"Bad Key\" version 0, output \"done\": payload field \"ok?\" must be non-empty and use only a-z, 0-9, '_', '.', '-'.",
+            "Component \"Bad Key\" version 0: debugConfig key \"ghost\" is not a declared input.",
+            "Component \"Bad Key\" version 0: debugConfig \"label\" is a number; the input is declared string.",
+            "Component \"dup\" version 1: 65 inputs; graft.h allows at most 64.",
+            "Validator \"check\" version 1: param \"a\" is registered more than once.",
+            "Action \"\" version 1: the key must be non-empty and use only a-z, 0-9, '_', '.', '-'.",
+            "Action \"\" version 1: param \"Up\" must be non-empty and use only a-z, 0-9, '_', '.', '-'.",
+            "Component \"dup\" version 1 is registered more than once.",
+        ].map { prefix + $0 })
+        #expect(broken.registry.factory(id: FactoryID.component) == nil, "no C tables for a refused plugin")
+    }
+
+    @Test("a plugin with no validators or actions offers no such factories")
+    func absentFactoriesAreNull() {
+        let image = image(of: ComponentsOnlyPlugin.self)
+        #expect(image.initialize(host: FakeHost().pointer))
+        #expect(image.registry.factory(id: FactoryID.component) != nil)
+        #expect(image.registry.factory(id: FactoryID.validator) == nil)
+        #expect(image.registry.factory(id: FactoryID.action) == nil)
+    }
+
+    @Test("more validators than C thunks is a registration problem, not a crash")
+    func tooManyValidators() {
+        let host = FakeHost()
+        #expect(!image(of: TooManyValidatorsPlugin.self).initialize(host: host.pointer))
+        #expect(host.logs.contains { $0.hasSuffix("65 validators registered; GraftKit supports at most 64 per plugin.") })
+    }
+
+    @Test("the factory ids GraftKit answers to are graft.h's")
+    func factoryIDs() {
+        #expect(FactoryID.component == "graft.component-factory/1")
+        #expect(FactoryID.validator == "graft.validator-factory/1")
+        #expect(FactoryID.action == "graft.action-factory/1")
+    }
+}
