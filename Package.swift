@@ -44,10 +44,12 @@ let package = Package(
         .target(name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker"),
         .target(name: "Checkout", dependencies: ["CGraft"], path: "Plugins/Checkout"),
 
+        // Test helpers shared by the test targets: compiling fixture plugins, running the CLI.
+        .target(name: "GraftTestSupport", path: "Tests/GraftTestSupport"),
         .testTarget(
             name: "GraftHostTests",
-            dependencies: ["GraftHost", "GraftDebugger", "CGraft"]),
+            dependencies: ["GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport"]),
         .testTarget(name: "GraftKitTests", dependencies: ["GraftKit", "CGraft"]),
-        .testTarget(name: "GraftCLITests", dependencies: []),
+        .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport"]),
     ]
 )

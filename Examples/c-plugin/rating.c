@@ -81,7 +81,8 @@ static const graft_value_t *number_input(const graft_component_context_t *contex
         snprintf(message, sizeof message, "The input \"%s\" is missing; using its default.", key);
         context->warn(context, "input_missing", message);
     } else {
-        snprintf(message, sizeof message, "The input \"%s\" should be a number; using its default.", key);
+        snprintf(message, sizeof message,
+                 "The input \"%s\" should be a number; using its default.", key);
         context->warn(context, "input_type_mismatch", message);
     }
     return NULL;

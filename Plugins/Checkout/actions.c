@@ -188,8 +188,8 @@ static bool format_currency(const graft_value_t *params, const graft_value_t *pa
         if (amount_value->type == GRAFT_TYPE_STRING)
             return action_fail(context, "The %s must be a number, but its text is not a number.",
                                source);
-        return action_fail(context, "The %s must be a number, not a %s.", source,
-                           checkout_type_name(amount_value->type));
+        return action_fail(context, "The %s must be a number, not %s.", source,
+                           checkout_type_phrase(amount_value->type));
     }
     if (amount >= CURRENCY_MAX_AMOUNT || amount <= -CURRENCY_MAX_AMOUNT)
         return action_fail(context, "The amount %g is too large to format; the limit is 10^15.",
@@ -280,8 +280,9 @@ static bool check_url(const char *url, size_t n, const char **why) {
         if (url[i] == '@') host_start = i + 1;
 
     if (host_start < authority_end && url[host_start] == '[') {
-        for (host_end = host_start + 1; host_end < authority_end && url[host_end] != ']'; host_end++) {
+        for (host_end = host_start + 1; host_end < authority_end; host_end++) {
             char c = url[host_end];
+            if (c == ']') break;
             if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') ||
                   c == ':' || c == '.')) {
                 *why = "has an invalid IPv6 address";
@@ -312,7 +313,12 @@ static bool check_url(const char *url, size_t n, const char **why) {
             return false;
         }
         for (i = host_end + 1; i < authority_end; i++) {
-            if (url[i] < '0' || url[i] > '9' || (port = port * 10 + (unsigned)(url[i] - '0')) > 65535) {
+            if (url[i] < '0' || url[i] > '9') {
+                *why = "has an invalid port";
+                return false;
+            }
+            port = port * 10 + (unsigned)(url[i] - '0');
+            if (port > 65535) {
                 *why = "has an invalid port";
                 return false;
             }
@@ -333,8 +339,8 @@ static bool open_url(const graft_value_t *params, const graft_value_t *payload,
     if (!is_given(url))
         return action_fail(context, "The param \"url\" is missing; give an http or https URL.");
     if (url->type != GRAFT_TYPE_STRING)
-        return action_fail(context, "The param \"url\" must be a string, not a %s.",
-                           checkout_type_name(url->type));
+        return action_fail(context, "The param \"url\" must be a string, not %s.",
+                           checkout_type_phrase(url->type));
     if (url->data.string.length == 0 || !url->data.string.data)
         return action_fail(context, "The param \"url\" is empty; give an http or https URL.");
     if (!check_url(url->data.string.data, url->data.string.length, &why))

@@ -95,7 +95,8 @@ CHECKOUT_HIDDEN bool checkout_invalid(const graft_writer_t *message, const char 
 #endif
     ;
 
-/* Name of a GRAFT_TYPE_* tag for messages ("string", "number", ...). */
-CHECKOUT_HIDDEN const char *checkout_type_name(uint32_t type);
+/* A GRAFT_TYPE_* tag as a phrase for messages: "a string", "an object",
+ * "null", ... */
+CHECKOUT_HIDDEN const char *checkout_type_phrase(uint32_t type);
 
 #endif /* CHECKOUT_H */

@@ -54,8 +54,20 @@ static bool check_local(const char *s, size_t n, const graft_writer_t *message) 
     return true;
 }
 
+/* A top-level domain is letters, or punycode ("xn--...") for a non-ASCII one;
+ * the label checks have already run. */
+static bool check_tld(const char *label, size_t length, const graft_writer_t *message) {
+    size_t i;
+    if (length > 4 && memcmp(label, "xn--", 4) == 0) return true;
+    if (length < 2) return checkout_invalid(message, "top-level domain is shorter than 2 letters");
+    for (i = 0; i < length; i++)
+        if (!is_alpha(label[i]))
+            return checkout_invalid(message, "top-level domain has characters other than letters");
+    return true;
+}
+
 static bool check_domain(const char *s, size_t n, const graft_writer_t *message) {
-    size_t start = 0, labels = 0, i;
+    size_t start = 0, i;
     char what[16];
 
     if (n == 0) return checkout_invalid(message, "has nothing after the @");
@@ -66,7 +78,9 @@ static bool check_domain(const char *s, size_t n, const graft_writer_t *message)
         size_t length = dot ? (size_t)(dot - label) : n - start;
         bool last = dot == NULL;
 
-        if (length == 0) return checkout_invalid(message, "domain has an empty label (two dots in a row, or a dot at an end)");
+        if (length == 0)
+            return checkout_invalid(message, "domain has an empty label "
+                                             "(two dots in a row, or a dot at an end)");
         if (length > EMAIL_LABEL_MAX)
             return checkout_invalid(message, "domain has a label longer than %d characters",
                                     EMAIL_LABEL_MAX);
@@ -77,23 +91,12 @@ static bool check_domain(const char *s, size_t n, const graft_writer_t *message)
             }
         }
         if (label[0] == '-' || label[length - 1] == '-')
-            return checkout_invalid(message, "domain has a label that starts or ends with a hyphen");
-        labels++;
-        if (last) {
-            /* A top-level domain is letters, or punycode for a non-ASCII one. */
-            bool punycode = length > 4 && memcmp(label, "xn--", 4) == 0;
-            if (!punycode) {
-                if (length < 2)
-                    return checkout_invalid(message, "top-level domain is shorter than 2 letters");
-                for (i = 0; i < length; i++)
-                    if (!is_alpha(label[i]))
-                        return checkout_invalid(message, "top-level domain has characters other than letters");
-            }
-            break;
-        }
+            return checkout_invalid(message,
+                                    "domain has a label that starts or ends with a hyphen");
+        if (last) return check_tld(label, length, message);
         start += length + 1;
     }
-    return labels >= 2;
+    return false; /* not reached: the last label returns above */
 }
 
 bool checkout_validate_email(const graft_value_t *value, const char *const *params,
@@ -106,7 +109,7 @@ bool checkout_validate_email(const graft_value_t *value, const char *const *para
 
     if (!value || value->type == GRAFT_TYPE_NULL) return checkout_invalid(message, "is missing");
     if (value->type != GRAFT_TYPE_STRING)
-        return checkout_invalid(message, "must be text, not a %s", checkout_type_name(value->type));
+        return checkout_invalid(message, "must be text, not %s", checkout_type_phrase(value->type));
     s = value->data.string.data;
     n = value->data.string.length;
     if (n == 0) return checkout_invalid(message, "is empty");

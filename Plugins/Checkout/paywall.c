@@ -36,7 +36,8 @@ static const graft_field_t paywall_purchase_payload[] = {
 };
 
 static const graft_field_t paywall_dismiss_payload[] = {
-    { "reason", GRAFT_TYPE_STRING, "Why the paywall closed: the interaction's reason, or \"user\"." },
+    { "reason", GRAFT_TYPE_STRING,
+      "Why the paywall closed: the interaction's reason, or \"user\"." },
 };
 
 static const graft_output_t paywall_outputs[] = {
@@ -118,8 +119,8 @@ static void warn_input(const graft_component_context_t *context, const char *key
         warn(context, "input_missing", message);
     } else {
         snprintf(message, sizeof message,
-                 "The input \"%s\" is a %s but should be %s; the paywall shows %s instead.",
-                 key, checkout_type_name(value->type), expected, fallback);
+                 "The input \"%s\" is %s but should be %s; the paywall shows %s instead.",
+                 key, checkout_type_phrase(value->type), expected, fallback);
         warn(context, "input_type_mismatch", message);
     }
 }
@@ -212,15 +213,22 @@ static bool wants_html(const char *media_type) {
     return media_type[i] == '\0' || media_type[i] == ';' || media_type[i] == ' ';
 }
 
-/* Container width in columns, or 0 when unbounded. */
-static size_t container_columns(const graft_component_context_t *context) {
+/* Container width as the host reports it, or 0 when unbounded (or when the
+ * host reports something that is not a positive finite number). */
+static double container_width(const graft_component_context_t *context) {
     graft_size_t size;
     if (!context->get_container_size) return 0;
     size = context->get_container_size(context);
-    if (!(size.width > 0) || !isfinite(size.width)) return 0;
-    if (size.width < PAYWALL_MIN_WIDTH) return PAYWALL_MIN_WIDTH;
-    if (size.width > PAYWALL_MAX_WIDTH) return PAYWALL_MAX_WIDTH;
-    return (size_t)size.width;
+    return size.width > 0 && isfinite(size.width) ? size.width : 0;
+}
+
+/* The same width in text columns: one point per column, at least
+ * PAYWALL_MIN_WIDTH so the card stays readable, or 0 when unbounded. */
+static size_t text_columns(double width) {
+    if (width <= 0) return 0;
+    if (width < PAYWALL_MIN_WIDTH) return PAYWALL_MIN_WIDTH;
+    if (width > PAYWALL_MAX_WIDTH) return PAYWALL_MAX_WIDTH;
+    return (size_t)width;
 }
 
 /* A boxed text card being written into `out`, `inner` columns wide. */
@@ -348,12 +356,12 @@ static void render_text(const paywall_t *p, size_t columns, checkout_buf_t *out)
     checkout_buf_free(&clean);
 }
 
-static void render_html(const paywall_t *p, size_t columns, checkout_buf_t *out) {
+static void render_html(const paywall_t *p, double width, checkout_buf_t *out) {
     const paywall_inputs_t *in = &p->inputs;
     uint32_t i;
 
     checkout_buf_puts(out, "<div class=\"graft-paywall\"");
-    if (columns) checkout_buf_printf(out, " style=\"max-width:%zupx\"", columns);
+    if (width > 0) checkout_buf_printf(out, " style=\"max-width:%.0fpx\"", width);
     checkout_buf_puts(out, ">\n  <h2 class=\"graft-paywall-title\">");
     checkout_buf_put_html(out, in->title.data, in->title.length);
     checkout_buf_printf(out, "</h2>\n  <p class=\"graft-paywall-price\">%.2f</p>\n", in->price);
@@ -378,16 +386,16 @@ static void render_html(const paywall_t *p, size_t columns, checkout_buf_t *out)
 static bool paywall_render(const graft_component_instance_t *instance,
                            const char *media_type, const graft_writer_t *writer) {
     paywall_t *p = paywall_of(instance);
-    size_t columns = container_columns(p->context);
+    double width = container_width(p->context);
     checkout_buf_t out = { 0 };
     bool html = wants_html(media_type), ok;
 
     /* Build the whole output first: one write, and nothing half-written when
      * memory runs out. */
     if (html) {
-        render_html(p, columns, &out);
+        render_html(p, width, &out);
     } else {
-        render_text(p, columns, &out);
+        render_text(p, text_columns(width), &out);
         if (writer->set_media_type) writer->set_media_type(writer, "text/plain");
     }
     ok = !out.failed && writer->write(writer, out.data, out.length);
@@ -446,7 +454,8 @@ static bool paywall_interact(const graft_component_instance_t *instance,
 static bool paywall_save_state(const graft_component_instance_t *instance,
                                const graft_writer_t *writer) {
     char text[32];
-    int n = snprintf(text, sizeof text, "views=%llu", (unsigned long long)paywall_of(instance)->views);
+    int n = snprintf(text, sizeof text, "views=%llu",
+                     (unsigned long long)paywall_of(instance)->views);
     return n > 0 && writer->write(writer, text, (size_t)n);
 }
 

@@ -154,7 +154,7 @@ bool checkout_validate_regex(const graft_value_t *value, const char *const *para
         return checkout_invalid(message, "needs a pattern, but none was given");
     if (!value || value->type == GRAFT_TYPE_NULL) return checkout_invalid(message, "is missing");
     if (value->type != GRAFT_TYPE_STRING)
-        return checkout_invalid(message, "must be text, not a %s", checkout_type_name(value->type));
+        return checkout_invalid(message, "must be text, not %s", checkout_type_phrase(value->type));
 
     subject = value->data.string.data;
     length = value->data.string.length;

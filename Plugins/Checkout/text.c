@@ -182,13 +182,13 @@ size_t checkout_utf8_count(const char *s, size_t n) {
     return count;
 }
 
-const char *checkout_type_name(uint32_t type) {
+const char *checkout_type_phrase(uint32_t type) {
     switch (type) {
-    case GRAFT_TYPE_BOOLEAN: return "boolean";
-    case GRAFT_TYPE_NUMBER: return "number";
-    case GRAFT_TYPE_STRING: return "string";
-    case GRAFT_TYPE_LIST: return "list";
-    case GRAFT_TYPE_OBJECT: return "object";
+    case GRAFT_TYPE_BOOLEAN: return "a boolean";
+    case GRAFT_TYPE_NUMBER: return "a number";
+    case GRAFT_TYPE_STRING: return "a string";
+    case GRAFT_TYPE_LIST: return "a list";
+    case GRAFT_TYPE_OBJECT: return "an object";
     default: return "null";
     }
 }

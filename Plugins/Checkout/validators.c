@@ -7,8 +7,6 @@
  */
 #include "checkout.h"
 
-#include <string.h>
-
 /* Card numbers: ISO/IEC 7812 allows 12 to 19 digits. Spaces and dashes are
  * how people type them, so they are ignored; anything else is an error. */
 static bool checkout_luhn(const char *value) {

@@ -82,7 +82,10 @@ final class DatePicker: CustomComponent {
         let full = "\(label): \(field)"
         guard width > 0, full.count > width else { return full }
         let room = width - field.count - 2
-        if room >= 2 { return String(label.prefix(room - 1)) + "…: " + field }
+        if room >= 2 {
+            let kept = label.prefix(room - 1).reversed().drop { $0 == " " }.reversed()
+            return String(kept) + "…: " + field
+        }
         if field.count <= width { return field }
         return String("[\(dateText)]".prefix(width))
     }

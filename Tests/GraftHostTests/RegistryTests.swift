@@ -1,4 +1,5 @@
 import Foundation
+import GraftTestSupport
 import Testing
 
 @testable import GraftHost

@@ -37,7 +37,9 @@ struct RegistrationTests {
     @Test("a plugin with no validators or actions offers no such factories")
     func absentFactoriesAreNull() {
         let image = image(of: ComponentsOnlyPlugin.self)
-        #expect(image.initialize(host: FakeHost().pointer))
+        let host = FakeHost()
+        #expect(image.initialize(host: host.pointer))
+        #expect(host.logs.isEmpty)
         #expect(image.registry.factory(id: FactoryID.component) != nil)
         #expect(image.registry.factory(id: FactoryID.validator) == nil)
         #expect(image.registry.factory(id: FactoryID.action) == nil)

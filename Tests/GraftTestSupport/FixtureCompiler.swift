@@ -9,14 +9,15 @@ import Darwin
 /// Builds the C fixture plugins in `Tests/Fixtures/plugins/` with the system `cc`.
 ///
 /// Every member is static and stateless: safe to call from concurrent tests.
-enum Fixtures {
+public enum Fixtures {
     /// What went wrong while building a fixture.
-    struct BuildError: Error, CustomStringConvertible {
-        let description: String
+    public struct BuildError: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The repository root: the nearest folder above this file that holds `Package.swift`.
-    static var root: URL {
+    public static var root: URL {
         var folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while folder.path != "/" {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path) {
@@ -31,17 +32,17 @@ enum Fixtures {
     }
 
     /// `Tests/Fixtures/plugins`, where the fixture sources live.
-    static var sourceFolder: URL {
+    public static var sourceFolder: URL {
         root.appendingPathComponent("Tests/Fixtures/plugins", isDirectory: true)
     }
 
     /// The folder holding `graft.h`.
-    static var includeFolder: URL {
+    public static var includeFolder: URL {
         root.appendingPathComponent("Sources/CGraft/include", isDirectory: true)
     }
 
     /// The source of fixture `name`, for example `source("good_echo")`.
-    static func source(_ name: String) -> URL {
+    public static func source(_ name: String) -> URL {
         sourceFolder.appendingPathComponent("\(name).c")
     }
 
@@ -61,7 +62,7 @@ enum Fixtures {
     /// Throws `BuildError` when the source is missing or `cc` fails. The error includes the command and
     /// everything `cc` printed.
     @discardableResult
-    static func build(
+    public static func build(
         _ name: String,
         into folder: URL,
         defines: [String: String] = [:],
@@ -100,7 +101,7 @@ enum Fixtures {
     }
 
     /// A new, empty folder `graft-tests-<uuid>` in the temporary directory. The caller removes it.
-    static func temporaryFolder() throws -> URL {
+    public static func temporaryFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("graft-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
