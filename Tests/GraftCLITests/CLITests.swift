@@ -147,6 +147,26 @@ struct CLITests {
         #expect(try graft("try", "Bad Key!").status == 1)
     }
 
+    @Test("the C plugin in the README builds with cc -Werror and works as the README says")
+    func readmePlugin() throws {
+        let scratch = try Scratch()
+        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let block = try #require(readme.components(separatedBy: "```c\n").dropFirst().first?.components(separatedBy: "```").first)
+        try Data(block.utf8).write(to: scratch.file("hello.c"))
+        let compiled = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["cc", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", Fixtures.includeFolder.path,
+             scratch.file("hello.c").path, "-o", scratch.file("libhello.so").path])
+        #expect(compiled.status == 0, "\(compiled.stderr)")
+        #expect(try graft("check", scratch.file("libhello.so").path).status == 0)
+        let result = try graft("try", "hello", "--interact", "wave", "--json", "--plugin-path", scratch.url.path)
+        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
+        #expect(json["output"] as? String == "Hello, Ada")
+        let emitted = try #require(json["emitted"] as? [[String: Any]])
+        #expect(emitted.first?["event"] as? String == "greeted")
+        #expect(emitted.first?["payload"] as? [String: String] == ["name": "Ada"])
+    }
+
     @Test("graft sdk --cflags points at graft.h, and the example plugin builds with it")
     func sdk() throws {
         let result = try graft("sdk", "--cflags")
