@@ -157,8 +157,9 @@ static void format_money(double amount, const char code[4], checkout_buf_t *out)
     checkout_buf_append(out, digits + int_len, n - int_len); /* ".50" or nothing */
 }
 
-static bool format_currency(const graft_value_t *params, const graft_value_t *payload,
-                            const graft_action_context_t *context) {
+static bool format_currency(const graft_action_descriptor_t *self, const graft_value_t *params,
+                            const graft_value_t *payload, const graft_action_context_t *context) {
+    (void)self;
     const graft_value_t *amount_value = graft_object_get(params, "amount");
     const graft_value_t *currency = graft_object_get(params, "currency");
     const graft_value_t *variable = graft_object_get(params, "variable");
@@ -327,8 +328,9 @@ static bool check_url(const char *url, size_t n, const char **why) {
     return true;
 }
 
-static bool open_url(const graft_value_t *params, const graft_value_t *payload,
-                     const graft_action_context_t *context) {
+static bool open_url(const graft_action_descriptor_t *self, const graft_value_t *params,
+                     const graft_value_t *payload, const graft_action_context_t *context) {
+    (void)self;
     const graft_value_t *url = graft_object_get(params, "url");
     const char *why = NULL;
     graft_member_t members[2];

@@ -37,11 +37,13 @@ CHECKOUT_HIDDEN extern const graft_action_factory_t checkout_action_factory;
 /* ---- Validators (one file per non-trivial validator) ------------------- */
 
 CHECKOUT_HIDDEN bool checkout_iban(const char *value);                 /* iban.c */
-CHECKOUT_HIDDEN bool checkout_validate_email(const graft_value_t *value,
+CHECKOUT_HIDDEN bool checkout_validate_email(const graft_validator_descriptor_t *self,
+                                             const graft_value_t *value,
                                              const char *const *params,
                                              uint32_t param_count,
                                              const graft_writer_t *message); /* email.c */
-CHECKOUT_HIDDEN bool checkout_validate_regex(const graft_value_t *value,
+CHECKOUT_HIDDEN bool checkout_validate_regex(const graft_validator_descriptor_t *self,
+                                             const graft_value_t *value,
                                              const char *const *params,
                                              uint32_t param_count,
                                              const graft_writer_t *message); /* regex.c */

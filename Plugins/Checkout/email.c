@@ -99,11 +99,13 @@ static bool check_domain(const char *s, size_t n, const graft_writer_t *message)
     return false; /* not reached: the last label returns above */
 }
 
-bool checkout_validate_email(const graft_value_t *value, const char *const *params,
-                             uint32_t param_count, const graft_writer_t *message) {
+bool checkout_validate_email(const graft_validator_descriptor_t *self, const graft_value_t *value,
+                             const char *const *params, uint32_t param_count,
+                             const graft_writer_t *message) {
     const char *s, *at;
     size_t n, i;
 
+    (void)self;
     (void)params; /* email takes no params; extra ones are harmless */
     (void)param_count;
 

@@ -140,11 +140,13 @@ void checkout_regex_cache_clear(void) {
     pthread_mutex_unlock(&cache_lock);
 }
 
-bool checkout_validate_regex(const graft_value_t *value, const char *const *params,
-                             uint32_t param_count, const graft_writer_t *message) {
+bool checkout_validate_regex(const graft_validator_descriptor_t *self, const graft_value_t *value,
+                             const char *const *params, uint32_t param_count,
+                             const graft_writer_t *message) {
     regex_entry_t *entry;
     const char *subject;
-    char *copy = NULL;
+
+    (void)self;    char *copy = NULL;
     size_t length;
     int status;
 

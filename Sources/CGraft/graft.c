@@ -3,7 +3,7 @@
 // host uses this one to read the version it was compiled against.
 #include "graft_host_support.h"
 
-graft_abi_version_t graft_header_abi_version(void) {
+__attribute__((visibility("hidden"))) graft_abi_version_t graft_header_abi_version(void) {
     graft_abi_version_t version = GRAFT_ABI_VERSION_INIT;
     return version;
 }

@@ -5,10 +5,11 @@ import Testing
 @Suite("Actions through C")
 struct ActionTests {
     private func invoke(_ key: String, params: Value, payload: Value?) throws -> (ok: Bool, context: FakeActionContext) {
-        let descriptor = try #require(HostSide.actionDescriptor(named: key))
+        let pointer = try #require(HostSide.actionDescriptorPointer(named: key))
+        let descriptor = pointer.pointee
         let tree = CTree()
         let context = FakeActionContext()
-        let ok = descriptor.invoke!(tree.pointer(params), payload.map { tree.pointer($0) }, context.pointer)
+        let ok = descriptor.invoke!(pointer, tree.pointer(params), payload.map { tree.pointer($0) }, context.pointer)
         return (ok, context)
     }
 

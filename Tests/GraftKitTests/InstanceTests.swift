@@ -1,5 +1,6 @@
 import CGraft
 import GraftKit
+import Synchronization
 import Testing
 
 @Suite("Component instances")
@@ -178,13 +179,24 @@ struct InstanceTests {
         let context = FakeComponentContext(emitDelay: 2_000)
         let instance = try greeting(["name": "A", "tag": "race"], context: context)
         let escaped = try #require(Greeting.escaped.withLock { $0.removeValue(forKey: "race") })
+        let stop = Atomic<Bool>(false)
+        // Emits until told to stop, so destroy always lands mid-stream however
+        // the machine schedules the two threads.
         let emitter = Task.detached {
-            for index in 0..<200 { escaped.emit("tick", payload: ["i": .number(Double(index))]) }
+            var index = 0
+            while !stop.load(ordering: .relaxed) && index < 1_000_000 {
+                escaped.emit("tick", payload: ["i": .number(Double(index))])
+                index += 1
+            }
         }
         while context.emits.isEmpty { await Task.yield() }
         instance.destroy()
+        let countAtDestroy = context.emits.count
+        try await Task.sleep(for: .milliseconds(20))
+        stop.store(true, ordering: .relaxed)
         await emitter.value
-        #expect(!context.emits.isEmpty && context.emits.count < 200)
+        #expect(countAtDestroy > 0)
+        #expect(context.emits.count == countAtDestroy, "no emit reaches the host after destroy returns")
         #expect(context.callsAfterDestroy == 0, "no host call may run after destroy returns")
     }
 }

@@ -6,13 +6,14 @@ import Testing
 struct ValidatorTests {
     /// Calls `validate` as a host does; returns the verdict and the written message.
     private func validate(_ name: String, _ value: Value, _ params: [String]?) throws -> (valid: Bool, message: String) {
-        let descriptor = try #require(HostSide.validatorDescriptor(named: name))
+        let pointer = try #require(HostSide.validatorDescriptorPointer(named: name))
+        let descriptor = pointer.pointee
         let tree = CTree()
         let writer = FakeWriter()
         let cParams: [UnsafePointer<CChar>?]? = params?.map { tree.cString($0) }
         let valid = cParams.map { list in
-            list.withUnsafeBufferPointer { descriptor.validate!(tree.pointer(value), $0.baseAddress, UInt32(list.count), writer.pointer) }
-        } ?? descriptor.validate!(tree.pointer(value), nil, 0, writer.pointer)
+            list.withUnsafeBufferPointer { descriptor.validate!(pointer, tree.pointer(value), $0.baseAddress, UInt32(list.count), writer.pointer) }
+        } ?? descriptor.validate!(pointer, tree.pointer(value), nil, 0, writer.pointer)
         return (valid, writer.text)
     }
 

@@ -101,6 +101,11 @@ typedef struct graft_string {
 } graft_string_t;
 
 typedef struct graft_value graft_value_t;
+
+/* Numbers are finite doubles; a host reads NaN or infinity from a plugin as
+ * NULL. Text in a value may contain NUL bytes (use the length), but a native
+ * validator's `string` argument cannot: the host treats such a value as
+ * invalid rather than cut it. */
 typedef struct graft_member graft_member_t;
 
 /* A JSON-like value. Who owns it, and for how long, is said where it crosses
@@ -145,14 +150,16 @@ struct graft_writer {
 
     /* Appends `length` bytes. Returns false if the host refused them (for
      * example because the output passed the host's size limit); the plugin
-     * should stop writing and return.
+     * should stop writing and return false from the call that is writing.
      * `data` may be NULL when length is 0.
      * [instance-serialized] only during the call that received this writer. */
     bool (*write)(const graft_writer_t *writer, const char *data, size_t length);
 
     /* Declares the media type of what is written, for example "text/plain" or
      * "text/html". Never NULL; calling it is optional: without a call the
-     * output has the media type the host asked for. The host copies the string.
+     * output has the media type the host asked for. The host copies the
+     * string; it compares type and subtype case-insensitively and ignores
+     * parameters such as "; charset=utf-8".
      * [instance-serialized] only during the call that received this writer. */
     void (*set_media_type)(const graft_writer_t *writer, const char *media_type);
 };
@@ -176,6 +183,7 @@ struct graft_host {
     const char *name;        /* for example "graft" */
     const char *version;     /* the host's own version, for example "0.1.0" */
     void *host_data;         /* reserved for the host */
+    const char *plugin_path; /* the file the host loaded this plugin from */
 
     /* Writes a line to the host's log, tagged with the plugin's id.
      * `message` is copied.
@@ -207,6 +215,8 @@ typedef struct graft_plugin_entry {
     /* Called once per load, before any factory is used. Must be fast and must
      * not block. `host` stays valid until `deinit`. Returning false refuses
      * the load (error `plugin_init_failed`) and `deinit` is then not called.
+     * An image the host never unloads (any image containing Swift) may see
+     * `init` again after `deinit`, when it is loaded a second time.
      * [main-thread] */
     bool (*init)(const graft_host_t *host);
 
@@ -223,9 +233,10 @@ typedef struct graft_plugin_entry {
     const void *(*get_factory)(const char *factory_id);
 } graft_plugin_entry_t;
 
-/* The one symbol a plugin exports. Returns a pointer to a static entry, valid
- * for the life of the image. Must not allocate, call the host, or fail; it
- * may return NULL only to say "not a usable plugin".
+/* The one symbol a plugin exports. Returns a pointer to an entry valid for
+ * the life of the image. Must not call the host or fail; it may allocate the
+ * entry once, on its first call (GraftKit does), and may return NULL only to
+ * say "not a usable plugin".
  * The prototype lets the compiler check a plugin's definition:
  *     GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void) { return &entry; }
  * [thread-safe] */
@@ -266,7 +277,8 @@ typedef struct graft_component_descriptor {
     const char *debug_config;
 } graft_component_descriptor_t;
 
-/* Container sizes, in points. 0 means "unbounded". */
+/* Container sizes, in points. 0 means "unbounded". In text/plain one point is
+ * one column (width) or one line (height). */
 typedef struct graft_size {
     double width;
     double height;
@@ -275,7 +287,8 @@ typedef struct graft_size {
 typedef struct graft_component_context graft_component_context_t;
 
 /* What the host gives one instance. Owned by the host; valid from `create`
- * until the instance's `destroy` returns. */
+ * until the instance's `destroy` returns. Every function may already be
+ * called from inside `create`; none may be called after `destroy` returns. */
 struct graft_component_context {
     void *host_data; /* reserved for the host */
 
@@ -333,13 +346,16 @@ struct graft_component_instance {
                      const char *action, const graft_value_t *data);
 
     /* Writes the instance's state, in any format the plugin reads back with
-     * `load_state`, so hot swap can carry it to a new build. May be NULL. */
+     * `load_state`, so hot swap can carry it to a new build. Returns true when
+     * it wrote state, false when it has none to carry (or the writer refused
+     * it). May be NULL. */
     bool (*save_state)(const graft_component_instance_t *instance,
                        const graft_writer_t *writer);
 
     /* Restores state written by `save_state` of this or an older build.
-     * `data` is owned by the host for the call. Returns false when the state
-     * is not understood (the instance then starts fresh). May be NULL. */
+     * `data` is owned by the host for the call (NULL when `length` is 0).
+     * Returns false when the state is not understood (the instance then
+     * starts fresh). May be NULL. */
     bool (*load_state)(const graft_component_instance_t *instance,
                        const char *data, size_t length);
 
@@ -427,11 +443,14 @@ typedef struct graft_validator_descriptor {
 
     /* GRAFT_VALIDATOR_GENERIC: validates `value` (owned by the host for the
      * call) with `params` (param_count NUL-terminated strings, owned by the
-     * host for the call; `params` may be NULL when the count is 0). Returns
-     * true when valid. When invalid it may write a message to `message`.
+     * host for the call; `params` may be NULL when the count is 0). Params
+     * always arrive as text, whatever `params[i].type` says. `self` is this
+     * descriptor, so one function can serve several validators. Returns true
+     * when valid. When invalid it may write a message to `message`.
      * NULL for a native validator.
      * [thread-safe] */
-    bool (*validate)(const graft_value_t *value, const char *const *params,
+    bool (*validate)(const struct graft_validator_descriptor *self,
+                     const graft_value_t *value, const char *const *params,
                      uint32_t param_count, const graft_writer_t *message);
 } graft_validator_descriptor_t;
 
@@ -470,7 +489,8 @@ struct graft_action_context {
                          const char *name, const graft_value_t *value);
 
     /* Records a result value for the log and the debugger (for example an
-     * intent such as {"open_url": "https://…"}). `value` is copied. */
+     * intent such as {"intent": "open_url", "url": "https://…"}). `value` is
+     * copied. */
     void (*set_result)(const graft_action_context_t *context,
                        const graft_value_t *value);
 
@@ -491,12 +511,15 @@ typedef struct graft_action_descriptor {
     const graft_field_t *params; /* the params schema; may be NULL when param_count is 0 */
     uint32_t param_count;
 
-    /* Runs the action. `params` is an OBJECT value with the configured params,
-     * `payload` the triggering event's payload (an OBJECT value, or NULL when
-     * there is none); both owned by the host for the call. Returns true on
-     * success; variables set through `context` are applied only then.
+    /* Runs the action. `self` is this descriptor, so one function can serve
+     * several actions. `params` is an OBJECT value with the configured params
+     * (never NULL; an empty object when none are configured), `payload` the
+     * triggering event's payload (an OBJECT value, or NULL when there is
+     * none); both owned by the host for the call. Returns true on success;
+     * variables set through `context` are applied only then.
      * [thread-safe] */
-    bool (*invoke)(const graft_value_t *params, const graft_value_t *payload,
+    bool (*invoke)(const struct graft_action_descriptor *self,
+                   const graft_value_t *params, const graft_value_t *payload,
                    const graft_action_context_t *context);
 } graft_action_descriptor_t;
 

@@ -3,4 +3,4 @@
 #include "graft.h"
 
 /* The ABI version graft.h declares, as compiled into the host. */
-graft_abi_version_t graft_header_abi_version(void);
+__attribute__((visibility("hidden"))) graft_abi_version_t graft_header_abi_version(void);

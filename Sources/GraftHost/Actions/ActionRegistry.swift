@@ -102,7 +102,8 @@ extension GraftHost {
         let arena = CArena()
         let ok = withUnsafePointer(to: &context) { context in
             action.descriptor.pointer.pointee.invoke!(
-                arena.cValuePointer(.object(params)), payload.map { arena.cValuePointer($0) }, context)
+                action.descriptor.pointer, arena.cValuePointer(.object(params)), payload.map { arena.cValuePointer($0) },
+                context)
         }
         return ActionResult(
             ok: ok, error: ok ? nil : (recorder.error ?? "action '\(action.contract.key)' failed without saying why"),

@@ -14,6 +14,7 @@ final class HostHandle: @unchecked Sendable {
     private let logger: Logger
     private let name: UnsafeMutablePointer<CChar>
     private let version: UnsafeMutablePointer<CChar>
+    private let path: UnsafeMutablePointer<CChar>
 
     init(path: String, logger: Logger) {
         var logger = logger
@@ -21,12 +22,15 @@ final class HostHandle: @unchecked Sendable {
         self.logger = logger
         name = strdup("graft")
         version = strdup(GraftHost.version)
+        self.path = strdup(path)
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: graft_host_t())
-        pointer.pointee.struct_size = UInt32(MemoryLayout<graft_host_t>.size)
+        // C's sizeof includes tail padding: Swift's stride, not its size.
+        pointer.pointee.struct_size = UInt32(MemoryLayout<graft_host_t>.stride)
         pointer.pointee.abi = graft_header_abi_version()
         pointer.pointee.name = UnsafePointer(name)
         pointer.pointee.version = UnsafePointer(version)
+        pointer.pointee.plugin_path = UnsafePointer(self.path)
         pointer.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()
         pointer.pointee.log = { host, level, message in
             guard let data = host?.pointee.host_data, let message else { return }
@@ -40,6 +44,7 @@ final class HostHandle: @unchecked Sendable {
         pointer.deallocate()
         free(name)
         free(version)
+        free(path)
     }
 
     func log(level: UInt32, _ message: String) {

@@ -68,7 +68,7 @@ struct PluginLoader: Sendable {
                 "\(path) was built for Graft ABI \(abi) but this host implements ABI \(ABIVersion.host); rebuild it against a graft.h with major \(ABIVersion.host.major) and minor <= \(ABIVersion.host.minor).",
                 path: path, symbol: GRAFT_ENTRY_SYMBOL))
         }
-        let expectedSize = MemoryLayout<graft_plugin_entry_t>.size
+        let expectedSize = MemoryLayout<graft_plugin_entry_t>.stride  // C's sizeof
         let structSize = Int(entry.pointee.struct_size)
         guard structSize >= expectedSize else {
             close()  // From here on nothing of the image may be read.

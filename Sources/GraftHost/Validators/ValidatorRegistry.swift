@@ -154,7 +154,7 @@ extension GraftHost {
         for (index, param) in params.enumerated() { (cParams + index).initialize(to: arena.cString(param).pointer) }
         let output = OutputWriter(limit: 64 << 10)
         let valid = output.withWriter { writer in
-            validate(arena.cValuePointer(value), UnsafePointer(cParams), UInt32(params.count), writer)
+            validate(descriptor, arena.cValuePointer(value), UnsafePointer(cParams), UInt32(params.count), writer)
         }
         if valid { return ValidationResult(isValid: true, validator: contract.name) }
         return invalid(output.bytes.isEmpty ? nil : output.text)

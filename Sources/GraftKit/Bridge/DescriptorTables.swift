@@ -28,7 +28,7 @@ enum DescriptorTables {
     }
 
     static func validators(_ validators: [RegisteredValidator]) -> UnsafePointer<graft_validator_descriptor_t>? {
-        PermanentMemory.array(validators.enumerated().map { index, validator in
+        PermanentMemory.array(validators.map { validator in
             // Generic params arrive as strings, so they are declared as strings, in order.
             let params = validator.params.map {
                 graft_field_t(key: PermanentMemory.string($0), type: GRAFT_TYPE_STRING, description: nil)
@@ -41,12 +41,12 @@ enum DescriptorTables {
                 params: PermanentMemory.array(params), param_count: UInt32(params.count),
                 message: PermanentMemory.string(validator.message),
                 signature: nil, function: nil,
-                validate: ValidatorThunks.all[index])
+                validate: ValidatorBridge.function)
         })
     }
 
     static func actions(_ actions: [RegisteredAction]) -> UnsafePointer<graft_action_descriptor_t>? {
-        PermanentMemory.array(actions.enumerated().map { index, action in
+        PermanentMemory.array(actions.map { action in
             let params = fields(action.params)
             return graft_action_descriptor_t(
                 key: PermanentMemory.string(action.key),
@@ -54,7 +54,7 @@ enum DescriptorTables {
                 name: PermanentMemory.string(action.name),
                 description: PermanentMemory.string(action.description),
                 params: params.pointer, param_count: params.count,
-                invoke: ActionThunks.all[index])
+                invoke: ActionBridge.function)
         })
     }
 

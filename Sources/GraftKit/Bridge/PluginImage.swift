@@ -3,9 +3,9 @@ import Synchronization
 
 /// The one plugin of this shared library and its C entry.
 ///
-/// graft.h's entry functions (`init`, `deinit`, `get_factory`) and the
-/// validator and action functions receive no context pointer, so they find
-/// the plugin through ``current``: one plugin per image.
+/// graft.h's entry functions (`init`, `deinit`, `get_factory`) receive no
+/// context pointer, so they find the plugin through ``current``: one plugin
+/// per image.
 final class PluginImage: Sendable {
     private static let installed = Mutex<PluginImage?>(nil)
 

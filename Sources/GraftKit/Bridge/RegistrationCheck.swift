@@ -23,12 +23,6 @@ enum RegistrationCheck {
         where count > Int(GRAFT_MAX_DESCRIPTORS) {
             problems.append("\(count) \(what) registered; graft.h allows at most \(GRAFT_MAX_DESCRIPTORS) per factory.")
         }
-        if registration.validators.count > ValidatorThunks.all.count {
-            problems.append("\(registration.validators.count) validators registered; GraftKit supports at most \(ValidatorThunks.all.count) per plugin.")
-        }
-        if registration.actions.count > ActionThunks.all.count {
-            problems.append("\(registration.actions.count) actions registered; GraftKit supports at most \(ActionThunks.all.count) per plugin.")
-        }
         return problems
     }
 

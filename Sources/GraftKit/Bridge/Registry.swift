@@ -55,6 +55,8 @@ final class Registry: @unchecked Sendable {
                     return registry.actionDescriptors.map { $0 + Int(index) }
                 }))
         }
+        if let table = validatorDescriptors { DescriptorOwners.record(table, count: validators.count, registry: self) }
+        if let table = actionDescriptors { DescriptorOwners.record(table, count: actions.count, registry: self) }
     }
 
     func component(key: String, version: Int) -> RegisteredComponent? {

@@ -171,8 +171,9 @@ static const graft_component_factory_t component_factory = {
 
 /* Generic: valid when the value is a non-empty string. For an empty string it
  * writes nothing, so the host reports the descriptor's message. */
-static bool nonempty(const graft_value_t *value, const char *const *params, uint32_t param_count,
-                     const graft_writer_t *message) {
+static bool nonempty(const graft_validator_descriptor_t *self, const graft_value_t *value,
+                     const char *const *params, uint32_t param_count, const graft_writer_t *message) {
+    (void)self;
     (void)params;
     (void)param_count;
     if (value->type != GRAFT_TYPE_STRING) {
@@ -216,8 +217,9 @@ static const graft_validator_factory_t validator_factory = {validator_count, val
 
 static const graft_field_t echo_action_params[] = {{"text", GRAFT_TYPE_STRING, NULL}};
 
-static bool echo_action(const graft_value_t *params, const graft_value_t *payload,
-                        const graft_action_context_t *context) {
+static bool echo_action(const graft_action_descriptor_t *self, const graft_value_t *params,
+                        const graft_value_t *payload, const graft_action_context_t *context) {
+    (void)self;
     const graft_value_t *text = graft_object_get(params, "text");
     (void)payload;
     if (!text || text->type != GRAFT_TYPE_STRING) {

@@ -38,15 +38,25 @@ enum HostSide {
     }
 
     static func validatorDescriptor(named name: String) -> graft_validator_descriptor_t? {
+        validatorDescriptorPointer(named: name)?.pointee
+    }
+
+    /// The descriptor itself, as a host passes it to `validate` as `self`.
+    static func validatorDescriptorPointer(named name: String) -> UnsafePointer<graft_validator_descriptor_t>? {
         let count = validators.pointee.count!(validators)
-        return (0..<count).lazy.compactMap { validators.pointee.get_descriptor!(validators, $0)?.pointee }
-            .first { String(cString: $0.name) == name }
+        return (0..<count).lazy.compactMap { validators.pointee.get_descriptor!(validators, $0) }
+            .first { String(cString: $0.pointee.name) == name }
     }
 
     static func actionDescriptor(named key: String) -> graft_action_descriptor_t? {
+        actionDescriptorPointer(named: key)?.pointee
+    }
+
+    /// The descriptor itself, as a host passes it to `invoke` as `self`.
+    static func actionDescriptorPointer(named key: String) -> UnsafePointer<graft_action_descriptor_t>? {
         let count = actions.pointee.count!(actions)
-        return (0..<count).lazy.compactMap { actions.pointee.get_descriptor!(actions, $0)?.pointee }
-            .first { String(cString: $0.key) == key }
+        return (0..<count).lazy.compactMap { actions.pointee.get_descriptor!(actions, $0) }
+            .first { String(cString: $0.pointee.key) == key }
     }
 
     /// `create` with inputs built as host-owned C values (freed right after, as

@@ -31,13 +31,13 @@ enum ComponentsOnlyPlugin: GraftPlugin {
     }
 }
 
-/// A plugin with more validators than GraftKit has C functions for.
-enum TooManyValidatorsPlugin: GraftPlugin {
-    static let info = PluginInfo(id: "dev.graft.too-many", version: "1", name: "Too many")
+/// A plugin with many validators, each accepting only its own number.
+enum ManyValidatorsPlugin: GraftPlugin {
+    static let info = PluginInfo(id: "dev.graft.many", version: "1", name: "Many")
 
     static func register(in plugin: PluginRegistration) {
-        for index in 0..<65 {
-            plugin.registerValidator(name: "v\(index)") { _, _ in .valid }
+        for index in 0..<100 {
+            plugin.registerValidator(name: "v\(index)") { value, _ in value.stringValue == "\(index)" ? .valid : .invalid(nil) }
         }
     }
 }

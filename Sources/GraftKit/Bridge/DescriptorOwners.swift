@@ -1,0 +1,48 @@
+import CGraft
+import Synchronization
+
+/// Which registry built each validator and action descriptor table. Every
+/// descriptor points at one shared C function; graft.h passes the descriptor
+/// as `self`, and its address says whose closure to run and at which index.
+enum DescriptorOwners {
+    private struct Table {
+        var start: UInt
+        var end: UInt
+        var stride: UInt
+        var registry: Registry
+    }
+
+    private static let validators = Mutex<[Table]>([])
+    private static let actions = Mutex<[Table]>([])
+
+    static func record(_ table: UnsafePointer<graft_validator_descriptor_t>, count: Int, registry: Registry) {
+        validators.withLock { $0.append(Self.table(table, count: count, registry: registry)) }
+    }
+
+    static func record(_ table: UnsafePointer<graft_action_descriptor_t>, count: Int, registry: Registry) {
+        actions.withLock { $0.append(Self.table(table, count: count, registry: registry)) }
+    }
+
+    static func owner(of descriptor: UnsafePointer<graft_validator_descriptor_t>) -> (registry: Registry, index: Int)? {
+        validators.withLock { find(UInt(bitPattern: descriptor), in: $0) }
+    }
+
+    static func owner(of descriptor: UnsafePointer<graft_action_descriptor_t>) -> (registry: Registry, index: Int)? {
+        actions.withLock { find(UInt(bitPattern: descriptor), in: $0) }
+    }
+
+    private static func table<T>(_ pointer: UnsafePointer<T>, count: Int, registry: Registry) -> Table {
+        let start = UInt(bitPattern: pointer)
+        let stride = UInt(MemoryLayout<T>.stride)
+        return Table(start: start, end: start + UInt(count) * stride, stride: stride, registry: registry)
+    }
+
+    private static func find(_ address: UInt, in tables: [Table]) -> (registry: Registry, index: Int)? {
+        for table in tables where address >= table.start && address < table.end {
+            let offset = address - table.start
+            guard offset % table.stride == 0 else { return nil }
+            return (table.registry, Int(offset / table.stride))
+        }
+        return nil
+    }
+}
