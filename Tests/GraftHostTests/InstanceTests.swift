@@ -6,12 +6,6 @@ import Testing
 
 @Suite("Component instances")
 struct InstanceTests {
-    func echoHost(_ scratch: borrowing Scratch) throws -> GraftHost {
-        let host = isolatedHost(scratch.url)
-        try host.load(pluginAt: Fixtures.build("good_echo", into: scratch.url).path)
-        return host
-    }
-
     @Test("render, interact and emit across the C ABI")
     func renderAndEmit() throws {
         let scratch = try Scratch()

@@ -6,12 +6,6 @@ import Testing
 
 @Suite("Validators and actions from a C fixture")
 struct ValidatorTests {
-    func echoHost(_ scratch: borrowing Scratch) throws -> GraftHost {
-        let host = isolatedHost(scratch.url)
-        try host.load(pluginAt: Fixtures.build("good_echo", into: scratch.url).path)
-        return host
-    }
-
     @Test("generic validator with its own and the descriptor's message")
     func generic() throws {
         let scratch = try Scratch()

@@ -26,3 +26,10 @@ final class EventLog: Sendable {
 }
 
 import Synchronization
+
+/// A host with only the `good_echo` fixture loaded, built into `scratch`.
+func echoHost(_ scratch: borrowing Scratch) throws -> GraftHost {
+    let host = isolatedHost(scratch.url)
+    try host.load(pluginAt: Fixtures.build("good_echo", into: scratch.url).path)
+    return host
+}
