@@ -8,7 +8,9 @@ let package = Package(
         .executable(name: "graft", targets: ["graft"]),
         .library(name: "GraftHost", targets: ["GraftHost"]),
         .library(name: "GraftDebugger", targets: ["GraftDebugger"]),
+        .library(name: "GraftFlows", targets: ["GraftFlows"]),
         .library(name: "GraftKit", targets: ["GraftKit"]),
+        .library(name: "GraftInProcess", targets: ["GraftInProcess"]),
         // First-party plugins: each is a shared library the host loads at run time.
         .library(name: "DatePicker", type: .dynamic, targets: ["DatePicker"]),
         .library(name: "Checkout", type: .dynamic, targets: ["Checkout"]),
@@ -31,12 +33,16 @@ let package = Package(
                 "CGraft", "CFFI",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .target(name: "GraftDebugger", dependencies: ["GraftHost"]),
+        // Flow documents: editor definitions, the contract checker, the headless runner.
+        .target(name: "GraftFlows", dependencies: ["GraftHost"]),
+        .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows"]),
+        // In-process Swift components (GraftKit definitions) registered into a host, for tests and host apps.
+        .target(name: "GraftInProcess", dependencies: ["GraftHost", "GraftKit"]),
         .target(name: "GraftKit", dependencies: ["CGraft"]),
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftDebugger",
+                "GraftHost", "GraftDebugger", "GraftFlows",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -50,6 +56,10 @@ let package = Package(
             name: "GraftHostTests",
             dependencies: ["GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport"]),
         .testTarget(name: "GraftKitTests", dependencies: ["GraftKit", "CGraft"]),
+        .testTarget(name: "GraftFlowsTests", dependencies: ["GraftFlows", "GraftHost", "GraftTestSupport"]),
+        .testTarget(
+            name: "GraftInProcessTests",
+            dependencies: ["GraftInProcess", "GraftHost", "GraftKit", "GraftFlows", "GraftTestSupport"]),
         .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport"]),
     ]
 )

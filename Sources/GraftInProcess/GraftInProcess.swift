@@ -1,0 +1,1 @@
+// In-process Swift components registered into a host.

@@ -1,0 +1,1 @@
+// Tests for the flow document, the contract checker and the runner.

@@ -1,0 +1,1 @@
+// Tests for in-process components.
