@@ -83,20 +83,28 @@ public final class GraftHost: Sendable {
         }
     }
 
-    private func register(_ plugin: LoadedPlugin, realPath: String) throws(GraftError) {
+    /// Registers everything `plugin` declares, or nothing. With `overriding`,
+    /// its components replace those already registered under the same
+    /// key + version instead of being refused; the replaced ones are returned.
+    @discardableResult
+    func register(
+        _ plugin: LoadedPlugin, realPath: String, overriding: Bool = false
+    ) throws(GraftError) -> [RegisteredComponent] {
         // Loads are rare; one lock for the whole registration keeps the
         // duplicate checks and the publication consistent.
-        let result: Result<Void, GraftError> = state.withLock { state in
+        let result: Result<[RegisteredComponent], GraftError> = state.withLock { state in
             if let other = state.plugins.values.first(where: { $0.info.id == plugin.info.id }) {
                 return .failure(GraftError(
                     .duplicatePlugin,
                     "plugin '\(plugin.info.id)' at \(plugin.info.path) is already loaded from \(other.info.path); the first stays.",
                     path: plugin.info.path))
             }
+            let replaced: [RegisteredComponent]
             do throws(GraftError) {
                 try validatorRegistry.check(plugin)
                 try actionRegistry.check(plugin)
-                try registry.register(plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) })
+                replaced = try registry.register(
+                    plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) }, replacing: overriding)
             } catch {
                 return .failure(error)
             }
@@ -105,9 +113,21 @@ public final class GraftHost: Sendable {
             state.plugins[realPath] = plugin
             state.order.append(realPath)
             state.failures.removeAll { $0.path == plugin.info.path }
-            return .success(())
+            return .success(replaced)
         }
-        try result.get()
+        return try result.get()
+    }
+
+    /// Forgets a plugin registered in-process: its components leave the
+    /// registry unless something else has replaced them since.
+    func forget(_ plugin: LoadedPlugin, realPath: String) {
+        state.withLock { state in
+            state.plugins[realPath] = nil
+            state.order.removeAll { $0 == realPath }
+        }
+        for contract in plugin.info.components {
+            registry.unregister(contract.reference, ifProvidedBy: plugin)
+        }
     }
 
     /// Every loaded plugin, in load order.

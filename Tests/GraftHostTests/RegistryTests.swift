@@ -56,7 +56,7 @@ struct RegistryTests {
             group.addTask {
                 for _ in 0..<2_000 {
                     host.registry.unregister(key: "multi", version: 2)
-                    try? host.registry.register([multi])
+                    _ = try? host.registry.register([multi])
                 }
                 return 0
             }

@@ -4,20 +4,21 @@ import CGraft
 import Glibc
 #endif
 
-/// A plugin image that passed every check: its handle, entry, factories and
-/// contracts. Immutable after loading; the C pointers stay valid until
-/// `unload`, which the host calls only when nothing uses the plugin.
+/// A plugin that passed every check: its factories and contracts, and for a
+/// plugin loaded from a file its handle and entry. Immutable after loading;
+/// the C pointers stay valid until `unload`, which the host calls only when
+/// nothing uses the plugin. An in-process plugin has no handle and no entry.
 final class LoadedPlugin: @unchecked Sendable {
     let info: PluginInfo
     let componentFactory: UnsafePointer<graft_component_factory_t>?
     let validators: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
     let actions: [ComponentReference: (contract: ActionContract, descriptor: UnsafePointer<graft_action_descriptor_t>)]
-    private let handle: UnsafeMutableRawPointer
-    private let entry: UnsafePointer<graft_plugin_entry_t>
-    private let host: HostHandle
+    private let handle: UnsafeMutableRawPointer?
+    private let entry: UnsafePointer<graft_plugin_entry_t>?
+    private let host: HostHandle?
 
     init(
-        info: PluginInfo, handle: UnsafeMutableRawPointer, entry: UnsafePointer<graft_plugin_entry_t>, host: HostHandle,
+        info: PluginInfo, handle: UnsafeMutableRawPointer?, entry: UnsafePointer<graft_plugin_entry_t>?, host: HostHandle?,
         componentFactory: UnsafePointer<graft_component_factory_t>?,
         validators: [(ValidatorContract, UnsafePointer<graft_validator_descriptor_t>)],
         actions: [(ActionContract, UnsafePointer<graft_action_descriptor_t>)]
@@ -38,7 +39,7 @@ final class LoadedPlugin: @unchecked Sendable {
     /// Calls `deinit` and closes the image when it contains no Swift. Call at
     /// most once, after the last instance is destroyed.
     func unload() {
-        entry.pointee.deinit?()
-        if info.canUnload { dlclose(handle) }
+        entry?.pointee.deinit?()
+        if info.canUnload, let handle { dlclose(handle) }
     }
 }

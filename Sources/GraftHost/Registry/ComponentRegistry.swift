@@ -56,11 +56,18 @@ public final class ComponentRegistry: Sendable {
 
     /// Registers all of `components` or none: a key + version already taken
     /// is refused with `duplicate_component` naming both plugin files, and
-    /// the first registration stays.
-    func register(_ components: [RegisteredComponent]) throws(GraftError) {
-        let result: Result<Void, GraftError> = current.withLock { snapshot in
+    /// the first registration stays. With `replacing`, taken ones are replaced
+    /// instead and returned, so they can be put back.
+    @discardableResult
+    func register(_ components: [RegisteredComponent], replacing: Bool = false) throws(GraftError) -> [RegisteredComponent] {
+        let result: Result<[RegisteredComponent], GraftError> = current.withLock { snapshot in
+            var replaced: [RegisteredComponent] = []
             for component in components {
                 if let existing = snapshot.components[component.reference] {
+                    if replacing {
+                        replaced.append(existing)
+                        continue
+                    }
                     return .failure(GraftError(
                         .duplicateComponent,
                         "component '\(component.reference)' from \(component.pluginPath) is already registered by \(existing.pluginPath) (plugin '\(existing.pluginID)'); the first registration stays.",
@@ -68,11 +75,29 @@ public final class ComponentRegistry: Sendable {
                 }
             }
             var next = snapshot
+            for component in replaced { _ = next.remove(component.reference) }
             for component in components { next.insert(component) }
             snapshot = next
-            return .success(())
+            return .success(replaced)
         }
-        try result.get()
+        return try result.get()
+    }
+
+    /// Puts `component` back under its key + version, replacing whatever is there.
+    func restore(_ component: RegisteredComponent) {
+        current.withLock { snapshot in
+            _ = snapshot.remove(component.reference)
+            snapshot.insert(component)
+        }
+    }
+
+    /// Removes the component under `reference` only if `plugin` provides it.
+    @discardableResult
+    func unregister(_ reference: ComponentReference, ifProvidedBy plugin: LoadedPlugin) -> RegisteredComponent? {
+        current.withLock { snapshot in
+            guard snapshot.components[reference]?.plugin === plugin else { return nil }
+            return snapshot.remove(reference)
+        }
     }
 
     /// Removes and returns the component under `reference`, if any.

@@ -1,10 +1,22 @@
 import CGraft
 import Synchronization
 
-/// Which registry built each validator and action descriptor table. Every
-/// descriptor points at one shared C function; graft.h passes the descriptor
-/// as `self`, and its address says whose closure to run and at which index.
+/// Which registry built each factory and each validator and action descriptor
+/// table. The C functions are shared by every registry in the process (one per
+/// plugin image, plus any in-process plugins); graft.h passes the factory or
+/// the descriptor as `self`, and its address says whose Swift code to run.
 enum DescriptorOwners {
+    private static let factories = Mutex<[UInt: Registry]>([:])
+
+    static func record(factory: UnsafeRawPointer, registry: Registry) {
+        factories.withLock { $0[UInt(bitPattern: factory)] = registry }
+    }
+
+    static func owner(ofFactory factory: UnsafeRawPointer?) -> Registry? {
+        guard let factory else { return nil }
+        return factories.withLock { $0[UInt(bitPattern: factory)] }
+    }
+
     private struct Table {
         var start: UInt
         var end: UInt

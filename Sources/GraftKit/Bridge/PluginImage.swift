@@ -72,7 +72,7 @@ final class PluginImage: Sendable {
             if let registry = built { return registry }
             let registration = PluginRegistration()
             register(registration)
-            let registry = Registry(info: info, registration: registration)
+            let registry = Registry(info: info, registration: registration, host: host)
             built = registry
             return registry
         }

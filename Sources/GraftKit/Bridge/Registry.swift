@@ -13,6 +13,9 @@ final class Registry: @unchecked Sendable {
     let validators: [RegisteredValidator]
     let actions: [RegisteredAction]
     let problems: [String]
+    let info: PluginInfo
+    /// Where GraftKit's own log lines go: the host of the image, or nowhere.
+    let host: HostConnection
     let componentDescriptors: UnsafePointer<graft_component_descriptor_t>?
     let validatorDescriptors: UnsafePointer<graft_validator_descriptor_t>?
     let actionDescriptors: UnsafePointer<graft_action_descriptor_t>?
@@ -21,7 +24,9 @@ final class Registry: @unchecked Sendable {
     let actionFactory: UnsafePointer<graft_action_factory_t>?
     private let componentIndex: [String: Int]
 
-    init(info: PluginInfo, registration: PluginRegistration) {
+    init(info: PluginInfo, registration: PluginRegistration, host: HostConnection) {
+        self.info = info
+        self.host = host
         components = registration.components.sorted { ($0.key, $0.version) < ($1.key, $1.version) }
         validators = registration.validators.sorted { ($0.name, $0.version) < ($1.name, $1.version) }
         actions = registration.actions.sorted { ($0.key, $0.version) < ($1.key, $1.version) }
@@ -39,21 +44,25 @@ final class Registry: @unchecked Sendable {
         }
         validatorFactory = validatorDescriptors.map { _ in
             PermanentMemory.single(graft_validator_factory_t(
-                count: { _ in UInt32(PluginImage.current?.registry.validators.count ?? 0) },
-                get_descriptor: { _, index in
-                    guard let registry = PluginImage.current?.registry,
+                count: { factory in UInt32(DescriptorOwners.owner(ofFactory: factory)?.validators.count ?? 0) },
+                get_descriptor: { factory, index in
+                    guard let registry = DescriptorOwners.owner(ofFactory: factory),
                           Int(index) < registry.validators.count else { return nil }
                     return registry.validatorDescriptors.map { $0 + Int(index) }
                 }))
         }
         actionFactory = actionDescriptors.map { _ in
             PermanentMemory.single(graft_action_factory_t(
-                count: { _ in UInt32(PluginImage.current?.registry.actions.count ?? 0) },
-                get_descriptor: { _, index in
-                    guard let registry = PluginImage.current?.registry,
+                count: { factory in UInt32(DescriptorOwners.owner(ofFactory: factory)?.actions.count ?? 0) },
+                get_descriptor: { factory, index in
+                    guard let registry = DescriptorOwners.owner(ofFactory: factory),
                           Int(index) < registry.actions.count else { return nil }
                     return registry.actionDescriptors.map { $0 + Int(index) }
                 }))
+        }
+        for factory in [componentFactory.map(UnsafeRawPointer.init), validatorFactory.map(UnsafeRawPointer.init),
+                        actionFactory.map(UnsafeRawPointer.init)].compactMap({ $0 }) {
+            DescriptorOwners.record(factory: factory, registry: self)
         }
         if let table = validatorDescriptors { DescriptorOwners.record(table, count: validators.count, registry: self) }
         if let table = actionDescriptors { DescriptorOwners.record(table, count: actions.count, registry: self) }

@@ -1,0 +1,63 @@
+import CGraft
+
+/// A plugin whose factories live in the host's own process (GraftKit's
+/// `InProcessPlugin`), registered through the same descriptor checks as a
+/// file. Returned by `registerInProcess` so it can be taken back.
+public final class InProcessRegistration: Sendable {
+    public let plugin: PluginInfo
+    /// What the registration replaced (overrides only), to put back on `remove`.
+    public let replaced: [RegisteredComponent]
+    let loaded: LoadedPlugin
+    let key: String
+    weak let host: GraftHost?
+
+    init(loaded: LoadedPlugin, key: String, replaced: [RegisteredComponent], host: GraftHost) {
+        self.plugin = loaded.info
+        self.loaded = loaded
+        self.key = key
+        self.replaced = replaced
+        self.host = host
+    }
+
+    /// Unregisters the in-process components and puts back what they replaced.
+    public func remove() {
+        guard let host else { return }
+        host.forget(loaded, realPath: key)
+        for component in replaced { host.registry.restore(component) }
+    }
+}
+
+extension GraftHost {
+    /// Registers factories that live in this process. Used by the
+    /// GraftInProcess module; the pointers are graft.h factories that stay
+    /// valid for the life of the process.
+    @_spi(InProcess)
+    public func registerInProcess(
+        id: String, version: String, name: String,
+        componentFactory: UnsafeRawPointer?, validatorFactory: UnsafeRawPointer?, actionFactory: UnsafeRawPointer?,
+        overriding: Bool
+    ) throws(GraftError) -> InProcessRegistration {
+        let path = "in-process:\(id)"
+        var reader = DescriptorReader(path: path)
+        let components = componentFactory.map {
+            reader.readComponents($0.assumingMemoryBound(to: graft_component_factory_t.self))
+        } ?? []
+        let validators = validatorFactory.map {
+            reader.readValidators($0.assumingMemoryBound(to: graft_validator_factory_t.self))
+        } ?? []
+        let actions = actionFactory.map {
+            reader.readActions($0.assumingMemoryBound(to: graft_action_factory_t.self))
+        } ?? []
+        if let first = reader.problems.first { throw first }
+        let info = PluginInfo(
+            id: id, version: version, name: name, vendor: nil, description: "registered in-process",
+            path: path, abi: .host, canUnload: false, components: components,
+            validators: validators.map(\.0), actions: actions.map(\.0))
+        let loaded = LoadedPlugin(
+            info: info, handle: nil, entry: nil, host: nil,
+            componentFactory: componentFactory?.assumingMemoryBound(to: graft_component_factory_t.self),
+            validators: validators, actions: actions)
+        let replaced = try register(loaded, realPath: path, overriding: overriding)
+        return InProcessRegistration(loaded: loaded, key: path, replaced: replaced, host: self)
+    }
+}

@@ -1,1 +1,0 @@
-// In-process Swift components registered into a host.

@@ -1,1 +1,0 @@
-// Tests for in-process components.
