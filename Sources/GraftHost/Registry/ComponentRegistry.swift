@@ -5,6 +5,7 @@ import Synchronization
 /// the current snapshot (one short lock to copy a reference) and then works
 /// on it without locks, and a change is published in one step.
 public final class ComponentRegistry: Sendable {
+    /// Immutable once published; the registry swaps in a new one on change.
     struct Snapshot: Sendable {
         var components: [ComponentReference: RegisteredComponent] = [:]
         /// Every version registered under each key, sorted.
@@ -24,18 +25,34 @@ public final class ComponentRegistry: Sendable {
         }
     }
 
-    private let current = Mutex(Snapshot())
+    /// A box, so a reader copies one reference under the lock, not two dictionaries.
+    final class Published: Sendable {
+        let snapshot: Snapshot
+        init(_ snapshot: Snapshot) { self.snapshot = snapshot }
+    }
+
+    private let current = Mutex(Published(Snapshot()))
 
     public init() {}
 
-    var snapshot: Snapshot { current.withLock { $0 } }
+    var snapshot: Snapshot { current.withLock { $0 }.snapshot }
+
+    /// Replaces the published snapshot with `change` applied to a copy.
+    private func update<R>(_ change: (inout Snapshot) -> R) -> R {
+        current.withLock { published in
+            var next = published.snapshot
+            let result = change(&next)
+            published = Published(next)
+            return result
+        }
+    }
 
     /// The component registered under `reference`. Version 1 also answers the
     /// bare key (a reference parsed from `key` has version 1). O(1).
     public func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
-        let snapshot = self.snapshot
-        if let component = snapshot.components[reference] { return component }
-        if let versions = snapshot.versions[reference.key], !versions.isEmpty {
+        let published = current.withLock { $0 }
+        if let component = published.snapshot.components[reference] { return component }
+        if let versions = published.snapshot.versions[reference.key], !versions.isEmpty {
             throw GraftError(
                 .componentVersionMismatch,
                 "component '\(reference.key)' has no version \(reference.version); registered versions: \(versions.map(String.init).joined(separator: ", ")).",
@@ -60,7 +77,7 @@ public final class ComponentRegistry: Sendable {
     /// instead and returned, so they can be put back.
     @discardableResult
     func register(_ components: [RegisteredComponent], replacing: Bool = false) throws(GraftError) -> [RegisteredComponent] {
-        let result: Result<[RegisteredComponent], GraftError> = current.withLock { snapshot in
+        let result: Result<[RegisteredComponent], GraftError> = update { snapshot in
             var replaced: [RegisteredComponent] = []
             for component in components {
                 if let existing = snapshot.components[component.reference] {
@@ -74,10 +91,8 @@ public final class ComponentRegistry: Sendable {
                         path: component.pluginPath, key: component.contract.key))
                 }
             }
-            var next = snapshot
-            for component in replaced { _ = next.remove(component.reference) }
-            for component in components { next.insert(component) }
-            snapshot = next
+            for component in replaced { _ = snapshot.remove(component.reference) }
+            for component in components { snapshot.insert(component) }
             return .success(replaced)
         }
         return try result.get()
@@ -85,7 +100,7 @@ public final class ComponentRegistry: Sendable {
 
     /// Puts `component` back under its key + version, replacing whatever is there.
     func restore(_ component: RegisteredComponent) {
-        current.withLock { snapshot in
+        update { snapshot in
             _ = snapshot.remove(component.reference)
             snapshot.insert(component)
         }
@@ -94,7 +109,7 @@ public final class ComponentRegistry: Sendable {
     /// Removes the component under `reference` only if `plugin` provides it.
     @discardableResult
     func unregister(_ reference: ComponentReference, ifProvidedBy plugin: LoadedPlugin) -> RegisteredComponent? {
-        current.withLock { snapshot in
+        update { snapshot in
             guard snapshot.components[reference]?.plugin === plugin else { return nil }
             return snapshot.remove(reference)
         }
@@ -103,7 +118,7 @@ public final class ComponentRegistry: Sendable {
     /// Removes and returns the component under `reference`, if any.
     @discardableResult
     public func unregister(_ reference: ComponentReference) -> RegisteredComponent? {
-        current.withLock { snapshot in snapshot.remove(reference) }
+        update { snapshot in snapshot.remove(reference) }
     }
 
     @discardableResult

@@ -1,11 +1,12 @@
 import CGraft
 
 /// A component the registry can resolve: its contract and the plugin that
-/// provides it.
-public struct RegisteredComponent: Sendable {
-    public var contract: ComponentContract
-    public var pluginID: String
-    public var pluginPath: String
+/// provides it. A class, so a lookup hands out one reference instead of
+/// copying the contract's every field.
+public final class RegisteredComponent: Sendable {
+    public let contract: ComponentContract
+    public let pluginID: String
+    public let pluginPath: String
     let plugin: LoadedPlugin
 
     init(contract: ComponentContract, plugin: LoadedPlugin) {

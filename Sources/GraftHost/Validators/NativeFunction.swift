@@ -25,9 +25,11 @@ final class NativeFunction: @unchecked Sendable {
         case doubleDoubleDouble(@convention(c) (Double, Double, Double) -> Bool)
     }
 
-    /// One coerced argument, as the C function receives it.
+    /// One coerced argument, as the C function receives it. Strings stay Swift
+    /// strings (checked free of NUL bytes) and are passed through `withCString`,
+    /// which for native strings needs no copy.
     enum Argument {
-        case string([CChar])  // NUL-terminated
+        case string(String)
         case int32(Int32)
         case int64(Int64)
         case double(Double)
@@ -79,6 +81,35 @@ final class NativeFunction: @unchecked Sendable {
         }
     }
 
+    /// The typed fast path straight from the flow's value and params, without
+    /// building an argument list. Nil when this signature has no fast path or
+    /// anything does not convert: the caller then takes the general path,
+    /// which also produces the precise error.
+    func callFast(value: GraftValue, params: [String]) -> Bool? {
+        guard let fastPath else { return nil }
+        switch fastPath {
+        case .string(let f):
+            guard params.isEmpty, case .string(let text) = value, !text.utf8.contains(0) else { return nil }
+            return text.withCString { f($0) }
+        case .stringInt64Int64(let f):
+            guard params.count == 2, case .string(let text) = value, !text.utf8.contains(0),
+                let low = Int64(params[0]), let high = Int64(params[1])
+            else { return nil }
+            return text.withCString { f($0, low, high) }
+        case .doubleDoubleDouble(let f):
+            guard params.count == 3 - 1, let low = Double(params[0]), let high = Double(params[1]) else { return nil }
+            let number: Double
+            switch value {
+            case .number(let n): number = n
+            case .string(let s):
+                guard let n = Double(s) else { return nil }
+                number = n
+            default: return nil
+            }
+            return f(number, low, high)
+        }
+    }
+
     /// Calls the function with already-coerced arguments (one per signature
     /// argument, of matching kinds). `useFastPath: false` forces libffi.
     func call(_ arguments: [Argument], useFastPath: Bool = true) -> Bool {
@@ -86,13 +117,13 @@ final class NativeFunction: @unchecked Sendable {
             switch fastPath {
             case .string(let f):
                 if arguments.count == 1, case .string(let s) = arguments[0] {
-                    return s.withUnsafeBufferPointer { f($0.baseAddress) }
+                    return s.withCString { f($0) }
                 }
             case .stringInt64Int64(let f):
                 if arguments.count == 3, case .string(let s) = arguments[0], case .int64(let a) = arguments[1],
                     case .int64(let b) = arguments[2]
                 {
-                    return s.withUnsafeBufferPointer { f($0.baseAddress, a, b) }
+                    return s.withCString { f($0, a, b) }
                 }
             case .doubleDoubleDouble(let f):
                 if arguments.count == 3, case .double(let a) = arguments[0], case .double(let b) = arguments[1],
@@ -107,37 +138,43 @@ final class NativeFunction: @unchecked Sendable {
 
     private func callThroughFFI(_ arguments: [Argument]) -> Bool {
         let count = arguments.count
-        // Storage for every argument value, 8 bytes each, plus the pointers
-        // libffi reads them through; strings stay pinned during the call.
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * 8, alignment: 8)
-        let values = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: max(count, 1))
-        defer {
-            storage.deallocate()
-            values.deallocate()
-        }
-        var pinned: [UnsafeMutablePointer<CChar>] = []
-        defer { for string in pinned { string.deallocate() } }
-        for (index, argument) in arguments.enumerated() {
-            let slot = storage + index * 8
-            switch argument {
-            case .string(let chars):
-                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: chars.count)
-                copy.initialize(from: chars, count: chars.count)
-                pinned.append(copy)
-                slot.storeBytes(of: UnsafePointer(copy), as: UnsafePointer<CChar>.self)
-            case .int32(let v): slot.storeBytes(of: v, as: Int32.self)
-            case .int64(let v): slot.storeBytes(of: v, as: Int64.self)
-            case .double(let v): slot.storeBytes(of: v, as: Double.self)
-            case .bool(let v): slot.storeBytes(of: v ? 1 : 0, as: UInt8.self)
+        // One 8-byte slot per argument value and the pointers libffi reads
+        // them through, on the stack: a call allocates nothing.
+        return withUnsafeTemporaryAllocation(byteCount: max(count, 1) * 8, alignment: 8) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { values in
+                fill(arguments, from: 0, storage: storage.baseAddress!, values: values.baseAddress!)
             }
-            values[index] = slot
         }
-        // libffi widens small return values to a full ffi_arg.
-        var result: ffi_arg = 0
-        ffi_call(cif, function, &result, values)
-        switch signature.returnType {
-        case .bool: return result & 0xFF != 0
-        case .int32: return Int32(truncatingIfNeeded: result) != 0
+    }
+
+    /// Stores arguments `index...` into their slots, pinning each string with
+    /// `withCString` for the rest of the fill and the call, then calls.
+    private func fill(
+        _ arguments: [Argument], from index: Int, storage: UnsafeMutableRawPointer,
+        values: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> Bool {
+        guard index < arguments.count else {
+            // libffi widens small return values to a full ffi_arg.
+            var result: ffi_arg = 0
+            ffi_call(cif, function, &result, values)
+            switch signature.returnType {
+            case .bool: return result & 0xFF != 0
+            case .int32: return Int32(truncatingIfNeeded: result) != 0
+            }
         }
+        let slot = storage + index * 8
+        values[index] = slot
+        switch arguments[index] {
+        case .string(let text):
+            return text.withCString { pointer in
+                slot.storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
+                return fill(arguments, from: index + 1, storage: storage, values: values)
+            }
+        case .int32(let v): slot.storeBytes(of: v, as: Int32.self)
+        case .int64(let v): slot.storeBytes(of: v, as: Int64.self)
+        case .double(let v): slot.storeBytes(of: v, as: Double.self)
+        case .bool(let v): slot.storeBytes(of: v ? 1 : 0, as: UInt8.self)
+        }
+        return fill(arguments, from: index + 1, storage: storage, values: values)
     }
 }

@@ -17,13 +17,22 @@ public struct ValidationResult: Sendable, Hashable {
     }
 }
 
-/// A validator the host can call, with the plugin that provides it.
-public struct RegisteredValidator: Sendable {
-    public var contract: ValidatorContract
-    public var pluginID: String
-    public var pluginPath: String
+/// A validator the host can call, with the plugin that provides it. A class,
+/// so a lookup hands out one reference.
+public final class RegisteredValidator: Sendable {
+    public let contract: ValidatorContract
+    public let pluginID: String
+    public let pluginPath: String
     let descriptor: UnsafeDescriptor
     let native: NativeFunction?
+
+    init(contract: ValidatorContract, pluginID: String, pluginPath: String, descriptor: UnsafeDescriptor, native: NativeFunction?) {
+        self.contract = contract
+        self.pluginID = pluginID
+        self.pluginPath = pluginPath
+        self.descriptor = descriptor
+        self.native = native
+    }
 
     /// The plugin's descriptor; valid until the plugin is unloaded, which
     /// happens only after it leaves the registry.
@@ -41,14 +50,21 @@ public enum NativeCallPath: Sendable {
 
 /// Validators by name + version; version 1 also answers the bare name.
 final class ValidatorRegistry: Sendable {
-    private let validators = Mutex<[ComponentReference: RegisteredValidator]>([:])
+    /// An immutable table replaced whole on change, so a lookup holds the
+    /// lock only to take one reference.
+    final class Table: Sendable {
+        let entries: [ComponentReference: RegisteredValidator]
+        init(_ entries: [ComponentReference: RegisteredValidator]) { self.entries = entries }
+    }
+
+    private let table = Mutex(Table([:]))
     private let prepared = Mutex<[ObjectIdentifier: [ComponentReference: NativeFunction]]>([:])
 
     /// Throws when `plugin` cannot be registered: a name taken by another
     /// plugin, or a native signature libffi cannot prepare. Prepares the call
     /// interfaces so `register` cannot fail.
     func check(_ plugin: LoadedPlugin) throws(GraftError) {
-        let current = validators.withLock { $0 }
+        let current = table.withLock { $0 }.entries
         var functions: [ComponentReference: NativeFunction] = [:]
         for (reference, entry) in plugin.validators {
             if let existing = current[reference] {
@@ -67,21 +83,23 @@ final class ValidatorRegistry: Sendable {
 
     func register(_ plugin: LoadedPlugin) {
         let functions = prepared.withLock { $0.removeValue(forKey: ObjectIdentifier(plugin)) } ?? [:]
-        validators.withLock { validators in
+        table.withLock { table in
+            var entries = table.entries
             for (reference, entry) in plugin.validators {
-                validators[reference] = RegisteredValidator(
+                entries[reference] = RegisteredValidator(
                     contract: entry.contract, pluginID: plugin.info.id, pluginPath: plugin.info.path,
                     descriptor: .init(pointer: entry.descriptor), native: functions[reference])
             }
+            table = Table(entries)
         }
     }
 
     var all: [RegisteredValidator] {
-        validators.withLock { $0.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) } }
+        table.withLock { $0 }.entries.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) }
     }
 
     func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredValidator {
-        let found = validators.withLock { $0[reference] }
+        let found = table.withLock { $0 }.entries[reference]
         guard let found else {
             throw GraftError(.validatorNotFound, "no plugin registers validator '\(reference)'.", key: reference.key)
         }
@@ -103,7 +121,10 @@ extension GraftHost {
     public func validate(
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
     ) throws(GraftError) -> ValidationResult {
-        let reference = try ComponentReference(parsing: name)
+        // The bare name is the common case: skip the parser for it.
+        let reference =
+            name.utf8.contains(UInt8(ascii: "@"))
+            ? try ComponentReference(parsing: name) : ComponentReference(key: name, version: 1)
         let validator = try validatorRegistry.resolve(reference)
         let contract = validator.contract
         let descriptor = validator.descriptor.pointer
@@ -113,6 +134,9 @@ extension GraftHost {
         }
 
         if let native = validator.native {
+            if path == .automatic, let valid = native.callFast(value: value, params: params) {
+                return valid ? ValidationResult(isValid: true, validator: contract.name) : invalid(nil)
+            }
             let signature = native.signature
             guard params.count == signature.arguments.count - 1 else {
                 throw GraftError(
@@ -176,7 +200,7 @@ enum NativeCoercion {
             // A C string ends at its first NUL: a value with one inside would
             // be validated only up to it, so it cannot be passed at all.
             guard !text.utf8.contains(0) else { return nil }
-            return .string(Array(text.utf8CString))
+            return .string(text)
         case .int32:
             guard let n = integer(value), let v = Int32(exactly: n) else { return nil }
             return .int32(v)
@@ -216,4 +240,16 @@ enum NativeCoercion {
 
 extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+extension GraftHost {
+    /// The C function behind a native validator, so a benchmark can call it
+    /// directly as the baseline for `validate`.
+    @_spi(Benchmarks)
+    public func nativeFunctionAddress(ofValidator name: String) -> UnsafeRawPointer? {
+        guard let validator = try? validatorRegistry.resolve(ComponentReference(parsing: name)),
+            let function = validator.descriptor.pointer.pointee.function
+        else { return nil }
+        return unsafeBitCast(function, to: UnsafeRawPointer.self)
+    }
 }

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A small C plugin the benchmarks compile with `cc`: one component, `echo`,
+/// whose render is a prefix and an input and whose `say` interaction emits.
+/// Its Swift twin, `SwiftEcho`, does the same work in-process, so the
+/// difference between the two is what the C ABI and the host cost.
+enum BenchPlugin {
+    static let source = #"""
+        #include "graft.h"
+        #include <stdlib.h>
+        #include <string.h>
+        #ifndef BENCH_ID
+        #define BENCH_ID "bench.echo"
+        #endif
+        #ifndef BENCH_PREFIX
+        #define BENCH_PREFIX "echo:"
+        #endif
+        static const graft_field_t inputs[] = { { "text", GRAFT_TYPE_STRING, NULL } };
+        static const graft_field_t said[] = { { "text", GRAFT_TYPE_STRING, NULL } };
+        static const graft_output_t outputs[] = { { "said", NULL, said, 1 } };
+        static const graft_component_descriptor_t echo = {
+            .key = "echo", .version = 1, .inputs = inputs, .input_count = 1,
+            .outputs = outputs, .output_count = 1, .debug_config = "{\"text\":\"hi\"}" };
+        typedef struct { graft_component_instance_t base; const graft_component_context_t *ctx; char *text; size_t n; } echo_t;
+        static bool render(const graft_component_instance_t *self, const char *type, const graft_writer_t *w) {
+            (void)type; const echo_t *e = self->plugin_data;
+            return w->write(w, BENCH_PREFIX, sizeof BENCH_PREFIX - 1) && w->write(w, e->text, e->n);
+        }
+        static bool interact(const graft_component_instance_t *self, const char *action, const graft_value_t *data) {
+            (void)data; const echo_t *e = self->plugin_data;
+            if (strcmp(action, "say") != 0) return false;
+            graft_member_t m = { "text", graft_string(e->text, e->n) };
+            graft_value_t payload = graft_object(&m, 1);
+            e->ctx->emit(e->ctx, "said", &payload);
+            return true;
+        }
+        static bool save(const graft_component_instance_t *self, const graft_writer_t *w) {
+            const echo_t *e = self->plugin_data; return w->write(w, e->text, e->n);
+        }
+        static bool load(const graft_component_instance_t *self, const char *data, size_t n) {
+            echo_t *e = self->plugin_data; char *t = malloc(n + 1); if (!t) return false;
+            if (n) memcpy(t, data, n); t[n] = 0; free(e->text); e->text = t; e->n = n; return true;
+        }
+        static void destroy(const graft_component_instance_t *self) {
+            echo_t *e = self->plugin_data; free(e->text); free(e);
+        }
+        static const graft_component_instance_t *create(const graft_component_factory_t *f, const char *key, uint32_t v,
+                                                        const graft_value_t *in, const graft_component_context_t *ctx) {
+            (void)f; if (strcmp(key, "echo") != 0 || v != 1) return NULL;
+            echo_t *e = calloc(1, sizeof *e); if (!e) return NULL;
+            const graft_value_t *t = graft_object_get(in, "text");
+            e->n = t && t->type == GRAFT_TYPE_STRING ? t->data.string.length : 0;
+            e->text = malloc(e->n + 1); if (!e->text) { free(e); return NULL; }
+            if (e->n) memcpy(e->text, t->data.string.data, e->n); e->text[e->n] = 0;
+            e->ctx = ctx;
+            e->base = (graft_component_instance_t){ .plugin_data = e, .render = render, .interact = interact,
+                                                    .save_state = save, .load_state = load, .destroy = destroy };
+            return &e->base;
+        }
+        static uint32_t count(const graft_component_factory_t *f) { (void)f; return 1; }
+        static const graft_component_descriptor_t *get(const graft_component_factory_t *f, uint32_t i) { (void)f; return i ? NULL : &echo; }
+        static const graft_component_factory_t factory = { count, get, create };
+        static bool init(const graft_host_t *h) { (void)h; return true; }
+        static const void *get_factory(const char *id) { return strcmp(id, GRAFT_COMPONENT_FACTORY_ID) ? NULL : &factory; }
+        static const graft_plugin_entry_t entry = { .abi = GRAFT_ABI_VERSION_INIT, .struct_size = sizeof(graft_plugin_entry_t),
+            .id = BENCH_ID, .version = "1.0.0", .name = "Bench echo", .init = init, .get_factory = get_factory };
+        GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void) { return &entry; }
+        """#
+
+    struct CompileError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Compiles the plugin into `folder` as `name`, with extra `-D` defines.
+    static func build(into folder: URL, name: String = "libbench_echo.so", defines: [String] = []) throws -> URL {
+        guard let include = SDK.includeFolder() else { throw CompileError(description: "graft.h not found") }
+        let source = folder.appendingPathComponent("bench_echo.c")
+        if !FileManager.default.fileExists(atPath: source.path) {
+            try Data(Self.source.utf8).write(to: source)
+        }
+        let output = folder.appendingPathComponent(name)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["cc", "-shared", "-fPIC", "-O2", "-std=c11", "-I", include] + defines.map { "-D\($0)" }
+            + [source.path, "-o", output.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CompileError(description: "cc failed to build the benchmark plugin (is a C compiler installed?)")
+        }
+        return output
+    }
+}
+
+/// The benchmark component in Swift, as an app would write it without Graft:
+/// the baseline for the C ABI's cost.
+final class SwiftEcho {
+    let text: String
+    let emit: (String, [String: String]) -> Void
+
+    init(inputs: [String: String], emit: @escaping (String, [String: String]) -> Void) {
+        text = inputs["text"] ?? ""
+        self.emit = emit
+    }
+
+    func render() -> String { "echo:" + text }
+
+    func say() { emit("said", ["text": text]) }
+}

@@ -1,0 +1,51 @@
+import GraftHost
+
+/// One part of `graft bench`: named figures and the ratios that matter.
+struct BenchPart {
+    var name: String
+    /// Figures in the order printed: (key, value, unit).
+    var figures: [(key: String, value: Double, unit: String)] = []
+    /// Ratios with the target they are held to, if any.
+    var ratios: [(key: String, value: Double, target: String?)] = []
+    var notes: [String] = []
+
+    mutating func figure(_ key: String, _ value: Double, _ unit: String = "ns") {
+        figures.append((key, value, unit))
+    }
+
+    mutating func ratio(_ key: String, _ value: Double, target: String? = nil) {
+        ratios.append((key, value, target))
+    }
+
+    var json: GraftValue {
+        var object: [String: GraftValue] = [:]
+        for figure in figures { object[figure.key] = .number(Self.rounded(figure.value)) }
+        object["ratios"] = .object(Dictionary(uniqueKeysWithValues: ratios.map { ($0.key, GraftValue.number(Self.rounded($0.value))) }))
+        if !notes.isEmpty { object["notes"] = .list(notes.map(GraftValue.string)) }
+        return .object(object)
+    }
+
+    var text: String {
+        var lines = ["\(name):"]
+        for figure in figures {
+            lines.append("  \(figure.key.padding(toLength: 28, withPad: " ", startingAt: 0)) \(Self.format(figure.value)) \(figure.unit)")
+        }
+        for ratio in ratios {
+            let target = ratio.target.map { "  (target \($0))" } ?? ""
+            lines.append("  \(ratio.key.padding(toLength: 28, withPad: " ", startingAt: 0)) \(Self.format(ratio.value))×\(target)")
+        }
+        for note in notes { lines.append("  note: \(note)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func rounded(_ value: Double) -> Double {
+        value.isFinite ? (value * 100).rounded() / 100 : -1
+    }
+
+    static func format(_ value: Double) -> String {
+        guard value.isFinite else { return "n/a" }
+        return value >= 100 ? String(Int(value.rounded())) : String(format: "%.2f", value)
+    }
+}
+
+import Foundation

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Times a body in rounds and reports the median nanoseconds per operation:
+/// the median of several rounds shrugs off a noisy neighbour on a shared
+/// machine better than one long run does.
+enum Stopwatch {
+    static func nanosecondsPerOperation(
+        iterations: Int, rounds: Int = 7, warmup: Bool = true, _ body: (Int) -> Void
+    ) -> Double {
+        if warmup { for index in 0..<max(iterations / 10, 1) { body(index) } }
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<iterations { body(index) }
+            let elapsed = DispatchTime.now().uptimeNanoseconds - start
+            samples.append(Double(elapsed) / Double(iterations))
+        }
+        return median(samples)
+    }
+
+    /// Times each call separately, for latencies whose spread matters.
+    static func samples(count: Int, _ body: (Int) -> Void) -> [Double] {
+        (0..<count).map { index in
+            let start = DispatchTime.now().uptimeNanoseconds
+            body(index)
+            return Double(DispatchTime.now().uptimeNanoseconds - start)
+        }
+    }
+
+    static func median(_ values: [Double]) -> Double { percentile(values, 50) }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count - 1)).rounded())
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+}
+
+/// Keeps a result alive so the optimizer cannot drop the work that made it.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+import Logging
+
+/// Benchmarks measure the work, not the log.
+let quietLogger = Logger(label: "graft.bench", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import GraftHost
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
+        discussion: """
+            Parts: registry, components, validators, load (default: all). Build with -c release first:
+              swift build -c release && .build/release/graft bench
+            Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
+            """)
+
+    enum Part: String, ExpressibleByArgument, CaseIterable {
+        case registry, components, validators, load, all
+    }
+
+    @Argument(help: "The parts to run.")
+    var parts: [Part] = [.all]
+
+    @Option(help: "Iterations per round for the per-call figures.")
+    var iterations: Int = 200_000
+
+    @Option(help: "Plugins loaded by the load part.")
+    var plugins: Int = 50
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        #if DEBUG
+        FileHandle.standardError.write(Data("note: this is a debug build; run `swift build -c release` and `.build/release/graft bench` for real figures\n".utf8))
+        #endif
+        let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all } : parts)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let host = options.makeHost()
+
+        var results: [BenchPart] = []
+        func attempt(_ name: String, _ body: () throws -> BenchPart) {
+            do {
+                results.append(try body())
+            } catch {
+                var failed = BenchPart(name: name)
+                failed.notes.append("\(error)")
+                results.append(failed)
+            }
+        }
+        if selected.contains(.registry) { attempt("registry") { RegistryBench.run(host: host, iterations: iterations) } }
+        if selected.contains(.components) { attempt("components") { try ComponentBench.run(folder: folder, iterations: iterations / 10) } }
+        if selected.contains(.validators) { attempt("validators") { try ValidatorBench.run(host: host, iterations: iterations) } }
+        if selected.contains(.load) { attempt("load") { try LoadBench.run(folder: folder, count: plugins) } }
+
+        if options.json {
+            var object: [String: GraftValue] = [:]
+            for (part, result) in zip(Part.allCases.filter { selected.contains($0) }, results) { object[part.rawValue] = result.json }
+            #if DEBUG
+            object["build"] = "debug"
+            #else
+            object["build"] = "release"
+            #endif
+            Output.json(.object(object))
+        } else {
+            Output.line(results.map(\.text).joined(separator: "\n\n"))
+        }
+    }
+}
