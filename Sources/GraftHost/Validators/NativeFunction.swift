@@ -89,13 +89,13 @@ final class NativeFunction: @unchecked Sendable {
         guard let fastPath else { return nil }
         switch fastPath {
         case .string(let f):
-            guard params.isEmpty, case .string(let text) = value, !text.utf8.contains(0) else { return nil }
-            return text.withCString { f($0) }
+            guard params.isEmpty, case .string(let text) = value else { return nil }
+            return Self.withCleanCString(text) { f($0) }
         case .stringInt64Int64(let f):
-            guard params.count == 2, case .string(let text) = value, !text.utf8.contains(0),
+            guard params.count == 2, case .string(let text) = value,
                 let low = Int64(params[0]), let high = Int64(params[1])
             else { return nil }
-            return text.withCString { f($0, low, high) }
+            return Self.withCleanCString(text) { f($0, low, high) }
         case .doubleDoubleDouble(let f):
             guard params.count == 3 - 1, let low = Double(params[0]), let high = Double(params[1]) else { return nil }
             let number: Double
@@ -108,6 +108,14 @@ final class NativeFunction: @unchecked Sendable {
             }
             return f(number, low, high)
         }
+    }
+
+    /// Runs `body` on `text` as a C string, or returns nil when the text holds
+    /// a NUL byte (C would see only the part before it). `strlen` against the
+    /// stored byte count is the cheapest check: both are fast on native strings.
+    private static func withCleanCString(_ text: String, _ body: (UnsafePointer<CChar>) -> Bool) -> Bool? {
+        let count = text.utf8.count
+        return text.withCString { pointer in strlen(pointer) == count ? body(pointer) : nil }
     }
 
     /// Calls the function with already-coerced arguments (one per signature

@@ -126,6 +126,18 @@ extension GraftHost {
             name.utf8.contains(UInt8(ascii: "@"))
             ? try ComponentReference(parsing: name) : ComponentReference(key: name, version: 1)
         let validator = try validatorRegistry.resolve(reference)
+        // The hot path first: a common native signature whose arguments convert.
+        if path == .automatic, let native = validator.native, let valid = native.callFast(value: value, params: params) {
+            return ValidationResult(
+                isValid: valid, message: valid ? nil : (validator.contract.message ?? "is not valid"),
+                validator: validator.contract.name)
+        }
+        return try validate(validator, value: value, params: params, path: path)
+    }
+
+    private func validate(
+        _ validator: RegisteredValidator, value: GraftValue, params: [String], path: NativeCallPath
+    ) throws(GraftError) -> ValidationResult {
         let contract = validator.contract
         let descriptor = validator.descriptor.pointer
 
@@ -134,9 +146,6 @@ extension GraftHost {
         }
 
         if let native = validator.native {
-            if path == .automatic, let valid = native.callFast(value: value, params: params) {
-                return valid ? ValidationResult(isValid: true, validator: contract.name) : invalid(nil)
-            }
             let signature = native.signature
             guard params.count == signature.arguments.count - 1 else {
                 throw GraftError(
@@ -199,7 +208,7 @@ enum NativeCoercion {
             }
             // A C string ends at its first NUL: a value with one inside would
             // be validated only up to it, so it cannot be passed at all.
-            guard !text.utf8.contains(0) else { return nil }
+            guard !text.containsNUL else { return nil }
             return .string(text)
         case .int32:
             guard let n = integer(value), let v = Int32(exactly: n) else { return nil }
@@ -235,6 +244,15 @@ enum NativeCoercion {
         case .string(let s): return Int64(s.trimmingCharacters(in: .whitespaces))
         default: return nil
         }
+    }
+}
+
+extension String {
+    /// Whether the UTF-8 holds a 0 byte; memchr on contiguous storage.
+    var containsNUL: Bool {
+        utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        } ?? utf8.contains(0)
     }
 }
 
