@@ -25,17 +25,6 @@ final class NativeFunction: @unchecked Sendable {
         case doubleDoubleDouble(@convention(c) (Double, Double, Double) -> Bool)
     }
 
-    /// One coerced argument, as the C function receives it. Strings stay Swift
-    /// strings (checked free of NUL bytes) and are passed through `withCString`,
-    /// which for native strings needs no copy.
-    enum Argument {
-        case string(String)
-        case int32(Int32)
-        case int64(Int64)
-        case double(Double)
-        case bool(Bool)
-    }
-
     init(signature: NativeSignature, function: @escaping graft_native_function_t, name: String) throws(GraftError) {
         self.signature = signature
         self.function = function
@@ -113,76 +102,72 @@ final class NativeFunction: @unchecked Sendable {
     /// Runs `body` on `text` as a C string, or returns nil when the text holds
     /// a NUL byte (C would see only the part before it). `strlen` against the
     /// stored byte count is the cheapest check: both are fast on native strings.
-    private static func withCleanCString(_ text: String, _ body: (UnsafePointer<CChar>) -> Bool) -> Bool? {
+    static func withCleanCString<R>(_ text: String, _ body: (UnsafePointer<CChar>) -> R) -> R? {
         let count = text.utf8.count
         return text.withCString { pointer in strlen(pointer) == count ? body(pointer) : nil }
     }
 
-    /// Calls the function with already-coerced arguments (one per signature
-    /// argument, of matching kinds). `useFastPath: false` forces libffi.
-    func call(_ arguments: [Argument], useFastPath: Bool = true) -> Bool {
-        if useFastPath, let fastPath {
-            switch fastPath {
-            case .string(let f):
-                if arguments.count == 1, case .string(let s) = arguments[0] {
-                    return s.withCString { f($0) }
-                }
-            case .stringInt64Int64(let f):
-                if arguments.count == 3, case .string(let s) = arguments[0], case .int64(let a) = arguments[1],
-                    case .int64(let b) = arguments[2]
-                {
-                    return s.withCString { f($0, a, b) }
-                }
-            case .doubleDoubleDouble(let f):
-                if arguments.count == 3, case .double(let a) = arguments[0], case .double(let b) = arguments[1],
-                    case .double(let c) = arguments[2]
-                {
-                    return f(a, b, c)
-                }
-            }
-        }
-        return callThroughFFI(arguments)
+    /// What a general call came to.
+    enum Outcome: Equatable {
+        case answered(Bool)
+        /// The value does not convert to the first argument's type.
+        case valueUnreadable
+        /// Param `index` (0-based) does not convert to its argument's type.
+        case paramUnreadable(Int)
     }
 
-    private func callThroughFFI(_ arguments: [Argument]) -> Bool {
-        let count = arguments.count
-        // One 8-byte slot per argument value and the pointers libffi reads
-        // them through, on the stack: a call allocates nothing.
-        return withUnsafeTemporaryAllocation(byteCount: max(count, 1) * 8, alignment: 8) { storage in
-            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: max(count, 1)) { values in
-                fill(arguments, from: 0, storage: storage.baseAddress!, values: values.baseAddress!)
+    /// The general path: coerces the value and each param straight into
+    /// libffi's argument slots (on the stack) and calls through `ffi_call`.
+    /// `params.count` must be `signature.arguments.count - 1`.
+    func callThroughFFI(value: GraftValue, params: [String]) -> Outcome {
+        let count = signature.arguments.count
+        return withUnsafeTemporaryAllocation(byteCount: count * 8, alignment: 8) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: count) { values in
+                fill(from: 0, value: value, params: params, storage: storage.baseAddress!, values: values.baseAddress!)
             }
         }
     }
 
-    /// Stores arguments `index...` into their slots, pinning each string with
-    /// `withCString` for the rest of the fill and the call, then calls.
+    /// Converts argument `index`, stores it, and recurses; a string stays
+    /// pinned by `withCString` until the call below it returns.
     private func fill(
-        _ arguments: [Argument], from index: Int, storage: UnsafeMutableRawPointer,
+        from index: Int, value: GraftValue, params: [String], storage: UnsafeMutableRawPointer,
         values: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) -> Bool {
-        guard index < arguments.count else {
+    ) -> Outcome {
+        guard index < signature.arguments.count else {
             // libffi widens small return values to a full ffi_arg.
             var result: ffi_arg = 0
             ffi_call(cif, function, &result, values)
             switch signature.returnType {
-            case .bool: return result & 0xFF != 0
-            case .int32: return Int32(truncatingIfNeeded: result) != 0
+            case .bool: return .answered(result & 0xFF != 0)
+            case .int32: return .answered(Int32(truncatingIfNeeded: result) != 0)
             }
         }
+        let unreadable: Outcome = index == 0 ? .valueUnreadable : .paramUnreadable(index - 1)
+        let source: GraftValue = index == 0 ? value : .string(params[index - 1])
         let slot = storage + index * 8
         values[index] = slot
-        switch arguments[index] {
-        case .string(let text):
-            return text.withCString { pointer in
+        let next = { self.fill(from: index + 1, value: value, params: params, storage: storage, values: values) }
+        switch signature.arguments[index] {
+        case .string:
+            guard let text = NativeCoercion.text(source) else { return unreadable }
+            return Self.withCleanCString(text) { pointer in
                 slot.storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
-                return fill(arguments, from: index + 1, storage: storage, values: values)
-            }
-        case .int32(let v): slot.storeBytes(of: v, as: Int32.self)
-        case .int64(let v): slot.storeBytes(of: v, as: Int64.self)
-        case .double(let v): slot.storeBytes(of: v, as: Double.self)
-        case .bool(let v): slot.storeBytes(of: v ? 1 : 0, as: UInt8.self)
+                return next()
+            } ?? unreadable
+        case .int32:
+            guard let n = NativeCoercion.integer(source), let v = Int32(exactly: n) else { return unreadable }
+            slot.storeBytes(of: v, as: Int32.self)
+        case .int64:
+            guard let v = NativeCoercion.integer(source) else { return unreadable }
+            slot.storeBytes(of: v, as: Int64.self)
+        case .double:
+            guard let v = NativeCoercion.double(source) else { return unreadable }
+            slot.storeBytes(of: v, as: Double.self)
+        case .bool:
+            guard let v = NativeCoercion.bool(source) else { return unreadable }
+            slot.storeBytes(of: v ? 1 : 0, as: UInt8.self)
         }
-        return fill(arguments, from: index + 1, storage: storage, values: values)
+        return next()
     }
 }

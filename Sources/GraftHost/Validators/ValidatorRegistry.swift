@@ -122,8 +122,7 @@ extension GraftHost {
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
     ) throws(GraftError) -> ValidationResult {
         // The bare name is the common case: skip the parser for it.
-        let reference =
-            name.utf8.contains(UInt8(ascii: "@"))
+        let reference = name.containsByte(UInt8(ascii: "@"))
             ? try ComponentReference(parsing: name) : ComponentReference(key: name, version: 1)
         let validator = try validatorRegistry.resolve(reference)
         // The hot path first: a common native signature whose arguments convert.
@@ -153,24 +152,17 @@ extension GraftHost {
                     "validator '\(contract.name)' takes \(signature.arguments.count - 1) param\(signature.arguments.count == 2 ? "" : "s") (\(signature)) but got \(params.count).",
                     key: contract.name)
             }
-            var arguments: [NativeFunction.Argument] = []
-            arguments.reserveCapacity(signature.arguments.count)
-            guard let first = NativeCoercion.argument(value, as: signature.arguments[0]) else {
+            switch native.callThroughFFI(value: value, params: params) {
+            case .answered(let valid):
+                return valid ? ValidationResult(isValid: true, validator: contract.name) : invalid(nil)
+            case .valueUnreadable:
                 return invalid(contract.message ?? "is not a valid \(signature.arguments[0].rawValue)")
+            case .paramUnreadable(let index):
+                throw GraftError(
+                    .invalidParam,
+                    "validator '\(contract.name)' param \(index + 1) ('\(contract.params[safe: index]?.key ?? "param")') is '\(params[index])', which is not a valid \(signature.arguments[index + 1].rawValue).",
+                    key: contract.name)
             }
-            arguments.append(first)
-            for (index, param) in params.enumerated() {
-                let type = signature.arguments[index + 1]
-                guard let argument = NativeCoercion.argument(.string(param), as: type) else {
-                    throw GraftError(
-                        .invalidParam,
-                        "validator '\(contract.name)' param \(index + 1) ('\(contract.params[safe: index]?.key ?? "param")') is '\(param)', which is not a valid \(type.rawValue).",
-                        key: contract.name)
-                }
-                arguments.append(argument)
-            }
-            let valid = native.call(arguments, useFastPath: path == .automatic)
-            return valid ? ValidationResult(isValid: true, validator: contract.name) : invalid(nil)
         }
 
         guard let validate = descriptor.pointee.validate else {
@@ -194,65 +186,54 @@ extension GraftHost {
     }
 }
 
-/// Converts flow values and param text to a native argument type.
+/// Converts flow values and param text to native argument types. Text is
+/// trimmed of spaces before it is read as a number or a boolean.
 enum NativeCoercion {
-    static func argument(_ value: GraftValue, as type: NativeSignature.ArgumentType) -> NativeFunction.Argument? {
-        switch type {
-        case .string:
-            let text: String
-            switch value {
-            case .string(let s): text = s
-            case .number(let n): text = n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
-            case .bool(let b): text = b ? "true" : "false"
-            default: return nil
-            }
-            // A C string ends at its first NUL: a value with one inside would
-            // be validated only up to it, so it cannot be passed at all.
-            guard !text.containsNUL else { return nil }
-            return .string(text)
-        case .int32:
-            guard let n = integer(value), let v = Int32(exactly: n) else { return nil }
-            return .int32(v)
-        case .int64:
-            guard let n = integer(value) else { return nil }
-            return .int64(n)
-        case .double:
-            switch value {
-            case .number(let n): return .double(n)
-            case .string(let s):
-                guard let n = Double(s.trimmingCharacters(in: .whitespaces)) else { return nil }
-                return .double(n)
-            default: return nil
-            }
-        case .bool:
-            switch value {
-            case .bool(let b): return .bool(b)
-            case .string(let s):
-                switch s.lowercased() {
-                case "true", "1", "yes": return .bool(true)
-                case "false", "0", "no": return .bool(false)
-                default: return nil
-                }
-            default: return nil
-            }
+    static func text(_ value: GraftValue) -> String? {
+        switch value {
+        case .string(let s): s
+        case .number(let n): n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+        case .bool(let b): b ? "true" : "false"
+        default: nil
         }
     }
 
-    private static func integer(_ value: GraftValue) -> Int64? {
+    static func integer(_ value: GraftValue) -> Int64? {
         switch value {
-        case .number(let n): return n == n.rounded() ? Int64(exactly: n) : nil
-        case .string(let s): return Int64(s.trimmingCharacters(in: .whitespaces))
-        default: return nil
+        case .number(let n): n == n.rounded() ? Int64(exactly: n) : nil
+        case .string(let s): Int64(s.trimmingCharacters(in: .whitespaces))
+        default: nil
+        }
+    }
+
+    static func double(_ value: GraftValue) -> Double? {
+        switch value {
+        case .number(let n): n
+        case .string(let s): Double(s.trimmingCharacters(in: .whitespaces))
+        default: nil
+        }
+    }
+
+    static func bool(_ value: GraftValue) -> Bool? {
+        switch value {
+        case .bool(let b): b
+        case .string(let s):
+            switch s.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "true", "1", "yes": true
+            case "false", "0", "no": false
+            default: nil
+            }
+        default: nil
         }
     }
 }
 
 extension String {
-    /// Whether the UTF-8 holds a 0 byte; memchr on contiguous storage.
-    var containsNUL: Bool {
+    /// Whether the UTF-8 holds `byte`: memchr on contiguous storage.
+    func containsByte(_ byte: UInt8) -> Bool {
         utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
-        } ?? utf8.contains(0)
+            bytes.baseAddress.map { memchr($0, Int32(byte), bytes.count) != nil } ?? false
+        } ?? utf8.contains(byte)
     }
 }
 
