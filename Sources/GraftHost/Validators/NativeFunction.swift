@@ -147,13 +147,12 @@ final class NativeFunction: @unchecked Sendable {
         let source: GraftValue = index == 0 ? value : .string(params[index - 1])
         let slot = storage + index * 8
         values[index] = slot
-        let next = { self.fill(from: index + 1, value: value, params: params, storage: storage, values: values) }
         switch signature.arguments[index] {
         case .string:
             guard let text = NativeCoercion.text(source) else { return unreadable }
             return Self.withCleanCString(text) { pointer in
                 slot.storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
-                return next()
+                return fill(from: index + 1, value: value, params: params, storage: storage, values: values)
             } ?? unreadable
         case .int32:
             guard let n = NativeCoercion.integer(source), let v = Int32(exactly: n) else { return unreadable }
@@ -168,6 +167,6 @@ final class NativeFunction: @unchecked Sendable {
             guard let v = NativeCoercion.bool(source) else { return unreadable }
             slot.storeBytes(of: v ? 1 : 0, as: UInt8.self)
         }
-        return next()
+        return fill(from: index + 1, value: value, params: params, storage: storage, values: values)
     }
 }

@@ -54,7 +54,19 @@ final class ValidatorRegistry: Sendable {
     /// lock only to take one reference.
     final class Table: Sendable {
         let entries: [ComponentReference: RegisteredValidator]
-        init(_ entries: [ComponentReference: RegisteredValidator]) { self.entries = entries }
+        /// The same entries by the names flows use, `name@2` and, for
+        /// version 1, the bare `name`: one string hash per call, no parsing.
+        let byName: [String: RegisteredValidator]
+
+        init(_ entries: [ComponentReference: RegisteredValidator]) {
+            self.entries = entries
+            var byName: [String: RegisteredValidator] = [:]
+            for (reference, validator) in entries {
+                byName[reference.description] = validator
+                if reference.version == 1 { byName[reference.key] = validator }
+            }
+            self.byName = byName
+        }
     }
 
     private let table = Mutex(Table([:]))
@@ -105,6 +117,14 @@ final class ValidatorRegistry: Sendable {
         }
         return found
     }
+
+    /// The validator flows call `name` (`luhn` or `luhn@2`).
+    func resolve(name: String) throws(GraftError) -> RegisteredValidator {
+        if let found = table.withLock({ $0 }).byName[name] { return found }
+        // Parse only on a miss, for the precise error.
+        return try resolve(ComponentReference(parsing: name))
+    }
+
 }
 
 extension GraftHost {
@@ -121,10 +141,7 @@ extension GraftHost {
     public func validate(
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
     ) throws(GraftError) -> ValidationResult {
-        // The bare name is the common case: skip the parser for it.
-        let reference = name.containsByte(UInt8(ascii: "@"))
-            ? try ComponentReference(parsing: name) : ComponentReference(key: name, version: 1)
-        let validator = try validatorRegistry.resolve(reference)
+        let validator = try validatorRegistry.resolve(name: name)
         // The hot path first: a common native signature whose arguments convert.
         if path == .automatic, let native = validator.native, let valid = native.callFast(value: value, params: params) {
             return ValidationResult(
