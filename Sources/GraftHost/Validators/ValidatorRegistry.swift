@@ -120,7 +120,7 @@ final class ValidatorRegistry: Sendable {
 
     /// The validator flows call `name` (`luhn` or `luhn@2`).
     func resolve(name: String) throws(GraftError) -> RegisteredValidator {
-        if let found = table.withLock({ $0 }).byName[name] { return found }
+        if let found = table.withLock({ $0.byName[name] }) { return found }
         // Parse only on a miss, for the precise error.
         return try resolve(ComponentReference(parsing: name))
     }
@@ -141,27 +141,38 @@ extension GraftHost {
     public func validate(
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
     ) throws(GraftError) -> ValidationResult {
-        let validator = try validatorRegistry.resolve(name: name)
-        // The hot path first: a common native signature whose arguments convert.
-        if path == .automatic, let native = validator.native, let valid = native.callFast(value: value, params: params) {
-            return ValidationResult(
-                isValid: valid, message: valid ? nil : (validator.contract.message ?? "is not valid"),
-                validator: validator.contract.name)
-        }
-        return try validate(validator, value: value, params: params, path: path)
+        try validatorRegistry.resolve(name: name).validate(value, params: params, path: path)
     }
 
-    private func validate(
-        _ validator: RegisteredValidator, value: GraftValue, params: [String], path: NativeCallPath
+    /// The validator flows call `name` (`luhn` or `luhn@2`), to call many
+    /// times without a lookup each time. Throws `validator_not_found`.
+    public func validator(_ name: String) throws(GraftError) -> RegisteredValidator {
+        try validatorRegistry.resolve(name: name)
+    }
+}
+
+extension RegisteredValidator {
+    /// Validates `value` with the editor's string `params`; see `GraftHost.validate`.
+    public func validate(
+        _ value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
     ) throws(GraftError) -> ValidationResult {
-        let contract = validator.contract
-        let descriptor = validator.descriptor.pointer
+        // The hot path first: a common native signature whose arguments convert.
+        if path == .automatic, let native, let valid = native.callFast(value: value, params: params) {
+            return ValidationResult(
+                isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name)
+        }
+        return try validateInGeneral(value, params: params)
+    }
+
+    /// libffi for native validators, the plugin's function for generic ones.
+    private func validateInGeneral(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+        let descriptor = self.descriptor.pointer
 
         func invalid(_ message: String?) -> ValidationResult {
             ValidationResult(isValid: false, message: message ?? contract.message ?? "is not valid", validator: contract.name)
         }
 
-        if let native = validator.native {
+        if let native {
             let signature = native.signature
             guard params.count == signature.arguments.count - 1 else {
                 throw GraftError(

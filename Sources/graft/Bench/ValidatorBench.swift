@@ -29,9 +29,15 @@ enum ValidatorBench {
         let ffi = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
             blackHole(try? host.validate("luhn", value: value, path: .libffi))
         }
+        // A handle looked up once: the same call without the name lookup.
+        let handle = try host.validator("luhn")
+        let handled = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
+            blackHole(try? handle.validate(value))
+        }
         part.figure("direct_ns", direct)
         part.figure("fast_ns", fast)
         part.figure("ffi_ns", ffi)
+        part.figure("handle_fast_ns", handled)
         part.ratio("fast / direct", fast / direct, target: "<= 2")
         part.ratio("ffi / direct", ffi / direct, target: "<= 3")
         if let ctypes = ctypesNanoseconds(library: plugin.pluginPath, iterations: max(iterations / 4, 1000)) {
