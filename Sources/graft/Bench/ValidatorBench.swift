@@ -37,9 +37,15 @@ enum ValidatorBench {
         part.figure("direct_ns", direct)
         part.figure("fast_ns", fast)
         part.figure("ffi_ns", ffi)
+        let handledFFI = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
+            blackHole(try? handle.validate(value, path: .libffi))
+        }
         part.figure("handle_fast_ns", handled)
+        part.figure("handle_ffi_ns", handledFFI)
         part.ratio("fast / direct", fast / direct, target: "<= 2")
         part.ratio("ffi / direct", ffi / direct, target: "<= 3")
+        part.ratio("handle fast / direct", handled / direct)
+        part.ratio("handle ffi / direct", handledFFI / direct)
         if let ctypes = ctypesNanoseconds(library: plugin.pluginPath, iterations: max(iterations / 4, 1000)) {
             part.figure("ctypes_ns", ctypes)
             part.ratio("ctypes / ffi", ctypes / ffi, target: ">= 8")
