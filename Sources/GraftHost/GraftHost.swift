@@ -20,20 +20,42 @@ public final class GraftHost: Sendable {
     public let registry = ComponentRegistry()
     let validatorRegistry = ValidatorRegistry()
     let actionRegistry = ActionRegistry()
-    private let loader: PluginLoader
-    private let logger: Logger
-    private let state = Mutex(State())
+    /// Whether every plugin is mapped from a private copy of its file, so the
+    /// file can be rebuilt or rewritten in place while the host runs (hot swap).
+    public let loadsFromCopies: Bool
+    let loader: PluginLoader
+    let logger: Logger
+    let state = Mutex(State())
+    let images = ImageStore()
+    let swapObservers = Mutex<[Int: @Sendable (SwapEvent) -> Void]>([:])
+    /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
+    let reloads = Mutex(())
     private let instanceCounter = Atomic<Int>(0)
+    private let liveInstances = Mutex<[ObjectIdentifier: WeakInstance]>([:])
 
     struct State: Sendable {
         /// Loaded plugins by real path, in load order.
         var plugins: [String: LoadedPlugin] = [:]
         var order: [String] = []
         var failures: [PluginFailure] = []
+        /// The content hash of each loaded file, by real path.
+        var hashes: [String: String] = [:]
+        /// Files removed while instances still used their plugin.
+        var removedInUse: Set<String> = []
     }
 
-    public init(searchPath: SearchPath = .standard(), logger: Logger = Logger(label: "graft.host")) {
+    struct WeakInstance: Sendable {
+        weak var instance: ComponentInstance?
+    }
+
+    /// - Parameter loadsFromCopies: map every plugin from a private copy of its
+    ///   file (see `ImageStore`): set it when plugin files may be rebuilt while
+    ///   the host runs. `reload(pluginAt:)` always maps new builds from copies.
+    public init(
+        searchPath: SearchPath = .standard(), logger: Logger = Logger(label: "graft.host"), loadsFromCopies: Bool = false
+    ) {
         self.searchPath = searchPath
+        self.loadsFromCopies = loadsFromCopies
         self.logger = logger
         var loaderLogger = logger
         loaderLogger[metadataKey: "subsystem"] = "loader"
@@ -63,13 +85,20 @@ public final class GraftHost: Sendable {
         let real = (path as NSString).resolvingSymlinksInPath
         if let existing = state.withLock({ $0.plugins[real] }) { return existing.info }
         do throws(GraftError) {
-            let plugin = try loader.load(path: path)
+            let bytes = try PluginLoader.readFile(path: path)
+            let copy = loadsFromCopies ? try images.copy(bytes, of: path) : nil
+            let plugin: LoadedPlugin
             do throws(GraftError) {
-                try register(plugin, realPath: real)
+                plugin = try loader.load(path: path, image: copy.map { ($0, bytes) })
             } catch {
-                plugin.unload()
+                if let copy { images.discard(copy) }
                 throw error
             }
+            // A plugin that cannot register is dropped here, and its deinit
+            // runs when the last reference goes.
+            try register(plugin, realPath: real)
+            let hash = ContentHash.of(bytes)
+            state.withLock { $0.hashes[real] = hash }
             logger.debug(
                 "loaded \(plugin.info.id) \(plugin.info.version)",
                 metadata: ["path": "\(path)", "components": "\(plugin.info.components.count)"])
@@ -100,15 +129,16 @@ public final class GraftHost: Sendable {
                     path: plugin.info.path))
             }
             let replaced: [RegisteredComponent]
+            let prepared: ValidatorRegistry.Prepared
             do throws(GraftError) {
-                try validatorRegistry.check(plugin)
+                prepared = try validatorRegistry.prepare(plugin)
                 try actionRegistry.check(plugin)
                 replaced = try registry.register(
                     plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) }, replacing: overriding)
             } catch {
                 return .failure(error)
             }
-            validatorRegistry.register(plugin)
+            validatorRegistry.register(plugin, prepared: prepared)
             actionRegistry.register(plugin)
             state.plugins[realPath] = plugin
             state.order.append(realPath)
@@ -159,8 +189,21 @@ public final class GraftHost: Sendable {
         let number = instanceCounter.wrappingAdd(1, ordering: .relaxed).newValue
         var instanceLogger = logger
         instanceLogger[metadataKey: "component"] = "\(component.reference)"
-        return try ComponentInstance(
+        let instance = try ComponentInstance(
             id: id ?? "\(reference.key)#\(number)", component: component, inputs: inputs, containerSize: containerSize,
-            logger: instanceLogger, onEvent: onEvent)
+            logger: instanceLogger, onEvent: onEvent,
+            onClose: { [weak self] identifier in self?.instanceClosed(identifier) })
+        liveInstances.withLock { $0[ObjectIdentifier(instance)] = WeakInstance(instance: instance) }
+        return instance
+    }
+
+    /// Every instance not yet closed, in no particular order.
+    public var instances: [ComponentInstance] {
+        liveInstances.withLock { $0.values.compactMap(\.instance) }
+    }
+
+    private func instanceClosed(_ identifier: ObjectIdentifier) {
+        liveInstances.withLock { _ = $0.removeValue(forKey: identifier) }
+        finishRemovals()
     }
 }

@@ -18,6 +18,8 @@ public struct RegisteredAction: Sendable {
     public var pluginID: String
     public var pluginPath: String
     let descriptor: UnsafeDescriptor
+    /// Keeps the image mapped while a lookup's result is in use.
+    let plugin: LoadedPlugin
 
     /// Valid until the plugin is unloaded, which happens only after it leaves the registry.
     struct UnsafeDescriptor: @unchecked Sendable {
@@ -29,10 +31,10 @@ public struct RegisteredAction: Sendable {
 final class ActionRegistry: Sendable {
     private let actions = Mutex<[ComponentReference: RegisteredAction]>([:])
 
-    func check(_ plugin: LoadedPlugin) throws(GraftError) {
+    func check(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) {
         let current = actions.withLock { $0 }
         for reference in plugin.actions.keys {
-            if let existing = current[reference] {
+            if let existing = current[reference], existing.plugin !== replacing {
                 throw GraftError(
                     .duplicateAction,
                     "action '\(reference)' from \(plugin.info.path) is already registered by \(existing.pluginPath); the first stays.",
@@ -41,14 +43,20 @@ final class ActionRegistry: Sendable {
         }
     }
 
-    func register(_ plugin: LoadedPlugin) {
+    /// Publishes `plugin`'s actions, removing those of `replacing`, if any.
+    func register(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) {
         actions.withLock { actions in
+            if let replacing { actions = actions.filter { $0.value.plugin !== replacing } }
             for (reference, entry) in plugin.actions {
                 actions[reference] = RegisteredAction(
                     contract: entry.contract, pluginID: plugin.info.id, pluginPath: plugin.info.path,
-                    descriptor: .init(pointer: entry.descriptor))
+                    descriptor: .init(pointer: entry.descriptor), plugin: plugin)
             }
         }
+    }
+
+    func removeAll(providedBy plugin: LoadedPlugin) {
+        actions.withLock { actions in actions = actions.filter { $0.value.plugin !== plugin } }
     }
 
     var all: [RegisteredAction] {

@@ -51,7 +51,7 @@ extension GraftHost {
         if let first = reader.problems.first { throw first }
         let info = PluginInfo(
             id: id, version: version, name: name, vendor: nil, description: "registered in-process",
-            path: path, abi: .host, canUnload: false, components: components,
+            path: path, imagePath: path, abi: .host, canUnload: false, components: components,
             validators: validators.map(\.0), actions: actions.map(\.0))
         let loaded = LoadedPlugin(
             info: info, handle: nil, entry: nil, host: nil,

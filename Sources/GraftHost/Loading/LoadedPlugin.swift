@@ -36,9 +36,10 @@ final class LoadedPlugin: @unchecked Sendable {
             uniquingKeysWith: { first, _ in first })
     }
 
-    /// Calls `deinit` and closes the image when it contains no Swift. Call at
-    /// most once, after the last instance is destroyed.
-    func unload() {
+    /// The last reference is gone: no registry lists the plugin and no
+    /// instance, validator or action call uses it. Calls the plugin's `deinit`
+    /// and closes the image when it contains no Swift.
+    deinit {
         entry?.pointee.deinit?()
         if info.canUnload, let handle { dlclose(handle) }
     }

@@ -23,9 +23,9 @@ extension GraftHost {
         case .failure(let problems):
             return PluginCheck(path: path, plugin: nil, problems: problems.errors)
         case .success(let plugin):
-            defer { plugin.unload() }
+            // The plugin is dropped on return: its deinit runs and a C image is closed.
             do throws(GraftError) {
-                try ValidatorRegistry().check(plugin)
+                _ = try ValidatorRegistry().prepare(plugin)
             } catch {
                 return PluginCheck(path: path, plugin: nil, problems: [error])
             }

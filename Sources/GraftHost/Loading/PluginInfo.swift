@@ -30,6 +30,9 @@ public struct PluginInfo: Sendable, Hashable {
     public var description: String?
     /// The file it was loaded from, as found on the search path.
     public var path: String
+    /// The file actually mapped: `path` itself, or a private copy of it when
+    /// the host loads copies (hot swap; the dynamic loader caches by path).
+    public var imagePath: String
     public var abi: ABIVersion
     /// Whether the image can ever be closed: false for images containing Swift.
     public var canUnload: Bool

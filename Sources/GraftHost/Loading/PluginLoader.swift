@@ -14,8 +14,10 @@ struct PluginLoader: Sendable {
     var logger: Logger
 
     /// Loads `path`, or throws its first problem (the message counts the rest).
-    func load(path: String) throws(GraftError) -> LoadedPlugin {
-        switch open(path: path) {
+    /// With `image`, the bytes of `path` already read and copied to
+    /// `image.path`: that copy is what gets mapped (hot swap, see ImageStore).
+    func load(path: String, image: (path: String, bytes: [UInt8])? = nil) throws(GraftError) -> LoadedPlugin {
+        switch open(path: path, image: image) {
         case .success(let plugin):
             return plugin
         case .failure(let problems):
@@ -32,16 +34,23 @@ struct PluginLoader: Sendable {
     }
 
     /// Loads `path` and collects every problem found.
-    func open(path: String) -> Result<LoadedPlugin, Problems> {
+    func open(path: String, image copy: (path: String, bytes: [UInt8])? = nil) -> Result<LoadedPlugin, Problems> {
         func fail(_ error: GraftError) -> Result<LoadedPlugin, Problems> { .failure(Problems(errors: [error])) }
 
         let image: ELFImage
-        do { image = try Self.readImage(path: path) } catch { return fail(error) }
+        do throws(GraftError) {
+            let bytes: [UInt8]
+            if let copy { bytes = copy.bytes } else { bytes = try Self.readFile(path: path) }
+            image = try ELFImage(bytes: bytes, path: path)
+        } catch {
+            return fail(error)
+        }
+        let imagePath = copy?.path ?? path
 
         // RTLD_LOCAL keeps each plugin's symbols to itself; NODELETE makes the
         // dynamic loader keep Swift images mapped even if closed by mistake.
         let flags = RTLD_NOW | RTLD_LOCAL | (image.containsSwift ? RTLD_NODELETE : 0)
-        guard let handle = dlopen(path, flags) else {
+        guard let handle = dlopen(imagePath, flags) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
             return fail(GraftError(.dlopenFailed, "\(path) could not be opened by the dynamic loader: \(reason)", path: path))
         }
@@ -131,15 +140,16 @@ struct PluginLoader: Sendable {
         let info = PluginInfo(
             id: id, version: version, name: (name?.isEmpty ?? true) ? id : name!,
             vendor: String(plugin: entry.pointee.vendor), description: String(plugin: entry.pointee.description),
-            path: path, abi: abi, canUnload: !image.containsSwift, components: components,
+            path: path, imagePath: imagePath, abi: abi, canUnload: !image.containsSwift, components: components,
             validators: validators.map(\.0), actions: actions.map(\.0))
         return .success(LoadedPlugin(
             info: info, handle: handle, entry: entry, host: host, componentFactory: componentFactory,
             validators: validators, actions: actions))
     }
 
-    /// Reads the file and checks its ELF image before any code of it runs.
-    static func readImage(path: String) throws(GraftError) -> ELFImage {
+    /// Reads the whole file, refusing what is missing, unreadable or not a
+    /// regular file; the caller checks the ELF image before any code runs.
+    static func readFile(path: String) throws(GraftError) -> [UInt8] {
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == EACCES {
@@ -177,6 +187,6 @@ struct PluginLoader: Sendable {
             done += count
         }
         if done < size { bytes.removeLast(size - done) }
-        return try ELFImage(bytes: bytes, path: path)
+        return bytes
     }
 }

@@ -98,6 +98,40 @@ public final class ComponentRegistry: Sendable {
         return try result.get()
     }
 
+    /// Replaces every component `old` provides with `components` (a new build
+    /// of the same plugin) in one published step: a lookup on any thread sees
+    /// the old build or the new one, never neither. A key + version another
+    /// plugin holds is refused with `duplicate_component` and nothing changes.
+    func swap(replacing old: LoadedPlugin, with components: [RegisteredComponent]) throws(GraftError) {
+        let result: Result<Void, GraftError> = current.withLock { published in
+            var next = published.snapshot
+            for (reference, existing) in next.components where existing.plugin === old {
+                _ = next.remove(reference)
+            }
+            for component in components {
+                if let existing = next.components[component.reference] {
+                    return .failure(GraftError(
+                        .duplicateComponent,
+                        "component '\(component.reference)' from \(component.pluginPath) is already registered by \(existing.pluginPath) (plugin '\(existing.pluginID)'); the running build stays.",
+                        path: component.pluginPath, key: component.contract.key))
+                }
+                next.insert(component)
+            }
+            published = Published(next)
+            return .success(())
+        }
+        try result.get()
+    }
+
+    /// Removes every component `plugin` provides.
+    func removeAll(providedBy plugin: LoadedPlugin) {
+        update { snapshot in
+            for (reference, existing) in snapshot.components where existing.plugin === plugin {
+                _ = snapshot.remove(reference)
+            }
+        }
+    }
+
     /// Puts `component` back under its key + version, replacing whatever is there.
     func restore(_ component: RegisteredComponent) {
         update { snapshot in

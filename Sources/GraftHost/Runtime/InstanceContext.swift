@@ -7,8 +7,6 @@ import Synchronization
 /// instance lives.
 final class InstanceContext: Sendable {
     let instanceID: String
-    let contract: ComponentContract
-    let pluginID: String
     let logger: Logger
     private let onEvent: @Sendable (EmittedEvent) -> Void
     private let state: Mutex<State>
@@ -16,21 +14,26 @@ final class InstanceContext: Sendable {
     struct State {
         var warnings: [GraftWarning] = []
         var containerSize: ContainerSize
+        /// Which component the instance currently is; hot swap moves it to a new build.
+        var component: RegisteredComponent
     }
 
     /// Warnings kept per instance; older ones are dropped first.
     static let warningLimit = 256
 
     init(
-        instanceID: String, contract: ComponentContract, pluginID: String, containerSize: ContainerSize, logger: Logger,
+        instanceID: String, component: RegisteredComponent, containerSize: ContainerSize, logger: Logger,
         onEvent: @escaping @Sendable (EmittedEvent) -> Void
     ) {
         self.instanceID = instanceID
-        self.contract = contract
-        self.pluginID = pluginID
         self.logger = logger
         self.onEvent = onEvent
-        self.state = Mutex(State(containerSize: containerSize))
+        self.state = Mutex(State(containerSize: containerSize, component: component))
+    }
+
+    var component: RegisteredComponent {
+        get { state.withLock { $0.component } }
+        set { state.withLock { $0.component = newValue } }
     }
 
     var warnings: [GraftWarning] { state.withLock { $0.warnings } }
@@ -59,11 +62,12 @@ final class InstanceContext: Sendable {
     }
 
     func emit(_ event: String, payload: GraftValue?) {
-        let warnings = DriftCheck.check(event: event, payload: payload, against: contract, instanceID: instanceID)
+        let component = self.component
+        let warnings = DriftCheck.check(event: event, payload: payload, against: component.contract, instanceID: instanceID)
         record(warnings)
         onEvent(EmittedEvent(
-            instanceID: instanceID, component: contract.reference, pluginID: pluginID, event: event, payload: payload,
-            warnings: warnings))
+            instanceID: instanceID, component: component.reference, pluginID: component.pluginID, event: event,
+            payload: payload, warnings: warnings))
     }
 
     /// Allocates the C context that points back here. The caller keeps this

@@ -25,11 +25,14 @@ public final class RegisteredValidator: Sendable {
     public let pluginPath: String
     let descriptor: UnsafeDescriptor
     let native: NativeFunction?
+    /// Keeps the image mapped while a lookup's result is in use.
+    let plugin: LoadedPlugin
 
-    init(contract: ValidatorContract, pluginID: String, pluginPath: String, descriptor: UnsafeDescriptor, native: NativeFunction?) {
+    init(contract: ValidatorContract, plugin: LoadedPlugin, descriptor: UnsafeDescriptor, native: NativeFunction?) {
         self.contract = contract
-        self.pluginID = pluginID
-        self.pluginPath = pluginPath
+        self.plugin = plugin
+        self.pluginID = plugin.info.id
+        self.pluginPath = plugin.info.path
         self.descriptor = descriptor
         self.native = native
     }
@@ -70,16 +73,21 @@ final class ValidatorRegistry: Sendable {
     }
 
     private let table = Mutex(Table([:]))
-    private let prepared = Mutex<[ObjectIdentifier: [ComponentReference: NativeFunction]]>([:])
+
+    /// The libffi call interfaces of one plugin's native validators, prepared
+    /// before anything is published so that publishing cannot fail.
+    struct Prepared {
+        var functions: [ComponentReference: NativeFunction]
+    }
 
     /// Throws when `plugin` cannot be registered: a name taken by another
-    /// plugin, or a native signature libffi cannot prepare. Prepares the call
-    /// interfaces so `register` cannot fail.
-    func check(_ plugin: LoadedPlugin) throws(GraftError) {
+    /// plugin (other than `replacing`), or a native signature libffi cannot
+    /// prepare.
+    func prepare(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) -> Prepared {
         let current = table.withLock { $0 }.entries
         var functions: [ComponentReference: NativeFunction] = [:]
         for (reference, entry) in plugin.validators {
-            if let existing = current[reference] {
+            if let existing = current[reference], existing.plugin !== replacing {
                 throw GraftError(
                     .duplicateValidator,
                     "validator '\(reference)' from \(plugin.info.path) is already registered by \(existing.pluginPath); the first stays.",
@@ -90,20 +98,27 @@ final class ValidatorRegistry: Sendable {
                     signature: NativeSignature(parsing: text), function: function, name: entry.contract.name)
             }
         }
-        prepared.withLock { $0[ObjectIdentifier(plugin)] = functions }
+        return Prepared(functions: functions)
     }
 
-    func register(_ plugin: LoadedPlugin) {
-        let functions = prepared.withLock { $0.removeValue(forKey: ObjectIdentifier(plugin)) } ?? [:]
+    /// Publishes `plugin`'s validators in one step, removing those of
+    /// `replacing` (the build it replaces), if any.
+    func register(_ plugin: LoadedPlugin, prepared: Prepared, replacing: LoadedPlugin? = nil) {
+        let functions = prepared.functions
         table.withLock { table in
             var entries = table.entries
+            if let replacing { entries = entries.filter { $0.value.plugin !== replacing } }
             for (reference, entry) in plugin.validators {
                 entries[reference] = RegisteredValidator(
-                    contract: entry.contract, pluginID: plugin.info.id, pluginPath: plugin.info.path,
-                    descriptor: .init(pointer: entry.descriptor), native: functions[reference])
+                    contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
+                    native: functions[reference])
             }
             table = Table(entries)
         }
+    }
+
+    func removeAll(providedBy plugin: LoadedPlugin) {
+        table.withLock { table in table = Table(table.entries.filter { $0.value.plugin !== plugin }) }
     }
 
     var all: [RegisteredValidator] {

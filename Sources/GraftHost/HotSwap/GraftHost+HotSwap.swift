@@ -1,0 +1,222 @@
+import Foundation
+import Synchronization
+
+extension GraftHost {
+    /// Loads the current build of `path` in place of the running one, without
+    /// a restart. The new build is copied to a private path, loaded and
+    /// checked completely (entry, ABI, descriptors, signatures, no key taken
+    /// by another plugin) before anything switches; then the registry is
+    /// swapped in one step, so every lookup on any thread sees the old build
+    /// or the new one and never fails. Live instances are recreated on the new
+    /// build with their inputs, carrying state when both builds can.
+    ///
+    /// Any failure keeps the running build live; it is reported in the event
+    /// (and to observers and the log), not thrown. A file whose content hash
+    /// did not change is left alone unless `force`. A file not loaded yet is
+    /// loaded; a file that is gone is removed.
+    @discardableResult
+    public func reload(pluginAt path: String, force: Bool = false) -> SwapEvent {
+        reload(pluginAt: path, force: force, notify: true)
+    }
+
+    /// `notify: false` lets the watcher retry a half-written file quietly and
+    /// report only the attempt that counts.
+    func reload(pluginAt path: String, force: Bool, notify: Bool) -> SwapEvent {
+        reloads.withLock { _ in
+            let event = performReload(path: path, force: force)
+            if notify { notifySwap(event) }
+            return event
+        }
+    }
+
+    private func performReload(path: String, force: Bool) -> SwapEvent {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let real = (path as NSString).resolvingSymlinksInPath
+        let old = state.withLock { $0.plugins[real] }
+        func event(
+            _ outcome: SwapEvent.Outcome, new: PluginInfo? = nil, recreated: [SwapEvent.Recreated] = [],
+            failed: [(instanceID: String, error: GraftError)] = [], orphaned: [String] = []
+        ) -> SwapEvent {
+            SwapEvent(
+                time: Date(), path: path, pluginID: new?.id ?? old?.info.id, oldVersion: old?.info.version,
+                newVersion: new?.version, outcome: outcome, duration: clock.now - start, recreated: recreated,
+                failed: failed, orphaned: orphaned)
+        }
+
+        guard FileManager.default.fileExists(atPath: path) else {
+            guard old != nil else {
+                return event(.failed(GraftError(.pluginNotFound, "\(path) does not exist.", path: path)))
+            }
+            remove(realPath: real)
+            return event(.removed)
+        }
+        let bytes: [UInt8]
+        do throws(GraftError) {
+            bytes = try PluginLoader.readFile(path: path)
+        } catch {
+            return event(.failed(error))
+        }
+        let hash = ContentHash.of(bytes)
+        if !force, old != nil, state.withLock({ $0.hashes[real] }) == hash { return event(.unchanged) }
+
+        let copy: String
+        let plugin: LoadedPlugin
+        do throws(GraftError) {
+            copy = try images.copy(bytes, of: path)
+            do throws(GraftError) {
+                plugin = try loader.load(path: path, image: (copy, bytes))
+            } catch {
+                images.discard(copy)
+                throw error
+            }
+        } catch {
+            return event(.failed(error))
+        }
+
+        guard let old else {
+            do throws(GraftError) {
+                try register(plugin, realPath: real)
+            } catch {
+                return event(.failed(error))
+            }
+            state.withLock { $0.hashes[real] = hash }
+            return event(.loaded, new: plugin.info)
+        }
+
+        do throws(GraftError) {
+            try publish(plugin, replacing: old, realPath: real, hash: hash)
+        } catch {
+            return event(.failed(error), new: plugin.info)
+        }
+
+        // The new build serves every lookup from here on; now move the live
+        // instances of the old build over.
+        var recreated: [SwapEvent.Recreated] = []
+        var failed: [(instanceID: String, error: GraftError)] = []
+        var orphaned: [String] = []
+        for instance in instances where instance.component.plugin === old {
+            let reference = instance.component.reference
+            guard let replacement = registry.snapshot.components[reference], replacement.plugin === plugin else {
+                orphaned.append(instance.id)
+                logger.warning(
+                    "\(reference) is gone from the new build of \(path); instance '\(instance.id)' stays on the old build until it closes.")
+                continue
+            }
+            do throws(GraftError) {
+                let outcome = try instance.move(to: replacement)
+                recreated.append(.init(instanceID: instance.id, component: reference, stateCarried: outcome == .stateCarried))
+                if outcome == .startedFresh {
+                    logger.info("instance '\(instance.id)' of \(reference) was recreated without its state.")
+                }
+            } catch {
+                failed.append((instance.id, error))
+                logger.error("instance '\(instance.id)' could not move to the new build and stays on the old one: \(error)")
+            }
+        }
+        return event(.swapped, new: plugin.info, recreated: recreated, failed: failed, orphaned: orphaned)
+    }
+
+    /// Publishes `plugin` in place of `old`: validators, actions and
+    /// components, each in one step, after every check has passed.
+    private func publish(_ plugin: LoadedPlugin, replacing old: LoadedPlugin, realPath: String, hash: String) throws(GraftError) {
+        let result: Result<Void, GraftError> = state.withLock { state in
+            if let other = state.plugins.first(where: { $0.key != realPath && $0.value.info.id == plugin.info.id }) {
+                return .failure(GraftError(
+                    .duplicatePlugin,
+                    "plugin '\(plugin.info.id)' at \(plugin.info.path) is already loaded from \(other.value.info.path); the running build stays.",
+                    path: plugin.info.path))
+            }
+            let prepared: ValidatorRegistry.Prepared
+            do throws(GraftError) {
+                prepared = try validatorRegistry.prepare(plugin, replacing: old)
+                try actionRegistry.check(plugin, replacing: old)
+                try registry.swap(
+                    replacing: old, with: plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) })
+            } catch {
+                return .failure(error)
+            }
+            validatorRegistry.register(plugin, prepared: prepared, replacing: old)
+            actionRegistry.register(plugin, replacing: old)
+            state.plugins[realPath] = plugin
+            state.hashes[realPath] = hash
+            state.removedInUse.remove(realPath)
+            return .success(())
+        }
+        try result.get()
+    }
+
+    /// The file is gone: unregister now if no instance uses the plugin, else
+    /// once the last one closes.
+    func remove(realPath: String) {
+        guard let plugin = state.withLock({ $0.plugins[realPath] }) else { return }
+        // Instances are asked outside the state lock: an instance's own lock
+        // may be held by a thread that is calling into the host.
+        if instances.contains(where: { $0.component.plugin === plugin }) {
+            state.withLock { _ = $0.removedInUse.insert(realPath) }
+            finishRemovals()  // in case the last instance closed meanwhile
+        } else {
+            forgetFile(realPath: realPath)
+        }
+    }
+
+    /// Unregisters removed files whose last instance has closed.
+    func finishRemovals() {
+        let pending = state.withLock { $0.removedInUse }
+        guard !pending.isEmpty else { return }
+        let live = instances
+        for realPath in pending {
+            let plugin = state.withLock { $0.plugins[realPath] }
+            if let plugin, live.contains(where: { $0.component.plugin === plugin }) { continue }
+            forgetFile(realPath: realPath)
+        }
+    }
+
+    private func forgetFile(realPath: String) {
+        let plugin: LoadedPlugin? = state.withLock { state in
+            state.removedInUse.remove(realPath)
+            state.hashes[realPath] = nil
+            state.order.removeAll { $0 == realPath }
+            return state.plugins.removeValue(forKey: realPath)
+        }
+        guard let plugin else { return }
+        registry.removeAll(providedBy: plugin)
+        validatorRegistry.removeAll(providedBy: plugin)
+        actionRegistry.removeAll(providedBy: plugin)
+        logger.info("unregistered \(plugin.info.id): \(plugin.info.path) was removed")
+    }
+
+    // MARK: Observers
+
+    /// Calls `observer` with every reload's event, on the reloading thread.
+    /// Returns a token for `removeSwapObserver`.
+    @discardableResult
+    public func addSwapObserver(_ observer: @escaping @Sendable (SwapEvent) -> Void) -> Int {
+        swapObservers.withLock { observers in
+            let token = (observers.keys.max() ?? 0) + 1
+            observers[token] = observer
+            return token
+        }
+    }
+
+    public func removeSwapObserver(_ token: Int) {
+        swapObservers.withLock { _ = $0.removeValue(forKey: token) }
+    }
+
+    /// Every reload's event from now on, until the stream is dropped.
+    public func swapEvents() -> AsyncStream<SwapEvent> {
+        let (stream, continuation) = AsyncStream<SwapEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let token = addSwapObserver { continuation.yield($0) }
+        continuation.onTermination = { [weak self] _ in self?.removeSwapObserver(token) }
+        return stream
+    }
+
+    func notifySwap(_ event: SwapEvent) {
+        switch event.outcome {
+        case .failed: logger.error("\(event.summary)")
+        case .unchanged: logger.debug("\(event.summary)")
+        default: logger.info("\(event.summary)")
+        }
+        for observer in swapObservers.withLock({ Array($0.values) }) { observer(event) }
+    }
+}

@@ -1,0 +1,147 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Watches plugin folders with inotify and reloads a plugin when its file
+/// changes: `IN_CLOSE_WRITE` catches a linker writing in place, `IN_MOVED_TO`
+/// an editor's atomic rename, `IN_DELETE`/`IN_MOVED_FROM` a removal. Events
+/// for one file are debounced, and the content hash makes an unchanged file a
+/// no-op, so one build gives exactly one reload. A file that does not load yet
+/// (still being written) is retried before the failure is reported; a
+/// removal waits longer, since a linker may unlink a file before it writes
+/// the new one. Stop it with `stop()`.
+public final class PluginWatcher: Sendable {
+    public let folders: [String]
+    public let debounce: Duration
+    private let descriptor: Int32
+    private weak let host: GraftHost?
+    private let queue = DispatchQueue(label: "graft.hotswap.watch")
+    private let reloads = DispatchQueue(label: "graft.hotswap.reload")
+    private let state = Mutex(State())
+
+    private struct State: @unchecked Sendable {
+        // The dispatch source is only touched under this lock.
+        var source: DispatchSourceRead?
+        var folderByWatch: [Int32: String] = [:]
+        /// The newest event's generation per file: only the last one in a burst acts.
+        var generation: [String: Int] = [:]
+    }
+
+    /// How many times a file that fails to load is retried, one debounce apart.
+    static let retries = 5
+
+    init(host: GraftHost, folders: [String], debounce: Duration) throws(GraftError) {
+        self.host = host
+        self.folders = folders
+        self.debounce = debounce
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else {
+            throw GraftError(.permissionDenied, "inotify is not available: \(String(cString: strerror(errno))).")
+        }
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
+        var watches: [Int32: String] = [:]
+        for folder in folders {
+            let watch = inotify_add_watch(descriptor, folder, mask)
+            if watch >= 0 { watches[watch] = folder }
+        }
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        state.withLock {
+            $0.folderByWatch = watches
+            $0.source = source
+        }
+        source.setEventHandler { [weak self] in self?.drain() }
+        source.setCancelHandler { [descriptor] in Glibc.close(descriptor) }
+        source.resume()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Stops watching. Reloads already under way finish.
+    public func stop() {
+        let source: DispatchSourceRead? = state.withLock { state in
+            defer { state.source = nil }
+            return state.source
+        }
+        source?.cancel()
+    }
+
+    /// Reads every pending inotify event and schedules a reload per file.
+    private func drain() {
+        let size = 64 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(descriptor, buffer, size)
+            guard count > 0 else { return }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let event = (buffer + offset).load(as: inotify_event.self)
+                let nameStart = buffer + offset + MemoryLayout<inotify_event>.size
+                offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                guard event.len > 0 else { continue }
+                let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
+                guard name.hasSuffix(".so"), !name.hasPrefix("."),
+                    let folder = state.withLock({ $0.folderByWatch[event.wd] })
+                else { continue }
+                let removed = event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0
+                schedule(path: (folder as NSString).appendingPathComponent(name), removed: removed)
+            }
+        }
+    }
+
+    private func schedule(path: String, removed: Bool) {
+        let generation = state.withLock { state -> Int in
+            let next = (state.generation[path] ?? 0) + 1
+            state.generation[path] = next
+            return next
+        }
+        let wait = removed ? max(debounce * 10, .milliseconds(500)) : debounce
+        queue.asyncAfter(deadline: .now() + Self.interval(wait)) { [weak self] in
+            guard let self, self.state.withLock({ $0.generation[path] }) == generation else { return }
+            self.reloads.async { self.reload(path: path, attempt: 0, generation: generation) }
+        }
+    }
+
+    private func reload(path: String, attempt: Int, generation: Int) {
+        guard let host, state.withLock({ $0.generation[path] }) == generation else { return }
+        let last = attempt >= Self.retries
+        let event = host.reload(pluginAt: path, force: false, notify: false)
+        if case .failed(let error) = event.outcome, !last, Self.mayBeIncomplete(error) {
+            reloads.asyncAfter(deadline: .now() + Self.interval(debounce)) { [weak self] in
+                self?.reload(path: path, attempt: attempt + 1, generation: generation)
+            }
+            return
+        }
+        host.notifySwap(event)
+    }
+
+    /// Errors a file still being written can cause.
+    private static func mayBeIncomplete(_ error: GraftError) -> Bool {
+        [.notASharedLibrary, .dlopenFailed, .pluginNotFound, .entrySymbolMissing].contains(error.code)
+    }
+
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}
+
+extension GraftHost {
+    /// Watches the search path's folders (and any extra `folders`) and reloads
+    /// plugins as their files change. Keep the watcher; it stops when released.
+    public func watchPluginFolders(
+        _ folders: [String]? = nil, debounce: Duration = .milliseconds(50)
+    ) throws(GraftError) -> PluginWatcher {
+        let chosen = (folders ?? searchPath.folders).filter { folder in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
+        }
+        return try PluginWatcher(host: self, folders: chosen, debounce: debounce)
+    }
+}
