@@ -133,11 +133,16 @@ public final class PluginWatcher: Sendable {
 }
 
 extension GraftHost {
-    /// Watches the search path's folders (and any extra `folders`) and reloads
-    /// plugins as their files change. Keep the watcher; it stops when released.
+    /// Watches the search path's folders (or `folders`) and reloads plugins
+    /// as their files change. Keep the watcher; it stops when released. Use a
+    /// host that `loadsFromCopies`: a file rewritten in place under an image
+    /// mapped from it crashes the process.
     public func watchPluginFolders(
         _ folders: [String]? = nil, debounce: Duration = .milliseconds(50)
     ) throws(GraftError) -> PluginWatcher {
+        if !loadsFromCopies {
+            logger.warning("watching plugin folders with a host that maps the files themselves; a file rewritten in place will crash it. Create the host with loadsFromCopies: true.")
+        }
         let chosen = (folders ?? searchPath.folders).filter { folder in
             var isFolder: ObjCBool = false
             return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue

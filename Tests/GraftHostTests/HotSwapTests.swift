@@ -1,0 +1,259 @@
+import Foundation
+import GraftTestSupport
+import Synchronization
+import Testing
+
+@testable import GraftHost
+
+/// Rebuilding a plugin under a running host: the C fixture `good_echo` is
+/// recompiled with another `ECHO_PREFIX`, so a render says which build runs.
+@Suite("Hot swap")
+struct HotSwapTests {
+    /// Builds good_echo with `prefix` at `scratch/libecho.so` (atomically, by rename).
+    @discardableResult
+    static func buildEcho(_ scratch: borrowing Scratch, prefix: String, version: String = "1.0.0") throws -> URL {
+        try Fixtures.build(
+            "good_echo", into: scratch.url, defines: ["ECHO_PREFIX": "\"\(prefix)\"", "ECHO_PLUGIN_VERSION": "\"\(version)\""],
+            outputName: "libecho.so")
+    }
+
+    /// A host that maps private copies, as a host that reloads must: a file
+    /// rewritten in place under a mapped image would crash it (SIGBUS).
+    static func host(_ scratch: borrowing Scratch) throws -> (GraftHost, String) {
+        let path = try buildEcho(scratch, prefix: "v1:").path
+        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger, loadsFromCopies: true)
+        try host.load(pluginAt: path)
+        return (host, path)
+    }
+
+    @Test("a rebuilt plugin replaces the running one; live instances move with their state")
+    func swapCarriesState() throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), id: "e", inputs: ["text": "hi"])
+        for _ in 0..<3 { #expect(try echo.render().text == "v1:hi") }
+
+        try Self.buildEcho(scratch, prefix: "v2:", version: "2.0.0")
+        let event = host.reload(pluginAt: path)
+        guard case .swapped = event.outcome else {
+            Issue.record("expected a swap, got \(event.summary)")
+            return
+        }
+        #expect(event.oldVersion == "1.0.0" && event.newVersion == "2.0.0")
+        #expect(event.recreated == [.init(instanceID: "e", component: ComponentReference(key: "echo"), stateCarried: true)])
+        #expect(echo.saveState().map { String(decoding: $0, as: UTF8.self) } == "renders=3", "the render count came across")
+        #expect(try echo.render().text == "v2:hi", "the same instance now runs the new build")
+        #expect(echo.component.pluginID == "test.echo")
+        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v2:x")
+        #expect(host.plugins.map(\.version) == ["2.0.0"])
+    }
+
+    @Test("the same content again is not reloaded")
+    func unchanged() throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        guard case .unchanged = host.reload(pluginAt: path).outcome else {
+            Issue.record("an unchanged file was reloaded")
+            return
+        }
+    }
+
+    /// Broken builds of every kind written over the running plugin's file.
+    enum Breakage: String, CaseIterable, Sendable {
+        case notELF, truncated, missingEntry, abiMajor, initFalse, duplicateKey, badSignature
+
+        var code: GraftError.Code {
+            switch self {
+            case .notELF, .truncated: .notASharedLibrary
+            case .missingEntry: .entrySymbolMissing
+            case .abiMajor: .abiIncompatible
+            case .initFalse: .pluginInitFailed
+            case .duplicateKey: .duplicateComponent
+            case .badSignature: .invalidSignature
+            }
+        }
+    }
+
+    @Test("a broken rebuild keeps the running build live", arguments: Breakage.allCases)
+    func brokenRebuild(_ breakage: Breakage) throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+        let side = scratch.url.appendingPathComponent("side")
+        switch breakage {
+        case .notELF:
+            try Data("not a plugin".utf8).write(to: URL(fileURLWithPath: path))
+        case .truncated:
+            let good = try Self.buildEcho(scratch, prefix: "v2:")
+            let bytes = try Data(contentsOf: good)
+            try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: path))
+        case .missingEntry:
+            try Self.replace(path, with: Fixtures.build("bad_no_entry", into: side))
+        case .abiMajor:
+            try Self.replace(path, with: Fixtures.build("bad_abi_major", into: side))
+        case .initFalse:
+            try Self.replace(path, with: Fixtures.build("bad_init_false", into: side))
+        case .duplicateKey:
+            // A second plugin holds dup_widget; the new build of this file declares it too.
+            try host.load(pluginAt: Fixtures.build("dup_a", into: side).path)
+            try Self.replace(path, with: Fixtures.build("dup_b", into: side, outputName: "libdup_b_copy.so"))
+        case .badSignature:
+            try Self.replace(path, with: Fixtures.build("bad_signature", into: side))
+        }
+        let event = host.reload(pluginAt: path)
+        guard case .failed(let error) = event.outcome else {
+            Issue.record("\(breakage): expected a failure, got \(event.summary)")
+            return
+        }
+        #expect(error.code == breakage.code, "\(error)")
+        #expect(try host.resolve(ComponentReference(key: "echo")).pluginID == "test.echo")
+        #expect(try echo.render().text == "v1:hi")
+        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v1:x")
+    }
+
+    /// Moves `build` over `path` in one step, as an editor's save does.
+    static func replace(_ path: String, with build: URL) throws {
+        guard rename(build.path, path) == 0 else {
+            throw Fixtures.BuildError(description: "rename \(build.path) → \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    @Test("threads resolving and rendering through 30 swaps never see a failed lookup, and see the new build")
+    func lookupsNeverFail() throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let load = Load()
+        // Real threads, not tasks: a busy loop must not take the few threads
+        // Swift's cooperative pool has (two on a two-core machine).
+        let group = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: group) { [host, load] in
+                while !load.stop.load(ordering: .relaxed) {
+                    do {
+                        let instance = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "t"])
+                        let text = try instance.render().text
+                        load.seen.withLock { _ = $0.insert(text) }
+                        instance.close()
+                        load.renders.wrappingAdd(1, ordering: .relaxed)
+                    } catch {
+                        load.failures.wrappingAdd(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        defer {
+            load.stop.store(true, ordering: .relaxed)
+            group.wait()
+        }
+        for round in 1...30 {
+            try Self.buildEcho(scratch, prefix: "r\(round):")
+            guard case .swapped = host.reload(pluginAt: path).outcome else {
+                Issue.record("round \(round) did not swap")
+                break
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        load.stop.store(true, ordering: .relaxed)
+        group.wait()
+        #expect(load.failures.load(ordering: .relaxed) == 0)
+        #expect(load.renders.load(ordering: .relaxed) > 0)
+        #expect(load.seen.withLock { $0.contains("r30:t") }, "the last build was seen serving")
+        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "t"]).render().text == "r30:t")
+    }
+
+    @Test("a key the new build drops: its instances stay on the old build, new lookups fail")
+    func orphanedInstances() throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), id: "old", inputs: ["text": "hi"])
+        try Self.replace(path, with: Fixtures.build("good_empty", into: scratch.url.appendingPathComponent("side")))
+        let event = host.reload(pluginAt: path)
+        #expect(event.orphaned == ["old"])
+        #expect(try echo.render().text == "v1:hi")
+        let error = #expect(throws: GraftError.self) { try host.resolve(ComponentReference(key: "echo")) }
+        #expect(error?.code == .customComponentNotFound)
+    }
+
+    @Test("a removed file unregisters its components once its last instance closes")
+    func removedFile() throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+        try FileManager.default.removeItem(atPath: path)
+        guard case .removed = host.reload(pluginAt: path).outcome else {
+            Issue.record("expected a removal")
+            return
+        }
+        #expect(try host.resolve(ComponentReference(key: "echo")).pluginID == "test.echo", "still in use")
+        echo.close()
+        #expect(throws: GraftError.self) { try host.resolve(ComponentReference(key: "echo")) }
+        #expect(host.plugins.isEmpty)
+    }
+
+    @Test("the old C image is closed once nothing uses it; only the new one stays mapped")
+    func oldImageClosed() throws {
+        let scratch = try Scratch()
+        let path = try Self.buildEcho(scratch, prefix: "v1:").path
+        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger, loadsFromCopies: true)
+        try host.load(pluginAt: path)
+        let first = try #require(host.plugins.first?.imagePath)
+        #expect(first != path, "loaded from a private copy")
+        #expect(Self.mapped(first))
+        try Self.buildEcho(scratch, prefix: "v2:")
+        host.reload(pluginAt: path)
+        let second = try #require(host.plugins.first?.imagePath)
+        #expect(!Self.mapped(first), "the old build was closed")
+        #expect(Self.mapped(second))
+    }
+
+    /// Whether the process maps `path` (read as a stream: /proc files report size 0).
+    static func mapped(_ path: String) -> Bool {
+        let data = FileHandle(forReadingAtPath: "/proc/self/maps")?.readDataToEndOfFile() ?? Data()
+        return String(decoding: data, as: UTF8.self).contains(path)
+    }
+
+    @Test("the watcher reloads once per build: an atomic rename and an in-place rewrite")
+    func watcher() async throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let events = Mutex<[SwapEvent]>([])
+        host.addSwapObserver { event in events.withLock { $0.append(event) } }
+        let watcher = try host.watchPluginFolders([scratch.url.path], debounce: .milliseconds(30))
+        defer { watcher.stop() }
+
+        try Self.buildEcho(scratch, prefix: "v2:")  // cc to a temporary name, then rename: IN_MOVED_TO
+        try await Self.waitFor { events.withLock { $0.count } >= 1 }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(events.withLock { $0.count } == 1, "exactly one reload for one build")
+        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v2:x")
+
+        // Rewritten in place, as `cp` does: IN_CLOSE_WRITE.
+        let side = try Fixtures.build(
+            "good_echo", into: scratch.url.appendingPathComponent("side"), defines: ["ECHO_PREFIX": "\"v3:\""])
+        let bytes = try Data(contentsOf: side)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        try await Self.waitFor { events.withLock { $0.count } >= 2 }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(events.withLock { $0.count } == 2)
+        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x")
+    }
+
+    /// What the rendering threads share.
+    final class Load: Sendable {
+        let stop = Atomic<Bool>(false)
+        let failures = Atomic<Int>(0)
+        let renders = Atomic<Int>(0)
+        let seen = Mutex<Set<String>>([])
+    }
+
+    static func waitFor(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw Fixtures.BuildError(description: "timed out waiting") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
