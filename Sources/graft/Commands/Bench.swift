@@ -6,13 +6,13 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load (default: all). Build with -c release first:
+            Parts: registry, components, validators, load, hotswap (default: all). Build with -c release first:
               swift build -c release && .build/release/graft bench
             Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, all
+        case registry, components, validators, load, hotswap, all
     }
 
     @Argument(help: "The parts to run.")
@@ -23,6 +23,12 @@ struct Bench: ParsableCommand {
 
     @Option(help: "Plugins loaded by the load part.")
     var plugins: Int = 50
+
+    @Option(help: "Swaps timed by the hotswap part (latency, and again under load).")
+    var swaps: Int = 500
+
+    @Option(help: "Swaps of a plain-cc plugin before its memory is read.")
+    var memorySwaps: Int = 1000
 
     @OptionGroup var options: GlobalOptions
 
@@ -50,6 +56,12 @@ struct Bench: ParsableCommand {
         if selected.contains(.components) { attempt("components") { try ComponentBench.run(folder: folder, iterations: iterations / 10) } }
         if selected.contains(.validators) { attempt("validators") { try ValidatorBench.run(host: host, iterations: iterations) } }
         if selected.contains(.load) { attempt("load") { try LoadBench.run(folder: folder, count: plugins) } }
+        if selected.contains(.hotswap) {
+            let swiftPlugin = SearchPath.executableFolder.map { $0 + "/libDatePicker.so" }
+            attempt("hotswap") {
+                try HotSwapBench.run(folder: folder, swaps: swaps, memorySwaps: memorySwaps, swiftPlugin: swiftPlugin)
+            }
+        }
 
         if options.json {
             var object: [String: GraftValue] = [:]
