@@ -1,21 +1,46 @@
 import ArgumentParser
 import GraftDebugger
+import GraftFlows
 import GraftHost
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Load one plugin file on its own and report every problem: ABI, descriptors, debugConfigs, duplicates, signatures.",
-        discussion: "Exits 0 only when the plugin is clean.")
+        abstract: "Check a plugin file on its own, or a flow against the plugins on the search path, and report every problem.",
+        discussion: """
+            graft check PATH.so loads one plugin file alone: ABI, descriptors, debugConfigs, duplicates, signatures.
+            graft check --flow FLOW.json compares the flow's component and action definitions and every instance
+            with what the plugins register (missing components or versions, inputs, events, payloads, params),
+            and checks the flow's bindings to variables and that every screen is reachable.
+            Exits 0 only when clean, 1 when problems are found, 2 when the flow cannot be read.
+            """)
 
     @Argument(help: ArgumentHelp("The plugin file.", valueName: "path.so"))
-    var path: String
+    var path: String?
 
-    @Flag(help: "Print JSON instead of text.")
-    var json = false
+    @Option(help: ArgumentHelp("A flow document to check against the plugins on the search path.", valueName: "flow.json"))
+    var flow: String?
+
+    @OptionGroup var options: GlobalOptions
+
+    func validate() throws {
+        switch (path, flow) {
+        case (nil, nil): throw ValidationError("Give a plugin file to check, or --flow FLOW.json.")
+        case (.some, .some): throw ValidationError("Give a plugin file or --flow, not both; add plugins with --plugin-path.")
+        default: break
+        }
+    }
 
     func run() throws {
+        if let flow {
+            try checkFlow(at: flow)
+        } else if let path {
+            try checkPlugin(at: path)
+        }
+    }
+
+    private func checkPlugin(at path: String) throws {
         let check = GraftHost.check(pluginAt: path)
-        if json {
+        if options.json {
             var object: [String: GraftValue] = [
                 "path": .string(path), "ok": .bool(check.isClean), "problems": .list(check.problems.map(\.json)),
             ]
@@ -29,5 +54,18 @@ struct Check: ParsableCommand {
             for problem in check.problems { Output.line("  \(problem.code.rawValue): \(problem.message)") }
         }
         if !check.isClean { throw ExitCode(1) }
+    }
+
+    private func checkFlow(at path: String) throws {
+        let document = try FlowLoading.document(at: path, json: options.json)
+        let report = FlowChecker(host: options.makeHost()).check(document)
+        if options.json {
+            guard case .object(var object) = report.json else { return }
+            object["flow"] = .string(path)
+            Output.json(.object(object))
+        } else {
+            for line in CheckReportText.lines(report, flowPath: path, flow: document) { Output.line(line) }
+        }
+        if !report.isClean { throw ExitCode(1) }
     }
 }

@@ -1,0 +1,28 @@
+import GraftHost
+
+/// What a host registers, read once so one check sees one consistent state
+/// even if plugins are swapped meanwhile.
+struct RegistryView {
+    let components: [ComponentReference: RegisteredComponent]
+    let actions: [ComponentReference: RegisteredAction]
+    let validators: Set<ComponentReference>
+
+    init(host: GraftHost) {
+        var components: [ComponentReference: RegisteredComponent] = [:]
+        for component in host.registry.all { components[component.reference] = component }
+        self.components = components
+        var actions: [ComponentReference: RegisteredAction] = [:]
+        for action in host.actions { actions[ComponentReference(key: action.contract.key, version: action.contract.version)] = action }
+        self.actions = actions
+        self.validators = Set(host.validators.map { ComponentReference(key: $0.contract.name, version: $0.contract.version) })
+    }
+
+    /// The versions registered under a component key, sorted.
+    func componentVersions(of key: String) -> [Int] {
+        components.keys.filter { $0.key == key }.map(\.version).sorted()
+    }
+
+    func actionVersions(of key: String) -> [Int] {
+        actions.keys.filter { $0.key == key }.map(\.version).sorted()
+    }
+}

@@ -1,1 +1,0 @@
-// The flow document model, checker and runner live here (see issue "Contracts and flows").

@@ -1,1 +1,0 @@
-// Tests for the flow document, the contract checker and the runner.
