@@ -79,7 +79,7 @@ struct FlowCLITests {
         try Data(#"{"screens": [{"id": "a", "instances": 3}]}"#.utf8).write(to: broken)
         let bad = try graft("run", broken.path, "--events", "/dev/null")
         #expect(bad.status == 2)
-        #expect(bad.stderr.contains("error: invalid_config: broken.json: $.screens[0].instances: expected a list"))
+        #expect(bad.stderr.contains("error: invalid_flow: broken.json: $.screens[0].instances: expected a list"))
 
         let events = scratch.file("events.jsonl")
         try Data("{\"instance\": \"delivery\", \"interact\": \"select\", \"data\": {\"date\": \"2026-12-24\"}}\n{\"instance\": \"offer\"}\n".utf8)
@@ -88,7 +88,7 @@ struct FlowCLITests {
         #expect(badLine.status == 2)
         #expect(badLine.stderr.contains("events.jsonl:2: $: missing \"event\""))
         let error = try #require((try parseJSON(badLine.stdout) as? [String: Any])?["error"] as? [String: Any])
-        #expect(error["code"] as? String == "invalid_config")
+        #expect(error["code"] as? String == "invalid_flow")
 
         let noFlow = try graft("run", scratch.file("nope.json").path, "--events", "/dev/null")
         #expect(noFlow.status == 2)

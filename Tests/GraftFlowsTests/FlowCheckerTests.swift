@@ -122,10 +122,10 @@ struct FlowCheckerTests {
                        {"action": "track", "event": "picked", "properties": {"who": "{{variables.user}}", "date": "{{payload.date}}"}}]}}
                     """#),
             expected: [
-                Expected(.invalidConfig, .undeclaredVariable, "$.screens[0].instances[0].inputs.label"),
-                Expected(.invalidConfig, .undeclaredVariable, "$.screens[0].instances[0].on.date_selected[0].variable"),
+                Expected(.undeclaredVariable, .undeclaredVariable, "$.screens[0].instances[0].inputs.label"),
+                Expected(.undeclaredVariable, .undeclaredVariable, "$.screens[0].instances[0].on.date_selected[0].variable"),
                 Expected(.contractMismatch, .payloadFieldNotInDefinition, "$.screens[0].instances[0].on.date_selected[0].value"),
-                Expected(.invalidConfig, .undeclaredVariable, "$.screens[0].instances[0].on.date_selected[1].properties.who"),
+                Expected(.undeclaredVariable, .undeclaredVariable, "$.screens[0].instances[0].on.date_selected[1].properties.who"),
             ]),
         Broken(
             why: "a validator and a custom action no plugin registers, a param of the wrong type",
@@ -157,8 +157,8 @@ struct FlowCheckerTests {
                                                    "on": {"date_selected": [{"action": "go_to", "screen": "start"}]}}]}]}
                 """,
             expected: [
-                Expected(.invalidConfig, .unreachableScreen, "$.screens[2]"),
-                Expected(.invalidConfig, .unreachableScreen, "$.screens[3]"),
+                Expected(.unreachableScreen, .unreachableScreen, "$.screens[2]"),
+                Expected(.unreachableScreen, .unreachableScreen, "$.screens[3]"),
             ]),
     ]
 
@@ -214,8 +214,8 @@ struct FlowCheckerTests {
             Expected(.customComponentNotFound, "$.components[0]"),
             Expected(.contractMismatch, .inputType, "$.components[1].inputs.label"),
             Expected(.customComponentNotFound, "$.screens[0].instances[0].component"),
-            Expected(.invalidConfig, .undeclaredVariable, "$.screens[0].instances[1].inputs.label"),
-            Expected(.invalidConfig, .unreachableScreen, "$.screens[1]"),
+            Expected(.undeclaredVariable, .undeclaredVariable, "$.screens[0].instances[1].inputs.label"),
+            Expected(.unreachableScreen, .unreachableScreen, "$.screens[1]"),
         ])
         #expect(report.json["ok"] == false)
         #expect(report.json["findings"]?.listValue?.count == 5)

@@ -52,78 +52,78 @@ struct FlowDocumentTests {
             json: "{\n  \"screens\": [\n    {\"id\": \"a\" \"instances\": []}\n  ]\n}", code: .invalidJSON,
             mentions: ["line 3, column 16"]),
         Malformed(why: "truncated JSON", json: "{\"screens\": [", code: .invalidJSON, mentions: ["not valid JSON"]),
-        Malformed(why: "the document is not an object", json: "[1, 2]", code: .invalidConfig, mentions: ["$: expected an object"]),
-        Malformed(why: "no screens", json: "{\"screens\": []}", code: .invalidConfig, mentions: ["$.screens", "at least one screen"]),
-        Malformed(why: "screens missing", json: "{\"variables\": {}}", code: .invalidConfig, mentions: ["missing required field \"screens\""]),
+        Malformed(why: "the document is not an object", json: "[1, 2]", code: .invalidFlow, mentions: ["$: expected an object"]),
+        Malformed(why: "no screens", json: "{\"screens\": []}", code: .invalidFlow, mentions: ["$.screens", "at least one screen"]),
+        Malformed(why: "screens missing", json: "{\"variables\": {}}", code: .invalidFlow, mentions: ["missing required field \"screens\""]),
         Malformed(
             why: "a version written as a string",
             json: "{\(definitions), \"screens\": [{\"id\": \"a\", \"instances\": [{\"id\": \"x\", \"component\": \"echo\", \"version\": \"2\"}]}]}",
-            code: .invalidConfig, mentions: ["$.screens[0].instances[0].version", "whole number", "a string (\"2\")"]),
+            code: .invalidFlow, mentions: ["$.screens[0].instances[0].version", "whole number", "a string (\"2\")"]),
         Malformed(
             why: "an input type that is not a type",
             json: "{\"components\": [{\"key\": \"echo\", \"inputs\": {\"text\": \"str\"}}], \"screens\": [{\"id\": \"a\"}]}",
-            code: .invalidConfig, mentions: ["$.components[0].inputs.text", "unknown type \"str\""]),
+            code: .invalidFlow, mentions: ["$.components[0].inputs.text", "unknown type \"str\""]),
         Malformed(
             why: "instances given as an object",
-            json: "{\"screens\": [{\"id\": \"a\", \"instances\": {\"x\": 1}}]}", code: .invalidConfig,
+            json: "{\"screens\": [{\"id\": \"a\", \"instances\": {\"x\": 1}}]}", code: .invalidFlow,
             mentions: ["$.screens[0].instances", "expected a list"]),
         Malformed(
-            why: "a misspelt field", json: wired("[{\"action\": \"go_to\", \"screne\": \"a\"}]"), code: .invalidConfig,
+            why: "a misspelt field", json: wired("[{\"action\": \"go_to\", \"screne\": \"a\"}]"), code: .invalidFlow,
             mentions: ["$.screens[0].instances[0].on.said[0].screne", "unknown field"]),
         Malformed(
-            why: "an unknown action", json: wired("[{\"action\": \"teleport\"}]"), code: .invalidConfig,
+            why: "an unknown action", json: wired("[{\"action\": \"teleport\"}]"), code: .invalidFlow,
             mentions: ["$.screens[0].instances[0].on.said[0].action", "unknown action \"teleport\"", "$.actions"]),
         Malformed(
-            why: "an action that is not an object", json: wired("[\"go_to\"]"), code: .invalidConfig,
+            why: "an action that is not an object", json: wired("[\"go_to\"]"), code: .invalidFlow,
             mentions: ["$.screens[0].instances[0].on.said[0]", "expected an action object"]),
         Malformed(
             why: "go_to a screen that does not exist", json: wired("[{\"action\": \"go_to\", \"screen\": \"payment\"}]"),
-            code: .invalidConfig, mentions: ["$.screens[0].instances[0].on.said[0].screen", "\"payment\"", "screens: a"]),
+            code: .invalidFlow, mentions: ["$.screens[0].instances[0].on.said[0].screen", "\"payment\"", "screens: a"]),
         Malformed(
             why: "go_to nested in on_invalid to a missing screen",
             json: wired("[{\"action\": \"validate\", \"validator\": \"luhn\", \"value\": \"1\", \"on_invalid\": [{\"action\": \"go_to\", \"screen\": \"nowhere\"}]}]"),
-            code: .invalidConfig, mentions: ["$.screens[0].instances[0].on.said[0].on_invalid[0].screen"]),
+            code: .invalidFlow, mentions: ["$.screens[0].instances[0].on.said[0].on_invalid[0].screen"]),
         Malformed(
             why: "an event wired that the definition does not declare",
             json: "{\(definitions), \"screens\": [{\"id\": \"a\", \"instances\": [{\"id\": \"x\", \"component\": \"echo\", \"on\": {\"shout\": []}}]}]}",
-            code: .invalidConfig, mentions: ["$.screens[0].instances[0].on.shout", "echo@1 does not declare", "declared: said"]),
+            code: .invalidFlow, mentions: ["$.screens[0].instances[0].on.shout", "echo@1 does not declare", "declared: said"]),
         Malformed(
             why: "an instance of a component the flow does not define",
             json: "{\(definitions), \"screens\": [{\"id\": \"a\", \"instances\": [{\"id\": \"x\", \"component\": \"echo\", \"version\": 2}]}]}",
-            code: .invalidConfig, mentions: ["$.screens[0].instances[0].version", "echo@2", "defined: echo@1"]),
+            code: .invalidFlow, mentions: ["$.screens[0].instances[0].version", "echo@2", "defined: echo@1"]),
         Malformed(
             why: "the same instance id on two screens",
             json: "{\(definitions), \"screens\": [{\"id\": \"a\", \"instances\": [{\"id\": \"x\", \"component\": \"echo\"}]}, {\"id\": \"b\", \"instances\": [{\"id\": \"x\", \"component\": \"echo\"}]}]}",
-            code: .invalidConfig, mentions: ["$.screens[1].instances[0].id", "used twice"]),
+            code: .invalidFlow, mentions: ["$.screens[1].instances[0].id", "used twice"]),
         Malformed(
-            why: "two screens with one id", json: "{\"screens\": [{\"id\": \"a\"}, {\"id\": \"a\"}]}", code: .invalidConfig,
+            why: "two screens with one id", json: "{\"screens\": [{\"id\": \"a\"}, {\"id\": \"a\"}]}", code: .invalidFlow,
             mentions: ["$.screens[1].id", "already used by $.screens[0]"]),
         Malformed(
             why: "a payload template in an input binding",
             json: "{\(definitions), \"screens\": [{\"id\": \"a\", \"instances\": [{\"id\": \"x\", \"component\": \"echo\", \"inputs\": {\"text\": \"{{payload.text}}\"}}]}]}",
-            code: .invalidConfig, mentions: ["$.screens[0].instances[0].inputs.text", "{{payload.text}}"]),
+            code: .invalidFlow, mentions: ["$.screens[0].instances[0].inputs.text", "{{payload.text}}"]),
         Malformed(
             why: "a template with an unknown name",
-            json: wired("[{\"action\": \"set_variable\", \"variable\": \"v\", \"value\": \"{{user.name}}\"}]"), code: .invalidConfig,
+            json: wired("[{\"action\": \"set_variable\", \"variable\": \"v\", \"value\": \"{{user.name}}\"}]"), code: .invalidFlow,
             mentions: ["$.screens[0].instances[0].on.said[0].value", "{{user.name}}"]),
         Malformed(
             why: "a template that is never closed",
             json: wired("[{\"action\": \"track\", \"event\": \"e\", \"properties\": {\"p\": \"{{payload.text\"}}]"),
-            code: .invalidConfig, mentions: ["$.screens[0].instances[0].on.said[0].properties.p", "without closing"]),
+            code: .invalidFlow, mentions: ["$.screens[0].instances[0].on.said[0].properties.p", "without closing"]),
         Malformed(
             why: "validate without a value",
-            json: wired("[{\"action\": \"validate\", \"validator\": \"luhn\"}]"), code: .invalidConfig,
+            json: wired("[{\"action\": \"validate\", \"validator\": \"luhn\"}]"), code: .invalidFlow,
             mentions: ["$.screens[0].instances[0].on.said[0]", "\"value\""]),
         Malformed(
             why: "a custom action defined with a built-in's key",
-            json: "{\"actions\": [{\"key\": \"close\"}], \"screens\": [{\"id\": \"a\"}]}", code: .invalidConfig,
+            json: "{\"actions\": [{\"key\": \"close\"}], \"screens\": [{\"id\": \"a\"}]}", code: .invalidFlow,
             mentions: ["$.actions[0].key", "built-in"]),
         Malformed(
             why: "a component key with a version in it",
-            json: "{\"components\": [{\"key\": \"echo@2\"}], \"screens\": [{\"id\": \"a\"}]}", code: .invalidConfig,
+            json: "{\"components\": [{\"key\": \"echo@2\"}], \"screens\": [{\"id\": \"a\"}]}", code: .invalidFlow,
             mentions: ["$.components[0].key", "\"version\""]),
         Malformed(
-            why: "a negative width", json: "{\"size\": {\"width\": -1}, \"screens\": [{\"id\": \"a\"}]}", code: .invalidConfig,
+            why: "a negative width", json: "{\"size\": {\"width\": -1}, \"screens\": [{\"id\": \"a\"}]}", code: .invalidFlow,
             mentions: ["$.size.width"]),
     ]
 
@@ -148,7 +148,7 @@ struct FlowDocumentTests {
         #expect(error.path == file.path)
 
         let missing = try #require(throws: GraftError.self) { try FlowDocument(contentsOf: scratch.file("nope.json")) }
-        #expect(missing.code == .invalidConfig)
+        #expect(missing.code == .invalidFlow)
         #expect(missing.message.contains("nope.json"))
     }
 

@@ -65,7 +65,7 @@ extension CheckRun {
         for found in (try? TemplateScan.references(in: value, at: path)) ?? [] {
             guard case .variable(let name) = found.reference, flow.variables[name] == nil else { continue }
             add(
-                .invalidConfig, .undeclaredVariable, at: found.path, editor: found.reference.description,
+                .undeclaredVariable, .undeclaredVariable, at: found.path, editor: found.reference.description,
                 "instance '\(instance)' uses \(found.reference), but $.variables does not declare '\(name)'.")
         }
     }

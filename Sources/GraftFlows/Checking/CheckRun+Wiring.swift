@@ -12,7 +12,7 @@ extension CheckRun {
             case .setVariable(let name, let value):
                 if flow.variables[name] == nil {
                     add(
-                        .invalidConfig, .undeclaredVariable, at: actionPath.key("variable"), editor: name,
+                        .undeclaredVariable, .undeclaredVariable, at: actionPath.key("variable"), editor: name,
                         "instance '\(instance)' sets variable '\(name)' on '\(event)', but $.variables does not declare it.")
                 }
                 checkTemplates(in: value, at: actionPath.key("value"), payload: payload, event: event, instance: instance)
@@ -62,7 +62,7 @@ extension CheckRun {
         }
         for (index, screen) in flow.screens.enumerated() where !reached.contains(screen.id) {
             add(
-                .invalidConfig, .unreachableScreen, at: JSONPath.root.key("screens").index(index), editor: screen.id,
+                .unreachableScreen, .unreachableScreen, at: JSONPath.root.key("screens").index(index), editor: screen.id,
                 "screen '\(screen.id)' cannot be reached: no go_to leads to it from the first screen, '\(first.id)'.")
         }
     }

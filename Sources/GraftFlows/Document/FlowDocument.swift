@@ -42,7 +42,7 @@ public struct FlowDocument: Sendable, Hashable {
         do {
             text = try String(contentsOf: url, encoding: .utf8)
         } catch {
-            throw GraftError(.invalidConfig, "cannot read the flow \(url.path): \(error.localizedDescription)", path: url.path)
+            throw GraftError(.invalidFlow, "cannot read the flow \(url.path): \(error.localizedDescription)", path: url.path)
         }
         do {
             try self.init(json: text)

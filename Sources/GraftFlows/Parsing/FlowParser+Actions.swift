@@ -92,6 +92,6 @@ extension FlowParser {
 
 extension JSONObjectNode {
     func missing(_ key: String) -> GraftError {
-        GraftError(.invalidConfig, "\(path): missing required field \(GraftValueText.quoted(key)).")
+        GraftError(.invalidFlow, "\(path): missing required field \(GraftValueText.quoted(key)).")
     }
 }

@@ -32,7 +32,7 @@ struct FlowParser {
             for (index, instance) in screen.instances.enumerated() {
                 guard instanceIDs.insert(instance.id).inserted else {
                     throw GraftError(
-                        .invalidConfig,
+                        .invalidFlow,
                         "\(node.path.key("instances").index(index).key("id")): instance id \(GraftValueText.quoted(instance.id)) is used twice; ids are unique in the whole flow because events address instances by id.")
                 }
             }
@@ -107,14 +107,14 @@ struct FlowParser {
             let defined = definitions.filter { $0.key == key }.map { "\($0.reference)" }
             let place = object.optional("version")?.path ?? componentNode.path
             throw GraftError(
-                .invalidConfig,
+                .invalidFlow,
                 "\(place): instance \(GraftValueText.quoted(id)) places \(key)@\(version), which $.components does not define\(defined.isEmpty ? "" : " (defined: \(defined.joined(separator: ", ")))"); add the editor's definition.")
         }
         let inputs = try object.optional("inputs")?.anyObject() ?? [:]
         for found in try TemplateScan.references(in: .object(inputs), at: node.path.key("inputs")) {
             if case .payload = found.reference {
                 throw GraftError(
-                    .invalidConfig,
+                    .invalidFlow,
                     "\(found.path): an input can bind only constants and {{variables.NAME}}; \(found.reference) exists only in actions run by an event.")
             }
         }
@@ -163,7 +163,7 @@ struct FlowParser {
         let variables = try node.anyObject()
         for name in variables.keys.sorted() where !isVariableName(name) {
             throw GraftError(
-                .invalidConfig,
+                .invalidFlow,
                 "\(node.path.key(name)): \(GraftValueText.quoted(name)) is not a variable name: use letters, digits, '_', '.', '-'.")
         }
         return variables

@@ -8,7 +8,7 @@ struct JSONNode {
 
     /// A document error at this node (`invalid_config`, the path first).
     func error(_ message: String) -> GraftError {
-        GraftError(.invalidConfig, "\(path): \(message)")
+        GraftError(.invalidFlow, "\(path): \(message)")
     }
 
     /// This node as an object whose keys must all be in `allowed`: an unknown

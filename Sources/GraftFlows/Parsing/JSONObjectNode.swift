@@ -9,7 +9,7 @@ struct JSONObjectNode {
     /// The member `key`; a missing or null member is an error naming the path.
     func required(_ key: String) throws(GraftError) -> JSONNode {
         guard let node = optional(key) else {
-            throw GraftError(.invalidConfig, "\(path): missing required field \(GraftValueText.quoted(key)).")
+            throw GraftError(.invalidFlow, "\(path): missing required field \(GraftValueText.quoted(key)).")
         }
         return node
     }

@@ -8,7 +8,7 @@ extension FlowRunner {
         }
         switch event {
         case .emit(_, let name, let payload):
-            let drift = EventDriftCheck.warnings(event: name, payload: payload, against: slot.contract, instanceID: slot.placement.id)
+            let drift = slot.contract.warnings(forEvent: name, payload: payload, instanceID: slot.placement.id)
             process(name, payload: payload, from: slot, origin: .injected, drift: drift)
         case .interact(_, let action, let data):
             guard let instance = slot.instance else {
@@ -91,7 +91,7 @@ extension FlowRunner {
     private func warnNotOnScreen(_ instance: String, what: String) {
         let here = slots.map(\.placement.id)
         warn(
-            .invalidConfig,
+            .unknownInstance,
             "instance '\(instance)' is not live on screen '\(screen?.id ?? "")' (live: \(here.isEmpty ? "none" : here.joined(separator: ", "))); \(what) was not applied.",
             instance: instance)
     }

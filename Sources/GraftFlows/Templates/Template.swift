@@ -20,7 +20,7 @@ struct Template: Sendable {
         while let open = rest.range(of: "{{") {
             if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
             guard let close = rest[open.upperBound...].range(of: "}}") else {
-                throw GraftError(.invalidConfig, "\(path): \(GraftValueText.quoted(text)) opens \"{{\" without closing it with \"}}\".")
+                throw GraftError(.invalidFlow, "\(path): \(GraftValueText.quoted(text)) opens \"{{\" without closing it with \"}}\".")
             }
             let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
             parts.append(.reference(try Self.reference(named: name, in: text, at: path)))
@@ -48,7 +48,7 @@ struct Template: Sendable {
             }
         }
         throw GraftError(
-            .invalidConfig,
+            .invalidFlow,
             "\(path): \(GraftValueText.quoted(text)) uses {{\(name)}}; templates are {{variables.NAME}} or {{payload.KEY}}.")
     }
 }

@@ -32,6 +32,11 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case renderFailed = "render_failed"
         case invalidConfig = "invalid_config"
         case invalidJSON = "invalid_json"
+        // Flows
+        case invalidFlow = "invalid_flow"
+        case undeclaredVariable = "undeclared_variable"
+        case unreachableScreen = "unreachable_screen"
+        case unknownInstance = "unknown_instance"
         // Validators and actions
         case validatorNotFound = "validator_not_found"
         case invalidSignature = "invalid_signature"
