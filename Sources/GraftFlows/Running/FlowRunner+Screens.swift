@@ -83,6 +83,13 @@ extension FlowRunner {
         }
     }
 
+    /// Renders every live instance of the current screen again and records
+    /// it, for example after a hot swap moved them to a new build.
+    public func rerender() {
+        guard !isClosed else { return }
+        for slot in slots { render(slot, reason: .refresh) }
+    }
+
     /// Gives new inputs to the instances whose bindings resolve differently
     /// now, and re-renders them.
     private func refreshBindings() {

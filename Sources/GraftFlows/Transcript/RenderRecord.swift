@@ -7,6 +7,8 @@ public struct RenderRecord: Sendable, Hashable {
         case enter
         /// A variable the instance is bound to changed.
         case update
+        /// Asked for by the host app, for example after a plugin was hot-swapped.
+        case refresh
     }
 
     public var screen: String

@@ -213,7 +213,7 @@ extension GraftHost {
 
     func notifySwap(_ event: SwapEvent) {
         switch event.outcome {
-        case .failed: logger.error("\(event.summary)")
+        case .failed: logger.warning("\(event.summary)")
         case .unchanged: logger.debug("\(event.summary)")
         default: logger.info("\(event.summary)")
         }

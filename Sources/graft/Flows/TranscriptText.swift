@@ -7,7 +7,7 @@ enum TranscriptText {
     static func lines(_ entry: TranscriptEntry) -> [String] {
         switch entry.kind {
         case .render(let render):
-            let what = render.isPlaceholder ? "placeholder" : render.reason == .update ? "re-render" : "render"
+            let what = render.isPlaceholder ? "placeholder" : render.reason == .enter ? "render" : "re-render"
             return ["[\(render.screen)] \(what) \(render.instance) (\(render.component))"]
                 + indented(render.rendering.text)
         case .interaction(let interaction):

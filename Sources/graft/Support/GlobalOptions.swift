@@ -18,16 +18,19 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
     var logLevel: Logger.Level = .error
 
-    /// A host with every plugin on the search path loaded.
-    func makeHost() -> GraftHost {
+    /// A host with every plugin on the search path loaded. `loadsFromCopies`
+    /// for commands that reload plugins (see `GraftHost.loadsFromCopies`).
+    func makeHost(loadsFromCopies: Bool = false) -> GraftHost {
         LoggingSetup.bootstrap(level: logLevel)
-        let searchPath =
-            onlyPluginPath
-            ? SearchPath.standard(explicit: pluginPaths, environment: [:], includeSystemFolders: false)
-            : SearchPath.standard(explicit: pluginPaths)
-        let host = GraftHost(searchPath: searchPath, logger: Logger(label: "graft.host"))
+        let host = GraftHost(searchPath: searchPath, logger: Logger(label: "graft.host"), loadsFromCopies: loadsFromCopies)
         host.loadPlugins()
         return host
+    }
+
+    var searchPath: SearchPath {
+        onlyPluginPath
+            ? SearchPath.standard(explicit: pluginPaths, environment: [:], includeSystemFolders: false)
+            : SearchPath.standard(explicit: pluginPaths)
     }
 }
 
