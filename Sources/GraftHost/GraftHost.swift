@@ -25,13 +25,13 @@ public final class GraftHost: Sendable {
     public let loadsFromCopies: Bool
     let loader: PluginLoader
     let logger: Logger
-    let state = Mutex(State())
+    let state = Locked(State())
     let images = ImageStore()
-    let swapObservers = Mutex<[Int: @Sendable (SwapEvent) -> Void]>([:])
+    let swapObservers = Locked<[Int: @Sendable (SwapEvent) -> Void]>([:])
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
-    let reloads = Mutex(())
+    let reloads = Locked(())
     private let instanceCounter = Atomic<Int>(0)
-    private let liveInstances = Mutex<[ObjectIdentifier: WeakInstance]>([:])
+    private let liveInstances = Locked<[ObjectIdentifier: WeakInstance]>([:])
 
     struct State: Sendable {
         /// Loaded plugins by real path, in load order.

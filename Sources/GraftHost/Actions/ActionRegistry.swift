@@ -1,5 +1,4 @@
 import CGraft
-import Synchronization
 
 /// What a custom action did.
 public struct ActionResult: Sendable, Hashable {
@@ -29,7 +28,7 @@ public struct RegisteredAction: Sendable {
 
 /// Custom actions by key + version; version 1 also answers the bare key.
 final class ActionRegistry: Sendable {
-    private let actions = Mutex<[ComponentReference: RegisteredAction]>([:])
+    private let actions = Locked<[ComponentReference: RegisteredAction]>([:])
 
     func check(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) {
         let current = actions.withLock { $0 }

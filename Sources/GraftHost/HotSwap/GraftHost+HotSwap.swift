@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 extension GraftHost {
     /// Loads the current build of `path` in place of the running one, without

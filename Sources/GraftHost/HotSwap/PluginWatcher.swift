@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +20,7 @@ public final class PluginWatcher: Sendable {
     private weak let host: GraftHost?
     private let queue = DispatchQueue(label: "graft.hotswap.watch")
     private let reloads = DispatchQueue(label: "graft.hotswap.reload")
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State: @unchecked Sendable {
         // The dispatch source is only touched under this lock.

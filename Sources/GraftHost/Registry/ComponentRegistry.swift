@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Components by key + version. Reads far outnumber writes, so the registry
 /// is an immutable snapshot replaced whole on every change: a reader takes
@@ -31,7 +30,7 @@ public final class ComponentRegistry: Sendable {
         init(_ snapshot: Snapshot) { self.snapshot = snapshot }
     }
 
-    private let current = Mutex(Published(Snapshot()))
+    private let current = Locked(Published(Snapshot()))
 
     public init() {}
 

@@ -1,6 +1,5 @@
 import CGraft
 import Logging
-import Synchronization
 
 /// One live component created by a plugin. Calls into it are serialized (the
 /// `[instance-serialized]` rule of graft.h); different instances may be used
@@ -16,7 +15,7 @@ public final class ComponentInstance: @unchecked Sendable {
     public let id: String
     private let context: InstanceContext
     private let cContext: UnsafeMutablePointer<graft_component_context_t>
-    private let live: Mutex<Live>
+    private let live: Locked<Live>
     /// Called once when the instance closes, so the host stops tracking it.
     private let onClose: @Sendable (ObjectIdentifier) -> Void
 
@@ -45,7 +44,7 @@ public final class ComponentInstance: @unchecked Sendable {
             cContext.deallocate()
             throw error
         }
-        self.live = Mutex(Live(instance: created, component: component, inputs: inputs))
+        self.live = Locked(Live(instance: created, component: component, inputs: inputs))
     }
 
     private static func create(

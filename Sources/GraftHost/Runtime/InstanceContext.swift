@@ -1,6 +1,5 @@
 import CGraft
 import Logging
-import Synchronization
 
 /// The host side of one instance's `graft_component_context_t`: receives
 /// emits, logs and warnings from the plugin, from any thread, while the
@@ -9,7 +8,7 @@ final class InstanceContext: Sendable {
     let instanceID: String
     let logger: Logger
     private let onEvent: @Sendable (EmittedEvent) -> Void
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     struct State {
         var warnings: [GraftWarning] = []
@@ -28,7 +27,7 @@ final class InstanceContext: Sendable {
         self.instanceID = instanceID
         self.logger = logger
         self.onEvent = onEvent
-        self.state = Mutex(State(containerSize: containerSize, component: component))
+        self.state = Locked(State(containerSize: containerSize, component: component))
     }
 
     var component: RegisteredComponent {

@@ -1,6 +1,5 @@
 import CGraft
 import Foundation
-import Synchronization
 
 /// The answer of a validator.
 public struct ValidationResult: Sendable, Hashable {
@@ -72,7 +71,7 @@ final class ValidatorRegistry: Sendable {
         }
     }
 
-    private let table = Mutex(Table([:]))
+    private let table = Locked(Table([:]))
 
     /// The libffi call interfaces of one plugin's native validators, prepared
     /// before anything is published so that publishing cannot fail.

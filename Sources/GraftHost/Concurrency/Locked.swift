@@ -1,0 +1,25 @@
+import Foundation
+
+/// A value behind a lock: the host's one way to share mutable state.
+///
+/// It stands where `Synchronization.Mutex` would, for one reason:
+/// ThreadSanitizer on Linux cannot see `Mutex` (its futex is invisible to the
+/// sanitizer's interceptors), so every access it guards is reported as a
+/// race, which hides the real ones. `NSLock` is a pthread mutex the sanitizer
+/// understands, and it is as fast here. Hot-swap tests run under TSan.
+///
+/// `@unchecked Sendable`: `value` is only read or written inside `withLock`.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
