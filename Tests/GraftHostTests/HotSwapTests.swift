@@ -216,7 +216,7 @@ struct HotSwapTests {
     func watcher() async throws {
         let scratch = try Scratch()
         let (host, path) = try Self.host(scratch)
-        let events = Mutex<[SwapEvent]>([])
+        let events = Locked<[SwapEvent]>([])
         host.addSwapObserver { event in events.withLock { $0.append(event) } }
         let watcher = try host.watchPluginFolders([scratch.url.path], debounce: .milliseconds(30))
         defer { watcher.stop() }
@@ -246,7 +246,7 @@ struct HotSwapTests {
         let stop = Atomic<Bool>(false)
         let failures = Atomic<Int>(0)
         let renders = Atomic<Int>(0)
-        let seen = Mutex<Set<String>>([])
+        let seen = Locked<Set<String>>([])
     }
 
     static func waitFor(_ condition: () -> Bool) async throws {

@@ -20,7 +20,7 @@ func allFixtureNames() -> [String] { Fixtures.all }
 
 /// Collects events emitted from any thread.
 final class EventLog: Sendable {
-    private let events = Mutex<[EmittedEvent]>([])
+    private let events = Locked<[EmittedEvent]>([])
     var all: [EmittedEvent] { events.withLock { $0 } }
     var handler: @Sendable (EmittedEvent) -> Void { { event in self.events.withLock { $0.append(event) } } }
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the tests that share state across threads (hot swap, instances, the
+# registry, loading) under ThreadSanitizer, in a build folder of their own.
+# Fails on any sanitizer report, not only on a failed test.
+#
+#   bash Tests/Scripts/tsan.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+swift build --scratch-path .build-tsan --sanitize=thread >/dev/null
+set +e
+swift test --scratch-path .build-tsan --sanitize=thread \
+    --filter 'HotSwapTests|InstanceTests|RegistryTests|LoaderTests' 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+if grep -q "WARNING: ThreadSanitizer" "$log"; then
+    echo "ThreadSanitizer reported $(grep -c 'WARNING: ThreadSanitizer' "$log") problem(s)." >&2
+    exit 1
+fi
+exit "$status"
