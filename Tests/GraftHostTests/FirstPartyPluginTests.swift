@@ -118,3 +118,59 @@ struct FirstPartyPluginTests {
         #expect(host.plugins.allSatisfy { !$0.canUnload })
     }
 }
+
+/// What flows and editors get wrong, against the real validators: a clear
+/// answer or error every time, never a crash.
+@Suite("Validators, bad input")
+struct ValidatorBadInputTests {
+    let host: GraftHost
+
+    init() throws {
+        host = isolatedHost()
+        try host.load(pluginAt: BuildProducts.plugin("Checkout").path)
+    }
+
+    @Test("a value with a NUL byte is invalid, on both call paths, and says why", arguments: [NativeCallPath.automatic, .libffi])
+    func nulByte(path: NativeCallPath) throws {
+        let result = try host.validate("luhn", value: "4111\u{0}111111111111", path: path)
+        #expect(!result.isValid)
+        #expect(result.message?.contains("NUL") == true)
+        // A generic validator gets the length, so it sees the byte too.
+        #expect(try !host.validate("regex", value: "a\u{0}b", params: ["^a$"]).isValid)
+    }
+
+    @Test("a 1 MiB value is answered, not crashed on")
+    func hugeValue() throws {
+        let huge = String(repeating: "4", count: 1 << 20)
+        #expect(try !host.validate("luhn", value: .string(huge)).isValid)
+        #expect(try !host.validate("luhn", value: .string(huge), path: .libffi).isValid)
+        #expect(try !host.validate("email", value: .string(huge)).isValid)
+        #expect(try host.validate("length", value: .string(huge), params: ["0", "2000000"]).isValid)
+        #expect(try host.validate("regex", value: .string(huge), params: ["^4+$"]).isValid)
+    }
+
+    @Test("params of the wrong count or that do not convert are invalid_param naming the validator, position and text")
+    func badParams() throws {
+        let count = #expect(throws: GraftError.self) { try host.validate("length", value: "abc", params: ["1"]) }
+        #expect(count?.code == .invalidParam)
+        #expect(count?.message.contains("'length'") == true)
+        let text = #expect(throws: GraftError.self) { try host.validate("range", value: "5", params: ["0", "ten"]) }
+        #expect(text?.code == .invalidParam)
+        #expect(text?.message.contains("param 2") == true && text?.message.contains("'ten'") == true)
+        let ffi = #expect(throws: GraftError.self) { try host.validate("range", value: "5", params: ["zero", "10"], path: .libffi) }
+        #expect(ffi?.message.contains("param 1") == true)
+    }
+
+    @Test("an invalid regex pattern is an answer that names the pattern's problem")
+    func invalidPattern() throws {
+        let result = try host.validate("regex", value: "abc", params: ["(unclosed"])
+        #expect(!result.isValid)
+        #expect(result.message?.contains("invalid pattern") == true)
+    }
+
+    @Test("a value the function cannot take is invalid, not an error")
+    func unreadableValue() throws {
+        #expect(try !host.validate("range", value: "not a number", params: ["0", "10"]).isValid)
+        #expect(try !host.validate("luhn", value: ["a", "list"]).isValid)
+    }
+}

@@ -198,6 +198,9 @@ extension RegisteredValidator {
             case .answered(let valid):
                 return valid ? ValidationResult(isValid: true, validator: contract.name) : invalid(nil)
             case .valueUnreadable:
+                if case .string(let text) = value, text.containsByte(0) {
+                    return invalid("contains a NUL byte, which a C string cannot carry")
+                }
                 return invalid(contract.message ?? "is not a valid \(signature.arguments[0].rawValue)")
             case .paramUnreadable(let index):
                 throw GraftError(
