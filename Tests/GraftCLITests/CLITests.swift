@@ -126,6 +126,18 @@ struct CLITests {
         #expect(notThere.stdout.contains("plugin_not_found"))
     }
 
+    @Test("graft check reports a plugin that crashes while loading as plugin_crashed, and survives it")
+    func checkCrashingPlugin() throws {
+        let scratch = try Scratch()
+        let crashing = try Fixtures.build("bad_crash_init", into: scratch.url)
+        let result = try graft("check", crashing.path, "--json")
+        #expect(result.status == 1)
+        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
+        let problem = try #require((json["problems"] as? [[String: Any]])?.first)
+        #expect(problem["code"] as? String == "plugin_crashed")
+        #expect((problem["message"] as? String)?.contains("signal 11") == true)
+    }
+
     @Test("graft validate: exit 0 valid, 1 invalid with the message, 2 error")
     func validate() throws {
         #expect(try graft("validate", "luhn", "4111 1111 1111 1111").status == 0)
