@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "graft", targets: ["graft"]),
+        .executable(name: "graft-example-host", targets: ["graft-example-host"]),
         .library(name: "GraftHost", targets: ["GraftHost"]),
         .library(name: "GraftDebugger", targets: ["GraftDebugger"]),
         .library(name: "GraftFlows", targets: ["GraftFlows"]),
@@ -49,6 +50,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // A host app with its debug endpoint on, for `graft debug attach`.
+        .executableTarget(
+            name: "graft-example-host",
+            dependencies: [
+                "GraftHost", "GraftDebugger", "GraftFlows",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/HostApp", exclude: ["README.md"]),
+
         .target(name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker"),
         .target(name: "Checkout", dependencies: ["CGraft"], path: "Plugins/Checkout"),
 
@@ -63,5 +74,6 @@ let package = Package(
             name: "GraftInProcessTests",
             dependencies: ["GraftInProcess", "GraftHost", "GraftKit", "GraftFlows", "GraftTestSupport"]),
         .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport"]),
+        .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftTestSupport"]),
     ]
 )

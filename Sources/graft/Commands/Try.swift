@@ -1,11 +1,17 @@
 import ArgumentParser
 import Foundation
+import GraftDebugger
 import GraftHost
-import Synchronization
 
 struct Try: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Create a component from its debugConfig (or --config), render it, and print the output, warnings and emitted events.")
+        abstract: "Create a component from its debugConfig (or --config), render it, and print the output, warnings and the actions called.",
+        discussion: """
+            Runs in the debugger's sandbox: every event the component emits (while being created, during an \
+            --interact, while rendering) and every --emit is recorded under "Actions called", with its warnings. \
+            With --flow and --instance, the actions the flow wires to each event are listed too, with their \
+            params resolved against the payload and the flow's initial variables; they are recorded, not run.
+            """)
 
     @Argument(help: ArgumentHelp("The component, as KEY or KEY@VERSION.", valueName: "key[@version]"))
     var component: String
@@ -18,6 +24,19 @@ struct Try: ParsableCommand {
         help: ArgumentHelp("Simulate a user interaction before rendering, as ACTION or ACTION:JSON (repeatable).", valueName: "action"))
     var interactions: [String] = []
 
+    @Option(
+        name: .customLong("emit"),
+        help: ArgumentHelp(
+            "Simulate an event as if the component emitted it, as EVENT or EVENT:JSON (repeatable; after the interactions). It is checked against the component's contract.",
+            valueName: "event"))
+    var emits: [String] = []
+
+    @Option(help: ArgumentHelp("A flow document whose wiring shows which actions each event would run (with --instance).", valueName: "flow.json"))
+    var flow: String?
+
+    @Option(help: ArgumentHelp("The flow's instance of this component: its bindings become the inputs and its wiring is listed.", valueName: "id"))
+    var instance: String?
+
     @Flag(help: "Ask for text/html instead of text/plain.")
     var html = false
 
@@ -29,79 +48,28 @@ struct Try: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        let host = options.makeHost()
-        let emitted = Mutex<[EmittedEvent]>([])
-        let rendering: Rendering
-        let instance: ComponentInstance
-        do throws(GraftError) {
-            let reference = try ComponentReference(parsing: component)
-            let registered = try host.resolve(reference)
-            var inputs = registered.contract.debugConfig
-            if let config {
-                guard let object = try GraftValue(json: config).objectValue else {
-                    throw GraftError(.invalidConfig, "--config must be a JSON object of inputs.")
-                }
-                inputs = object
-            }
-            instance = try host.makeInstance(
-                of: reference, inputs: inputs, containerSize: ContainerSize(width: width, height: height),
-                onEvent: { event in emitted.withLock { $0.append(event) } })
-            for interaction in interactions {
-                let (action, data) = try Self.parse(interaction: interaction)
-                if !instance.interact(action, data: data) {
-                    instance.close()
-                    throw GraftError(
-                        .invalidConfig, "\(registered.contract.reference) does not know the interaction '\(action)'.",
-                        key: registered.contract.key)
-                }
-            }
-            rendering = try instance.render(as: html ? .html : .plain)
-        } catch {
-            throw CommandFailure(error: error, json: options.json, exitCode: error.code == .invalidConfig ? 2 : 1)
-        }
-        defer { instance.close() }
-        let events = emitted.withLock { $0 }
-        let warnings = instance.warnings
-        let contract = instance.component.contract
-
-        if options.json {
-            Output.json(.object([
-                "key": .string(contract.key),
-                "version": .number(Double(contract.version)),
-                "plugin": .string(instance.component.pluginID),
-                "mediaType": .string(rendering.mediaType.rawValue),
-                "output": .string(rendering.text),
-                "warnings": .list(warnings.map(\.json)),
-                "emitted": .list(events.map { event in
-                    .object([
-                        "instance": .string(event.instanceID), "event": .string(event.event),
-                        "payload": event.payload ?? .null, "warnings": .list(event.warnings.map(\.json)),
-                    ])
-                }),
-            ]))
-            return
-        }
-        Output.line("\(contract.reference) from \(instance.component.pluginID) (\(instance.component.pluginPath))")
-        Output.line("inputs: \(GraftValue.object(instance.inputs).jsonText)")
-        Output.line("--- \(rendering.mediaType) ---")
-        Output.line(rendering.text)
-        Output.line("---")
-        if !events.isEmpty {
-            Output.line("emitted:")
-            for event in events { Output.line("  \(event.event) \(event.payload?.jsonText ?? "(no payload)")") }
-        }
-        if !warnings.isEmpty {
-            Output.line("warnings:")
-            for warning in warnings { Output.line("  \(warning.code.rawValue): \(warning.message)") }
-        }
+    func validate() throws {
+        if instance != nil, flow == nil { throw ValidationError("--instance needs --flow.") }
     }
 
-    /// `ACTION` or `ACTION:JSON`.
-    static func parse(interaction: String) throws(GraftError) -> (String, GraftValue?) {
-        guard let colon = interaction.firstIndex(of: ":") else { return (interaction, nil) }
-        let action = String(interaction[..<colon])
-        let data = try GraftValue(json: String(interaction[interaction.index(after: colon)...]))
-        return (action, data)
+    func run() throws {
+        let host = options.makeHost()
+        let result: SandboxResult
+        do throws(GraftError) {
+            let wiring = try flow.map { path throws(GraftError) in try FlowWiring(contentsOf: URL(fileURLWithPath: path)) }
+            let request = SandboxRequest(
+                component: try ComponentReference(parsing: component), inputs: try SandboxSteps.inputs(fromConfig: config),
+                instance: instance, steps: try SandboxSteps.parse(interactions: interactions, emits: emits),
+                mediaType: html ? .html : .plain, containerSize: ContainerSize(width: width, height: height))
+            result = try Sandbox(host: host, flow: wiring).run(request)
+        } catch {
+            let usage: Set<GraftError.Code> = [.invalidConfig, .invalidFlow, .unknownInstance]
+            throw CommandFailure(error: error, json: options.json, exitCode: usage.contains(error.code) ? 2 : 1)
+        }
+        if options.json {
+            Output.json(result.json)
+        } else {
+            Output.line(result.text)
+        }
     }
 }

@@ -1,14 +1,27 @@
 import GraftHost
 
 /// Everything a host has loaded and everything it refused, in a stable order:
-/// the data behind `graft list` and the debugger's plugin page.
+/// the data behind `graft list`, `graft debug plugins` and the debug
+/// endpoint's `plugins` request.
+///
+/// Plugins are sorted by id then path, failures by path, and each plugin's
+/// components, validators and actions by key (or name) then version, so two
+/// hosts with the same plugins print the same report whatever the load order.
 public struct PluginReport: Sendable {
     public var plugins: [PluginInfo]
     public var failures: [PluginFailure]
 
     public init(plugins: [PluginInfo], failures: [PluginFailure]) {
-        self.plugins = plugins.sorted { ($0.id, $0.path) < ($1.id, $1.path) }
+        self.plugins = plugins.map(Self.sortedContents).sorted { ($0.id, $0.path) < ($1.id, $1.path) }
         self.failures = failures.sorted { $0.path < $1.path }
+    }
+
+    private static func sortedContents(of plugin: PluginInfo) -> PluginInfo {
+        var plugin = plugin
+        plugin.components.sort { ($0.key, $0.version) < ($1.key, $1.version) }
+        plugin.validators.sort { ($0.name, $0.version) < ($1.name, $1.version) }
+        plugin.actions.sort { ($0.key, $0.version) < ($1.key, $1.version) }
+        return plugin
     }
 
     public init(host: GraftHost) {
@@ -93,6 +106,11 @@ public struct PluginReport: Sendable {
     static func fields(_ fields: [FieldSpec]) -> GraftValue {
         .object(Dictionary(uniqueKeysWithValues: fields.map { ($0.key, GraftValue.string($0.type.rawValue)) }))
     }
+
+    /// The debugger's layout (`graft debug plugins`): failures first, with
+    /// why, then each plugin. The same text `graft debug attach … plugins`
+    /// prints from a running host's JSON.
+    public var debuggerText: String { PluginReportLayout.text(fromJSON: json) }
 
     /// The human layout of `graft list`.
     public var text: String {

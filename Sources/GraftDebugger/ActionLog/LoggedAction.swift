@@ -1,0 +1,33 @@
+import GraftFlows
+import GraftHost
+
+/// An action the runtime ran, as the action log keeps it: its name, the
+/// params after templates were resolved, and what came of it.
+public struct LoggedAction: Sendable, Hashable {
+    /// `set_variable`, `go_to`, `validate`, `track`, `close` or a custom action's key.
+    public var name: String
+    public var params: GraftValue
+    public var ok: Bool
+    public var error: String?
+    /// What the action reported (a custom action's result, a validation's answer).
+    public var result: GraftValue?
+    public var variablesSet: [String: GraftValue]
+
+    public init(
+        name: String, params: GraftValue, ok: Bool, error: String? = nil, result: GraftValue? = nil,
+        variablesSet: [String: GraftValue] = [:]
+    ) {
+        self.name = name
+        self.params = params
+        self.ok = ok
+        self.error = error
+        self.result = result
+        self.variablesSet = variablesSet
+    }
+
+    init(_ record: ActionRecord) {
+        self.init(
+            name: record.name, params: record.params, ok: record.ok, error: record.error, result: record.result,
+            variablesSet: record.variablesSet)
+    }
+}

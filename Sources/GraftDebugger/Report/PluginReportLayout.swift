@@ -1,0 +1,84 @@
+import GraftHost
+
+/// The debugger's text layout of a plugin report. It reads the report's JSON
+/// form rather than `PluginInfo`, so a report that arrived over the debug
+/// socket prints exactly like one built in this process.
+enum PluginReportLayout {
+    static func text(fromJSON report: GraftValue) -> String {
+        let plugins = report["plugins"]?.listValue ?? []
+        let failures = report["failures"]?.listValue ?? []
+        var lines = [
+            "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") loaded, \(failures.count) failed to load"
+        ]
+        for failure in failures {
+            lines.append("")
+            lines.append("FAILED  \(failure["path"]?.stringValue ?? "?")")
+            lines.append("        \(failure["code"]?.stringValue ?? "?"): \(failure["message"]?.stringValue ?? "")")
+        }
+        for plugin in plugins {
+            lines.append("")
+            lines += self.lines(plugin: plugin)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func lines(plugin: GraftValue) -> [String] {
+        let name = plugin["name"]?.stringValue.map { " — \($0)" } ?? ""
+        let unloading = plugin["canUnload"]?.boolValue == true ? "can unload" : "never unloaded (contains Swift)"
+        var lines = [
+            "\(plugin["id"]?.stringValue ?? "?") \(plugin["version"]?.stringValue ?? "?")\(name)",
+            "  path    \(plugin["path"]?.stringValue ?? "?")",
+            "  status  \(plugin["status"]?.stringValue ?? "?") · ABI \(plugin["abi"]?.stringValue ?? "?") · \(unloading)",
+        ]
+        let components = plugin["components"]?.listValue ?? []
+        if !components.isEmpty {
+            lines.append("  components")
+            for component in components {
+                lines.append("    \(reference(component, nameKey: "key"))\(component["name"]?.stringValue.map { " — \($0)" } ?? "")")
+                lines.append("      inputs       \(fields(component["inputs"]))")
+                let outputs = (component["outputs"]?.objectValue ?? [:]).sorted { $0.key < $1.key }
+                lines.append("      outputs      \(outputs.isEmpty ? "none" : outputs.map { "\($0.key) {\(fields($0.value["payload"], empty: ""))}" }.joined(separator: ", "))")
+                lines.append("      debugConfig  \((component["debugConfig"] ?? .object([:])).jsonText)")
+            }
+        }
+        let validators = plugin["validators"]?.listValue ?? []
+        if !validators.isEmpty {
+            lines.append("  validators")
+            for validator in validators {
+                let kind = validator["signature"]?.stringValue.map { "native \($0)" } ?? "generic"
+                let params = (validator["params"]?.listValue ?? []).map {
+                    "\($0["name"]?.stringValue ?? "?"): \($0["type"]?.stringValue ?? "?")"
+                }
+                lines.append("    \(reference(validator, nameKey: "name"))  \(kind)\(params.isEmpty ? "" : "  params: \(params.joined(separator: ", "))")")
+            }
+        }
+        let actions = plugin["actions"]?.listValue ?? []
+        if !actions.isEmpty {
+            lines.append("  actions")
+            for action in actions {
+                lines.append("    \(reference(action, nameKey: "key"))  params: \(fields(action["params"]))")
+            }
+        }
+        return lines
+    }
+
+    private static func reference(_ object: GraftValue, nameKey: String) -> String {
+        let version = object["version"]?.numberValue.map { String(Int($0)) } ?? "?"
+        return "\(object[nameKey]?.stringValue ?? "?")@\(version)"
+    }
+
+    /// `name: type, …` sorted by name, or `empty` when there are none.
+    private static func fields(_ value: GraftValue?, empty: String = "none") -> String {
+        let fields = (value?.objectValue ?? [:]).sorted { $0.key < $1.key }
+        guard !fields.isEmpty else { return empty }
+        return fields.map { "\($0.key): \($0.value.stringValue ?? $0.value.jsonText)" }.joined(separator: ", ")
+    }
+}
+
+extension PluginReport {
+    /// The debugger's layout of a report in its JSON form (`PluginReport.json`),
+    /// as received from a running host's debug endpoint.
+    public static func debuggerText(fromJSON report: GraftValue) -> String {
+        PluginReportLayout.text(fromJSON: report)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import GraftFlows
+import GraftHost
+
+/// A flow document as the sandbox uses it: for each placed instance, its
+/// component, its input bindings, and the actions wired to its events, so
+/// the sandbox can show what an event would run.
+///
+///     let wiring = try FlowWiring(contentsOf: URL(fileURLWithPath: "checkout.json"))
+///     let sandbox = Sandbox(host: host, flow: wiring)
+///     let result = try sandbox.run(SandboxRequest(
+///         component: ComponentReference(key: "paywall"), instance: "offer",
+///         steps: [.emit(event: "purchase", payload: ["title": "Pro", "price": 9.99])]))
+public struct FlowWiring: Sendable {
+    /// The document, read and checked by GraftFlows.
+    public let document: FlowDocument
+    private let placements: [String: WiredPlacement]
+    /// The ids of the placed instances, in document order.
+    public let instanceIDs: [String]
+
+    /// Reads a flow document. Errors are GraftFlows' (`invalid_json`,
+    /// `invalid_flow`, with the JSON path).
+    public init(json text: String) throws(GraftError) {
+        document = try FlowDocument(json: text)
+        // The document keeps each instance's wiring internal to GraftFlows;
+        // the `on` lists are read again here from the text it has just
+        // accepted, so they are well-formed.
+        let raw = try GraftValue(json: text)
+        var wiringByID: [String: [String: [GraftValue]]] = [:]
+        for screen in raw["screens"]?.listValue ?? [] {
+            for instance in screen["instances"]?.listValue ?? [] {
+                guard let id = instance["id"]?.stringValue else { continue }
+                wiringByID[id] = (instance["on"]?.objectValue ?? [:]).mapValues { $0.listValue ?? [] }
+            }
+        }
+        var placements: [String: WiredPlacement] = [:]
+        var ids: [String] = []
+        for screen in document.screens {
+            for instance in screen.instances {
+                ids.append(instance.id)
+                placements[instance.id] = WiredPlacement(
+                    id: instance.id, screen: screen.id, component: instance.component, inputs: instance.inputs,
+                    on: wiringByID[instance.id] ?? [:])
+            }
+        }
+        self.placements = placements
+        self.instanceIDs = ids
+    }
+
+    /// Reads a flow document from a file; errors name the file.
+    public init(contentsOf url: URL) throws(GraftError) {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw GraftError(.invalidFlow, "cannot read the flow \(url.path): \(error.localizedDescription)", path: url.path)
+        }
+        do {
+            try self.init(json: text)
+        } catch {
+            throw GraftError(error.code, "\(url.lastPathComponent): \(error.message)", path: url.path)
+        }
+    }
+
+    /// The placed instance `id`; throws `unknown_instance` listing the ids there are.
+    func placement(_ id: String) throws(GraftError) -> WiredPlacement {
+        guard let placement = placements[id] else {
+            throw GraftError(
+                .unknownInstance,
+                "the flow places no instance '\(id)' (instances: \(instanceIDs.isEmpty ? "none" : instanceIDs.joined(separator: ", "))).",
+                key: id)
+        }
+        return placement
+    }
+}

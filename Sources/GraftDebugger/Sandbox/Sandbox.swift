@@ -1,0 +1,99 @@
+import GraftHost
+
+/// Renders a component from its debugConfig (or any inputs) in a sandbox
+/// that records instead of acting: every event the instance emits, every
+/// event the request simulates, and, given a flow, every action wired to
+/// those events, each with its warnings. Nothing wired is executed: no
+/// variable changes, no validator or custom action runs, no navigation.
+///
+///     let sandbox = Sandbox(host: host)
+///     let result = try sandbox.run(SandboxRequest(
+///         component: ComponentReference(key: "date_picker", version: 2),
+///         steps: [.interact(action: "select", data: ["date": "2026-12-24"])]))
+///     print(result.text)
+///
+/// The instance is a real one, created through the host like any other
+/// (so plugin code does run: create, interactions, render) and closed
+/// before `run` returns.
+public struct Sandbox: Sendable {
+    public let host: GraftHost
+    public let flow: FlowWiring?
+
+    public init(host: GraftHost, flow: FlowWiring? = nil) {
+        self.host = host
+        self.flow = flow
+    }
+
+    /// Errors: those of `host.resolve` and `makeInstance`; `render_failed`;
+    /// `invalid_config` for an interaction the component does not know or an
+    /// instance that places another component; `unknown_instance` for an
+    /// instance the flow does not place.
+    public func run(_ request: SandboxRequest) throws(GraftError) -> SandboxResult {
+        let registered = try host.resolve(request.component)
+        let placement = try placement(for: request, placing: registered.reference)
+        let variables = flow?.document.variables ?? [:]
+        var sandboxWarnings: [GraftWarning] = []
+
+        var inputs = request.inputs ?? registered.contract.debugConfig
+        if request.inputs == nil, let placement {
+            let (resolved, missing) = WiringTemplates(variables: variables).resolve(.object(placement.inputs))
+            inputs = resolved.objectValue ?? [:]
+            sandboxWarnings += missing.map { reference in
+                GraftWarning(
+                    .undeclaredVariable, "instance '\(placement.id)' binds \(reference), which is not a flow variable; it resolved to null.",
+                    instanceID: placement.id)
+            }
+        }
+
+        let instanceID = placement?.id ?? "sandbox"
+        let recorder = SandboxRecorder(instanceID: instanceID, placement: placement, variables: variables)
+        let instance = try host.makeInstance(
+            of: registered.reference, id: instanceID, inputs: inputs, containerSize: request.containerSize,
+            onEvent: { recorder.componentEmitted($0) })
+        defer { instance.close() }
+
+        for step in request.steps {
+            switch step {
+            case .interact(let action, let data):
+                recorder.begin("interact \(action)")
+                guard instance.interact(action, data: data) else {
+                    throw GraftError(
+                        .invalidConfig, "\(registered.reference) does not know the interaction '\(action)'.",
+                        key: registered.contract.key)
+                }
+            case .emit(let event, let payload):
+                recorder.begin("emit")
+                let warnings = instance.component.contract.warnings(forEvent: event, payload: payload, instanceID: instanceID)
+                sandboxWarnings += warnings
+                recorder.simulated(event: event, payload: payload, warnings: warnings)
+            }
+        }
+        recorder.begin("render")
+        let rendering = try instance.render(as: request.mediaType)
+
+        let records = recorder.records
+        for record in records {
+            if case .wouldRun = record.entry { sandboxWarnings += record.warnings }
+        }
+        let component = instance.component
+        return SandboxResult(
+            component: component.reference, pluginID: component.pluginID, pluginPath: component.pluginPath,
+            instance: instanceID, inputs: inputs, rendering: rendering, warnings: instance.warnings + sandboxWarnings,
+            records: records)
+    }
+
+    private func placement(
+        for request: SandboxRequest, placing reference: ComponentReference
+    ) throws(GraftError) -> WiredPlacement? {
+        guard let id = request.instance else { return nil }
+        guard let flow else {
+            throw GraftError(.invalidConfig, "instance '\(id)' was asked for, but the sandbox has no flow to find it in.", key: id)
+        }
+        let placement = try flow.placement(id)
+        guard placement.component == reference else {
+            throw GraftError(
+                .invalidConfig, "instance '\(id)' places \(placement.component), not \(reference).", key: placement.component.key)
+        }
+        return placement
+    }
+}

@@ -1,0 +1,27 @@
+import GraftHost
+
+extension SandboxResult {
+    /// The layout `graft try` prints (and `graft debug attach … try`):
+    /// the component and plugin, the inputs, the rendering between rules,
+    /// then "Actions called" and the warnings.
+    public var text: String {
+        var lines = [
+            "\(component) from \(pluginID) (\(pluginPath))",
+            "inputs: \(GraftValue.object(inputs).jsonText)",
+            "--- \(rendering.mediaType) ---",
+            rendering.text,
+            "---",
+        ]
+        if records.isEmpty {
+            lines.append("Actions called: none")
+        } else {
+            lines.append("Actions called (newest last):")
+            for record in records { lines += record.textLines }
+        }
+        if !warnings.isEmpty {
+            lines.append("warnings:")
+            for warning in warnings { lines.append("  \(warning.code.rawValue): \(warning.message)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,43 @@
+import GraftDebugger
+import GraftHost
+import GraftTestSupport
+import Testing
+
+@Suite("Plugin report")
+struct PluginReportTests {
+    @Test("sorted and stable: plugins by id, each one's contents by key and version, whatever the load order")
+    func sorted() throws {
+        let forward = emptyHost()
+        try forward.load(pluginAt: BuildProducts.plugin("DatePicker").path)
+        try forward.load(pluginAt: BuildProducts.plugin("Checkout").path)
+        let backward = emptyHost()
+        try backward.load(pluginAt: BuildProducts.plugin("Checkout").path)
+        try backward.load(pluginAt: BuildProducts.plugin("DatePicker").path)
+        let report = PluginReport(host: forward)
+        #expect(report.plugins.map(\.id) == ["dev.graft.checkout", "dev.graft.date-picker"])
+        let picker = try #require(report.plugins.last)
+        #expect(picker.components.map(\.reference.description) == ["date_picker@1", "date_picker@2"])
+        let checkout = try #require(report.plugins.first)
+        #expect(checkout.validators.map(\.name) == checkout.validators.map(\.name).sorted())
+        #expect(report.json.jsonText == PluginReport(host: backward).json.jsonText)
+        #expect(report.debuggerText == PluginReport(host: backward).debuggerText)
+    }
+
+    @Test("the debugger layout shows failed plugins first, with code and message, then each plugin")
+    func failuresFirst() throws {
+        let scratch = try Scratch()
+        let host = emptyHost()
+        try host.load(pluginAt: BuildProducts.plugin("DatePicker").path)
+        let broken = try Fixtures.build("bad_abi_major", into: scratch.url)
+        #expect(throws: GraftError.self) { try host.load(pluginAt: broken.path) }
+        let text = PluginReport(host: host).debuggerText
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "1 plugin loaded, 1 failed to load")
+        let failed = try #require(lines.firstIndex(of: "FAILED  \(broken.path)"))
+        let plugin = try #require(lines.firstIndex { $0.hasPrefix("dev.graft.date-picker 1.0.0") })
+        #expect(failed < plugin)
+        #expect(lines[failed + 1].trimmingCharacters(in: .whitespaces).hasPrefix("abi_incompatible: "))
+        #expect(text.contains("      outputs      date_selected {date: string, timestamp: number}"))
+        #expect(text.contains("  status  loaded · ABI 1.0 · never unloaded (contains Swift)"))
+    }
+}
