@@ -28,11 +28,11 @@ struct BenchPart {
     var text: String {
         var lines = ["\(name):"]
         for figure in figures {
-            lines.append("  \(figure.key.padding(toLength: 28, withPad: " ", startingAt: 0)) \(Self.format(figure.value)) \(figure.unit)")
+            lines.append("  \(figure.key.padding(toLength: 36, withPad: " ", startingAt: 0)) \(Self.format(figure.value)) \(figure.unit)")
         }
         for ratio in ratios {
             let target = ratio.target.map { "  (target \($0))" } ?? ""
-            lines.append("  \(ratio.key.padding(toLength: 28, withPad: " ", startingAt: 0)) \(Self.format(ratio.value))×\(target)")
+            lines.append("  \(ratio.key.padding(toLength: 36, withPad: " ", startingAt: 0)) \(Self.format(ratio.value))×\(target)")
         }
         for note in notes { lines.append("  note: \(note)") }
         return lines.joined(separator: "\n")

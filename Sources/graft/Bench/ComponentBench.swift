@@ -1,4 +1,5 @@
 import Foundation
+import GraftDebugger
 import GraftHost
 import Synchronization
 
@@ -34,6 +35,9 @@ enum ComponentBench {
         let echo = SwiftEcho(inputs: ["text": "hello"], emit: { _, _ in })
         let swiftRender = Stopwatch.nanosecondsPerOperation(iterations: iterations * 4) { _ in blackHole(echo.render()) }
         instance.close()
+        // The debugger's action log left on: the same emit, recorded and not.
+        let logged = try ActionLogBenchmark.run(
+            host: host, component: reference, inputs: inputs, interaction: "say", iterations: iterations * 4)
 
         part.figure("abi_cycle_ns", abi)
         part.figure("swift_cycle_ns", swift)
@@ -41,6 +45,9 @@ enum ComponentBench {
         part.figure("swift_render_ns", swiftRender)
         part.ratio("abi / swift (cycle)", abi / swift)
         part.ratio("abi / swift (render)", render / swiftRender)
+        part.figure("emit_ns", logged.withoutNs)
+        part.figure("emit_logged_ns", logged.withNs)
+        part.ratio("emit with action log / without", logged.ratio, target: "<= 1.2")
         return part
     }
 }
