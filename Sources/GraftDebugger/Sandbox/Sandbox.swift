@@ -1,3 +1,4 @@
+import GraftFlows
 import GraftHost
 
 /// Renders a component from its debugConfig (or any inputs) in a sandbox
@@ -36,7 +37,7 @@ public struct Sandbox: Sendable {
 
         var inputs = request.inputs ?? registered.contract.debugConfig
         if request.inputs == nil, let placement {
-            let (resolved, missing) = WiringTemplates(variables: variables).resolve(.object(placement.inputs))
+            let (resolved, missing) = TemplateResolver(variables: variables).resolve(.object(placement.inputs))
             inputs = resolved.objectValue ?? [:]
             sandboxWarnings += missing.map { reference in
                 GraftWarning(

@@ -1,3 +1,4 @@
+import GraftFlows
 import GraftHost
 import Synchronization
 
@@ -53,7 +54,7 @@ final class SandboxRecorder: Sendable {
 
     private func wouldRun(event: String, payload: GraftValue?) -> [SandboxRecord] {
         guard let actions = placement?.on[event] else { return [] }
-        let templates = WiringTemplates(variables: variables, payload: payload)
+        let templates = TemplateResolver(variables: variables, payload: payload)
         return actions.map { action in
             let name = action["action"]?.stringValue ?? "?"
             let written: GraftValue
@@ -63,16 +64,17 @@ final class SandboxRecorder: Sendable {
                 written = action["params"] ?? .object([:])
             }
             let (params, missing) = templates.resolve(written)
-            let warnings = missing.map { reference in
-                reference.hasPrefix("{{payload.")
-                    ? GraftWarning(
+            let warnings = missing.map { reference -> GraftWarning in
+                if case .payload = reference {
+                    return GraftWarning(
                         .payloadSchemaMismatch,
                         "instance '\(instanceID)': \(name) uses \(reference), but the '\(event)' payload has no such field; it would resolve to null.",
                         instanceID: instanceID)
-                    : GraftWarning(
-                        .undeclaredVariable,
-                        "instance '\(instanceID)': \(name) uses \(reference), which is not a flow variable; it would resolve to null.",
-                        instanceID: instanceID)
+                }
+                return GraftWarning(
+                    .undeclaredVariable,
+                    "instance '\(instanceID)': \(name) uses \(reference), which is not a flow variable; it would resolve to null.",
+                    instanceID: instanceID)
             }
             return SandboxRecord(instance: instanceID, entry: .wouldRun(action: name, params: params, event: event), warnings: warnings)
         }

@@ -1,10 +1,10 @@
 /// What a `{{…}}` in a flow document names: a flow variable, or a field of
 /// the payload of the event that triggered the action.
-enum TemplateReference: Sendable, Hashable, CustomStringConvertible {
+public enum TemplateReference: Sendable, Hashable, CustomStringConvertible {
     case variable(String)
     case payload(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .variable(let name): "{{variables.\(name)}}"
         case .payload(let key): "{{payload.\(key)}}"

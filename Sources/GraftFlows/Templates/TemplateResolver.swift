@@ -4,12 +4,18 @@ import GraftHost
 /// they name now. A string that is exactly one reference becomes the value
 /// itself (`"{{payload.price}}"` → `9.99`); a reference inside other text is
 /// interpolated as text. What cannot be found becomes null and is reported
-/// in `missing`, so the caller can warn.
-struct TemplateResolver {
-    var variables: [String: GraftValue]
-    var payload: GraftValue?
+/// in `missing`, so the caller can warn. The runner uses it, and so does the
+/// debugger's sandbox to show what an action would receive.
+public struct TemplateResolver: Sendable {
+    public var variables: [String: GraftValue]
+    public var payload: GraftValue?
 
-    func resolve(_ value: GraftValue) -> (value: GraftValue, missing: [TemplateReference]) {
+    public init(variables: [String: GraftValue], payload: GraftValue? = nil) {
+        self.variables = variables
+        self.payload = payload
+    }
+
+    public func resolve(_ value: GraftValue) -> (value: GraftValue, missing: [TemplateReference]) {
         var missing: [TemplateReference] = []
         let resolved = resolve(value, missing: &missing)
         return (resolved, missing)
