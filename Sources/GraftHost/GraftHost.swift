@@ -87,13 +87,9 @@ public final class GraftHost: Sendable {
         do throws(GraftError) {
             let bytes = try PluginLoader.readFile(path: path)
             let copy = loadsFromCopies ? try images.copy(bytes, of: path) : nil
-            let plugin: LoadedPlugin
-            do throws(GraftError) {
-                plugin = try loader.load(path: path, image: copy.map { ($0, bytes) })
-            } catch {
-                if let copy { images.discard(copy) }
-                throw error
-            }
+            // Mapped or refused, the copy's name is no longer needed (see reload).
+            defer { if let copy { images.discard(copy) } }
+            let plugin = try loader.load(path: path, image: copy.map { ($0, bytes) })
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
             try register(plugin, realPath: real)

@@ -59,16 +59,14 @@ extension GraftHost {
         let hash = ContentHash.of(bytes)
         if !force, old != nil, state.withLock({ $0.hashes[real] }) == hash { return event(.unchanged) }
 
-        let copy: String
         let plugin: LoadedPlugin
         do throws(GraftError) {
-            copy = try images.copy(bytes, of: path)
-            do throws(GraftError) {
-                plugin = try loader.load(path: path, image: (copy, bytes))
-            } catch {
-                images.discard(copy)
-                throw error
-            }
+            let copy = try images.copy(bytes, of: path)
+            // Once dlopen has mapped it (or refused it) the copy's name is no
+            // longer needed: unlinking it keeps the disk from filling up over
+            // many swaps, and a mapped image keeps its pages.
+            defer { images.discard(copy) }
+            plugin = try loader.load(path: path, image: (copy, bytes))
         } catch {
             return event(.failed(error))
         }

@@ -39,7 +39,7 @@ final class ImageStore: Sendable {
         return target
     }
 
-    /// Removes a copy that was not loaded (or no longer needs its file).
+    /// Removes a copy's name once it is mapped or refused.
     func discard(_ copy: String) {
         unlink(copy)
     }
