@@ -168,6 +168,30 @@ struct ValidatorBadInputTests {
         #expect(result.message?.contains("invalid pattern") == true)
     }
 
+    @Test("validators answer the same from many threads at once (the regex cache included)")
+    func concurrentCalls() throws {
+        let host = self.host
+        let failures = Locked(0)
+        let group = DispatchGroup()
+        for thread in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                for round in 0..<500 {
+                    let pattern = "^a{\((round + thread) % 40)}$"  // 40 patterns: more than the plugin caches
+                    let text = String(repeating: "a", count: (round + thread) % 40)
+                    let answers = [
+                        (try? host.validate("luhn", value: "4111 1111 1111 1111"))?.isValid == true,
+                        (try? host.validate("luhn", value: "4111 1111 1111 1112", path: .libffi))?.isValid == false,
+                        (try? host.validate("regex", value: .string(text), params: [pattern]))?.isValid == true,
+                        (try? host.validate("length", value: "abc", params: ["1", "5"]))?.isValid == true,
+                    ]
+                    if answers.contains(false) { failures.withLock { $0 += 1 } }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.withLock { $0 } == 0)
+    }
+
     @Test("a value the function cannot take is invalid, not an error")
     func unreadableValue() throws {
         #expect(try !host.validate("range", value: "not a number", params: ["0", "10"]).isValid)

@@ -249,6 +249,18 @@ struct HotSwapTests {
         let seen = Locked<Set<String>>([])
     }
 
+    @Test("the watcher loads a plugin file that appears in a watched folder")
+    func watcherLoadsNewFile() async throws {
+        let scratch = try Scratch()
+        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger, loadsFromCopies: true)
+        let watcher = try host.watchPluginFolders([scratch.url.path], debounce: .milliseconds(20))
+        defer { watcher.stop() }
+        #expect(throws: GraftError.self) { try host.resolve(ComponentReference(key: "multi")) }
+        try Fixtures.build("good_two_versions", into: scratch.url)
+        try await Self.waitFor { (try? host.resolve(ComponentReference(key: "multi"))) != nil }
+        #expect(host.plugins.map(\.id) == ["test.two-versions"])
+    }
+
     static func waitFor(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while !condition() {
