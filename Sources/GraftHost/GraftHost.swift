@@ -93,8 +93,12 @@ public final class GraftHost: Sendable {
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
             try register(plugin, realPath: real)
-            let hash = ContentHash.of(bytes)
-            state.withLock { $0.hashes[real] = hash }
+            // The hash lets a later reload skip an unchanged file; only a host
+            // that expects reloads pays for it.
+            if loadsFromCopies {
+                let hash = ContentHash.of(bytes)
+                state.withLock { $0.hashes[real] = hash }
+            }
             logger.debug(
                 "loaded \(plugin.info.id) \(plugin.info.version)",
                 metadata: ["path": "\(path)", "components": "\(plugin.info.components.count)"])

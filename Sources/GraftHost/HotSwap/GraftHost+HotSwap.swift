@@ -11,8 +11,10 @@ extension GraftHost {
     ///
     /// Any failure keeps the running build live; it is reported in the event
     /// (and to observers and the log), not thrown. A file whose content hash
-    /// did not change is left alone unless `force`. A file not loaded yet is
-    /// loaded; a file that is gone is removed.
+    /// did not change is left alone unless `force` (a host that does not
+    /// `loadsFromCopies` records no hash at its first load, so its first
+    /// reload always reloads). A file not loaded yet is loaded; a file that is
+    /// gone is removed.
     @discardableResult
     public func reload(pluginAt path: String, force: Bool = false) -> SwapEvent {
         reload(pluginAt: path, force: force, notify: true)
