@@ -31,7 +31,11 @@
  *     [instance-serialized] the host never makes two calls into one instance at
  *                           once, but different instances may be called from
  *                           different threads at the same time.
- *     [main-thread]         called only from the thread that loaded the plugin.
+ *     [loading-thread]      called on the thread that is loading the plugin
+ *                           (any thread: a host may reload on a worker), never
+ *                           while any other call into the plugin runs.
+ *     [last-user]           called once, on whichever thread releases the
+ *                           plugin last, after every other call has returned.
  *
  * Compatibility
  * -------------
@@ -217,13 +221,14 @@ typedef struct graft_plugin_entry {
      * the load (error `plugin_init_failed`) and `deinit` is then not called.
      * An image the host never unloads (any image containing Swift) may see
      * `init` again after `deinit`, when it is loaded a second time.
-     * [main-thread] */
+     * [loading-thread] */
     bool (*init)(const graft_host_t *host);
 
     /* Called once, after the last use of anything the plugin returned. After
      * it the image may be unloaded (never for images containing Swift).
-     * May be NULL.
-     * [main-thread] */
+     * After a hot swap that is when the last instance of the old build
+     * closes, possibly on a thread that was rendering. May be NULL.
+     * [last-user] */
     void (*deinit)(void);
 
     /* Returns the factory with the given id (GRAFT_*_FACTORY_ID), or NULL when
