@@ -21,18 +21,16 @@ public struct FlowWiring: Sendable {
     /// Reads a flow document. Errors are GraftFlows' (`invalid_json`,
     /// `invalid_flow`, with the JSON path).
     public init(json text: String) throws(GraftError) {
-        document = try FlowDocument(json: text)
-        // The document keeps each instance's wiring internal to GraftFlows;
-        // the `on` lists are read again here from the text it has just
-        // accepted, so they are well-formed.
-        let raw = try GraftValue(json: text)
-        var wiringByID: [String: [String: [GraftValue]]] = [:]
-        for screen in raw["screens"]?.listValue ?? [] {
-            for instance in screen["instances"]?.listValue ?? [] {
-                guard let id = instance["id"]?.stringValue else { continue }
-                wiringByID[id] = (instance["on"]?.objectValue ?? [:]).mapValues { $0.listValue ?? [] }
-            }
-        }
+        self.init(document: try FlowDocument(json: text))
+    }
+
+    /// Reads a flow document from a file; errors name the file.
+    public init(contentsOf url: URL) throws(GraftError) {
+        self.init(document: try FlowDocument(contentsOf: url))
+    }
+
+    public init(document: FlowDocument) {
+        self.document = document
         var placements: [String: WiredPlacement] = [:]
         var ids: [String] = []
         for screen in document.screens {
@@ -40,26 +38,11 @@ public struct FlowWiring: Sendable {
                 ids.append(instance.id)
                 placements[instance.id] = WiredPlacement(
                     id: instance.id, screen: screen.id, component: instance.component, inputs: instance.inputs,
-                    on: wiringByID[instance.id] ?? [:])
+                    on: instance.on)
             }
         }
         self.placements = placements
         self.instanceIDs = ids
-    }
-
-    /// Reads a flow document from a file; errors name the file.
-    public init(contentsOf url: URL) throws(GraftError) {
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw GraftError(.invalidFlow, "cannot read the flow \(url.path): \(error.localizedDescription)", path: url.path)
-        }
-        do {
-            try self.init(json: text)
-        } catch {
-            throw GraftError(error.code, "\(url.lastPathComponent): \(error.message)", path: url.path)
-        }
     }
 
     /// The placed instance `id`; throws `unknown_instance` listing the ids there are.

@@ -11,7 +11,7 @@ import GraftHost
 /// Reading a document checks everything that does not need plugins: JSON
 /// syntax (`invalid_json`), field types, unknown fields and actions, and the
 /// flow graph — `go_to` targets exist, every wired event is declared by the
-/// instance's definition, ids are unique (`invalid_config`). Each error names
+/// instance's definition, ids are unique (`invalid_flow`). Each error names
 /// the JSON path, such as `$.screens[0].instances[1].on.purchase[0].screen`.
 public struct FlowDocument: Sendable, Hashable {
     /// The editor's definitions of custom components, in document order.

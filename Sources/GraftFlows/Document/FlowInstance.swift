@@ -8,7 +8,10 @@ public struct FlowInstance: Sendable, Hashable {
     public internal(set) var component: ComponentReference
     /// The bindings as written: constants, or strings with `{{variables.NAME}}`.
     public internal(set) var inputs: [String: GraftValue]
-    /// The actions wired to each event, in order.
+    /// The actions wired to each event as the document writes them (checked
+    /// when it was read), for tools that show them, such as the debugger's sandbox.
+    public internal(set) var on: [String: [GraftValue]]
+    /// The actions wired to each event, in order, as the runner executes them.
     var wiring: [String: [FlowAction]]
 
     /// The events this instance has actions wired to, sorted.

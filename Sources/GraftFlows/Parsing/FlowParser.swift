@@ -119,6 +119,7 @@ struct FlowParser {
             }
         }
         var wiring: [String: [FlowAction]] = [:]
+        var written: [String: [GraftValue]] = [:]
         for (event, listNode) in try object.optional("on")?.members() ?? [] {
             guard definition.output(event) != nil else {
                 let declared = definition.outputs.map(\.event).sorted()
@@ -126,8 +127,9 @@ struct FlowParser {
                     "actions are wired to \(GraftValueText.quoted(event)), which \(definition.reference) does not declare in $.components (declared: \(declared.isEmpty ? "none" : declared.joined(separator: ", "))).")
             }
             wiring[event] = try actions(listNode)
+            written[event] = listNode.value.listValue ?? []
         }
-        return FlowInstance(id: id, component: definition.reference, inputs: inputs, wiring: wiring)
+        return FlowInstance(id: id, component: definition.reference, inputs: inputs, on: written, wiring: wiring)
     }
 
     // MARK: Small values
