@@ -94,9 +94,10 @@ extension GraftHost {
         var recreated: [SwapEvent.Recreated] = []
         var failed: [(instanceID: String, error: GraftError)] = []
         var orphaned: [String] = []
+        let published = registry.snapshot.components
         for instance in instances where instance.component.plugin === old {
             let reference = instance.component.reference
-            guard let replacement = registry.snapshot.components[reference], replacement.plugin === plugin else {
+            guard let replacement = published[reference], replacement.plugin === plugin else {
                 orphaned.append(instance.id)
                 logger.warning(
                     "\(reference) is gone from the new build of \(path); instance '\(instance.id)' stays on the old build until it closes.")
