@@ -161,6 +161,52 @@ struct HotSwapTests {
         #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "t"]).render().text == "r30:t")
     }
 
+    @Test("threads validating by name through 30 swaps never fail, and every old image is closed")
+    func validationThroughSwaps() throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let load = Load()
+        let group = DispatchGroup()
+        // One thread on the typed fast path, one forced through libffi.
+        for path in [NativeCallPath.automatic, .libffi] {
+            DispatchQueue.global().async(group: group) { [host, load] in
+                var value = 0
+                while !load.stop.load(ordering: .relaxed) {
+                    value += 1
+                    do {
+                        let result = try host.validate("is_even", value: .number(Double(value)), path: path)
+                        if result.isValid != value.isMultiple(of: 2) { load.failures.wrappingAdd(1, ordering: .relaxed) }
+                        load.renders.wrappingAdd(1, ordering: .relaxed)
+                    } catch {
+                        load.failures.wrappingAdd(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        defer {
+            load.stop.store(true, ordering: .relaxed)
+            group.wait()
+        }
+        var images: [String] = []
+        for round in 1...30 {
+            images.append(try #require(host.plugins.first?.imagePath))
+            try Self.buildEcho(scratch, prefix: "r\(round):")
+            guard case .swapped = host.reload(pluginAt: path).outcome else {
+                Issue.record("round \(round) did not swap")
+                break
+            }
+        }
+        load.stop.store(true, ordering: .relaxed)
+        group.wait()
+        #expect(load.failures.load(ordering: .relaxed) == 0)
+        #expect(load.renders.load(ordering: .relaxed) > 0)
+        // An old build is closed once the calls that may use it have returned.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while images.contains(where: Self.mapped), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(images.filter(Self.mapped).isEmpty, "old builds still mapped")
+        #expect(Self.mapped(try #require(host.plugins.first?.imagePath)))
+    }
+
     @Test("a key the new build drops: its instances stay on the old build, new lookups fail")
     func orphanedInstances() throws {
         let scratch = try Scratch()

@@ -8,18 +8,28 @@ import Foundation
 /// race, which hides the real ones. `NSLock` is a pthread mutex the sanitizer
 /// understands, and it is as fast here. Hot-swap tests run under TSan.
 ///
-/// `@unchecked Sendable`: `value` is only read or written inside `withLock`.
+/// The value lives behind a pointer rather than in a stored `var`: the lock
+/// already makes access exclusive, and a class `var` would add Swift's
+/// dynamic exclusivity check to every access.
+///
+/// `@unchecked Sendable`: the value is only read or written inside `withLock`.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: Value
+    private let value: UnsafeMutablePointer<Value>
 
     init(_ value: Value) {
-        self.value = value
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
+    }
+
+    deinit {
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }

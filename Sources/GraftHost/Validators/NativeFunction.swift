@@ -9,17 +9,19 @@ import Glibc
 /// libffi call interface prepared once, at registration, and kept (with its
 /// type array) for the life of the plugin. Calls are safe from many threads:
 /// `ffi_call` only reads the prepared interface.
+///
+/// This class owns the memory; the calls themselves go through `call` and
+/// `fastPath`, plain values a registered validator copies inline, so the hot
+/// path touches no reference count.
 final class NativeFunction: @unchecked Sendable {
-    // Immutable after init; the cif and its type array are only read.
     let signature: NativeSignature
-    private let function: graft_native_function_t
-    private let cif: UnsafeMutablePointer<ffi_cif>
-    private let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
-    private let fastPath: FastPath?
+    let call: NativeCall
+    /// The typed call for this signature, if it is a common one.
+    let fastPath: FastPath?
 
     /// Common signatures called through a typed function pointer, skipping
     /// libffi's generic marshalling. Results must equal the libffi path.
-    enum FastPath {
+    enum FastPath: Sendable {
         case string(@convention(c) (UnsafePointer<CChar>?) -> Bool)
         case stringInt64Int64(@convention(c) (UnsafePointer<CChar>?, Int64, Int64) -> Bool)
         case doubleDoubleDouble(@convention(c) (Double, Double, Double) -> Bool)
@@ -27,18 +29,23 @@ final class NativeFunction: @unchecked Sendable {
 
     init(signature: NativeSignature, function: @escaping graft_native_function_t, name: String) throws(GraftError) {
         self.signature = signature
-        self.function = function
         let count = signature.arguments.count
-        argumentTypes = .allocate(capacity: count)
+        let argumentTypes = UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>.allocate(capacity: count)
+        let kinds = UnsafeMutablePointer<NativeSignature.ArgumentType>.allocate(capacity: count)
         for (index, argument) in signature.arguments.enumerated() {
             argumentTypes[index] = Self.ffiType(argument)
+            kinds[index] = argument
         }
-        cif = .allocate(capacity: 1)
+        let cif = UnsafeMutablePointer<ffi_cif>.allocate(capacity: 1)
         let returnType = signature.returnType == .bool ? graft_ffi_type_uint8() : graft_ffi_type_sint32()
         let status = ffi_prep_cif(cif, FFI_DEFAULT_ABI, UInt32(count), returnType, argumentTypes)
+        var scalars: UInt32 = 0
+        for (index, argument) in signature.arguments.enumerated() where argument != .string { scalars |= 1 << index }
+        call = NativeCall(
+            function: function, cif: cif, argumentTypes: argumentTypes, kinds: kinds, count: count,
+            scalarMask: scalars, returnsBool: signature.returnType == .bool)
         guard status == FFI_OK else {
-            argumentTypes.deallocate()
-            cif.deallocate()
+            call.deallocate()
             throw GraftError(
                 .invalidSignature, "libffi could not prepare a call for validator '\(name)' with signature '\(signature)' (status \(status.rawValue)).",
                 key: name)
@@ -54,11 +61,8 @@ final class NativeFunction: @unchecked Sendable {
     }
 
     deinit {
-        argumentTypes.deallocate()
-        cif.deallocate()
+        call.deallocate()
     }
-
-    var hasFastPath: Bool { fastPath != nil }
 
     private static func ffiType(_ argument: NativeSignature.ArgumentType) -> UnsafeMutablePointer<ffi_type> {
         switch argument {
@@ -70,41 +74,33 @@ final class NativeFunction: @unchecked Sendable {
         }
     }
 
-    /// The typed fast path straight from the flow's value and params, without
-    /// building an argument list. Nil when this signature has no fast path or
-    /// anything does not convert: the caller then takes the general path,
-    /// which also produces the precise error.
-    func callFast(value: GraftValue, params: [String]) -> Bool? {
-        guard let fastPath else { return nil }
-        switch fastPath {
-        case .string(let f):
-            guard params.isEmpty, case .string(let text) = value else { return nil }
-            return Self.withCleanCString(text) { f($0) }
-        case .stringInt64Int64(let f):
-            guard params.count == 2, case .string(let text) = value,
-                let low = Int64(params[0]), let high = Int64(params[1])
-            else { return nil }
-            return Self.withCleanCString(text) { f($0, low, high) }
-        case .doubleDoubleDouble(let f):
-            guard params.count == 3 - 1, let low = Double(params[0]), let high = Double(params[1]) else { return nil }
-            let number: Double
-            switch value {
-            case .number(let n): number = n
-            case .string(let s):
-                guard let n = Double(s) else { return nil }
-                number = n
-            default: return nil
-            }
-            return f(number, low, high)
-        }
-    }
-
     /// Runs `body` on `text` as a C string, or returns nil when the text holds
     /// a NUL byte (C would see only the part before it). `strlen` against the
     /// stored byte count is the cheapest check: both are fast on native strings.
     static func withCleanCString<R>(_ text: String, _ body: (UnsafePointer<CChar>) -> R) -> R? {
         let count = text.utf8.count
         return text.withCString { pointer in strlen(pointer) == count ? body(pointer) : nil }
+    }
+}
+
+/// The prepared libffi call of a native validator: raw pointers into memory
+/// its `NativeFunction` owns, valid while that object lives.
+struct NativeCall: @unchecked Sendable {
+    let function: graft_native_function_t
+    let cif: UnsafeMutablePointer<ffi_cif>
+    let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
+    /// The signature's arguments as a plain buffer, read without retaining
+    /// the signature's array.
+    let kinds: UnsafeMutablePointer<NativeSignature.ArgumentType>
+    let count: Int
+    /// Bit `i` set when argument `i` is not a string (16 arguments at most).
+    let scalarMask: UInt32
+    let returnsBool: Bool
+
+    fileprivate func deallocate() {
+        argumentTypes.deallocate()
+        kinds.deallocate()
+        cif.deallocate()
     }
 
     /// What a general call came to.
@@ -118,55 +114,126 @@ final class NativeFunction: @unchecked Sendable {
 
     /// The general path: coerces the value and each param straight into
     /// libffi's argument slots (on the stack) and calls through `ffi_call`.
-    /// `params.count` must be `signature.arguments.count - 1`.
+    /// `params.count` must be `count - 1`.
     func callThroughFFI(value: GraftValue, params: [String]) -> Outcome {
-        let count = signature.arguments.count
-        return withUnsafeTemporaryAllocation(byteCount: count * 8, alignment: 8) { storage in
+        // One 8-byte slot per argument (every type here fits), and libffi's
+        // array of pointers to them.
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { slots in
             withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: count) { values in
-                fill(from: 0, value: value, params: params, storage: storage.baseAddress!, values: values.baseAddress!)
+                let slots = UnsafeMutableRawPointer(slots.baseAddress!)
+                let values = values.baseAddress!
+                for index in 0..<count { values[index] = slots + index * 8 }
+                var scalars = scalarMask
+                while scalars != 0 {
+                    let index = scalars.trailingZeroBitCount
+                    scalars &= scalars - 1
+                    guard storeScalar(index, value: value, params: params, into: slots + index * 8)
+                    else { return index == 0 ? .valueUnreadable : .paramUnreadable(index - 1) }
+                }
+                // The value first: most signatures take it as their one string,
+                // and a string value is pinned as it is, without a copy.
+                if kinds[0] == .string, case .string(let text) = value {
+                    return NativeFunction.withCleanCString(text) { pointer in
+                        slots.storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
+                        return pinStrings(from: 1, value: value, params: params, slots: slots, values: values)
+                    } ?? .valueUnreadable
+                }
+                return pinStrings(from: 0, value: value, params: params, slots: slots, values: values)
             }
         }
     }
 
-    /// Converts argument `index`, stores it, and recurses; a string stays
-    /// pinned by `withCString` until the call below it returns.
-    private func fill(
-        from index: Int, value: GraftValue, params: [String], storage: UnsafeMutableRawPointer,
-        values: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) -> Outcome {
-        guard index < signature.arguments.count else {
-            // libffi widens small return values to a full ffi_arg.
-            var result: ffi_arg = 0
-            ffi_call(cif, function, &result, values)
-            switch signature.returnType {
-            case .bool: return .answered(result & 0xFF != 0)
-            case .int32: return .answered(Int32(truncatingIfNeeded: result) != 0)
-            }
-        }
-        let unreadable: Outcome = index == 0 ? .valueUnreadable : .paramUnreadable(index - 1)
+    /// Converts a non-string argument into its slot; false when it does not
+    /// convert.
+    private func storeScalar(_ index: Int, value: GraftValue, params: [String], into slot: UnsafeMutableRawPointer) -> Bool {
         let source: GraftValue = index == 0 ? value : .string(params[index - 1])
-        let slot = storage + index * 8
-        values[index] = slot
-        switch signature.arguments[index] {
-        case .string:
-            guard let text = NativeCoercion.text(source) else { return unreadable }
-            return Self.withCleanCString(text) { pointer in
-                slot.storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
-                return fill(from: index + 1, value: value, params: params, storage: storage, values: values)
-            } ?? unreadable
+        switch kinds[index] {
+        case .string: return true
         case .int32:
-            guard let n = NativeCoercion.integer(source), let v = Int32(exactly: n) else { return unreadable }
+            guard let n = NativeCoercion.integer(source), let v = Int32(exactly: n) else { return false }
             slot.storeBytes(of: v, as: Int32.self)
         case .int64:
-            guard let v = NativeCoercion.integer(source) else { return unreadable }
+            guard let v = NativeCoercion.integer(source) else { return false }
             slot.storeBytes(of: v, as: Int64.self)
         case .double:
-            guard let v = NativeCoercion.double(source) else { return unreadable }
+            guard let v = NativeCoercion.double(source) else { return false }
             slot.storeBytes(of: v, as: Double.self)
         case .bool:
-            guard let v = NativeCoercion.bool(source) else { return unreadable }
+            guard let v = NativeCoercion.bool(source) else { return false }
             slot.storeBytes(of: v ? 1 : 0, as: UInt8.self)
         }
-        return fill(from: index + 1, value: value, params: params, storage: storage, values: values)
+        return true
+    }
+
+    /// Pins the string arguments from `index` on as C strings, one nested
+    /// `withCString` each (no copy for Swift's native strings), then calls.
+    private func pinStrings(
+        from index: Int, value: GraftValue, params: [String], slots: UnsafeMutableRawPointer,
+        values: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> Outcome {
+        // The next string argument: the next clear bit of the scalar mask.
+        let strings = ~scalarMask & (UInt32(truncatingIfNeeded: (1 << count) - 1)) & ~(UInt32(truncatingIfNeeded: (1 << index) - 1))
+        guard strings != 0 else { return .answered(invoke(values)) }
+        let index = strings.trailingZeroBitCount
+        let unreadable: Outcome = index == 0 ? .valueUnreadable : .paramUnreadable(index - 1)
+        let text: String
+        if index == 0 {
+            guard let valueText = NativeCoercion.text(value) else { return unreadable }
+            text = valueText
+        } else {
+            text = params[index - 1]
+        }
+        return NativeFunction.withCleanCString(text) { pointer in
+            (slots + index * 8).storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
+            return pinStrings(from: index + 1, value: value, params: params, slots: slots, values: values)
+        } ?? unreadable
+    }
+
+    /// `ffi_call` on arguments in place; non-zero means valid.
+    private func invoke(_ values: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Bool {
+        // libffi widens small return values to a full ffi_arg.
+        var result: ffi_arg = 0
+        ffi_call(cif, function, &result, values)
+        return returnsBool ? result & 0xFF != 0 : Int32(truncatingIfNeeded: result) != 0
+    }
+
+    /// libffi's call alone, on a C string already made: the floor under
+    /// `callThroughFFI`, for the benchmark. Only for `bool(string)`.
+    func callPreparedInterface(_ argument: UnsafePointer<CChar>) -> Bool {
+        var argument = argument
+        return withUnsafeMutablePointer(to: &argument) { slot in
+            var values: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(slot)
+            return invoke(&values)
+        }
+    }
+}
+
+extension NativeFunction.FastPath {
+    /// The typed call straight from the flow's value and params, without
+    /// building an argument list. Nil when anything does not convert: the
+    /// caller then takes the general path, which also produces the precise
+    /// error.
+    func call(value: GraftValue, params: [String]) -> Bool? {
+        switch self {
+        case .string(let f):
+            guard params.isEmpty, case .string(let text) = value else { return nil }
+            return NativeFunction.withCleanCString(text) { f($0) }
+        case .stringInt64Int64(let f):
+            guard params.count == 2, case .string(let text) = value,
+                let low = Int64(params[0]), let high = Int64(params[1])
+            else { return nil }
+            return NativeFunction.withCleanCString(text) { f($0, low, high) }
+        case .doubleDoubleDouble(let f):
+            guard params.count == 2, let low = Double(params[0]), let high = Double(params[1]) else { return nil }
+            let number: Double
+            switch value {
+            case .number(let n): number = n
+            case .string(let s):
+                guard let n = Double(s) else { return nil }
+                number = n
+            default: return nil
+            }
+            return f(number, low, high)
+        }
     }
 }

@@ -23,7 +23,12 @@ public final class RegisteredValidator: Sendable {
     public let pluginID: String
     public let pluginPath: String
     let descriptor: UnsafeDescriptor
+    /// Owns the prepared call of a native validator.
     let native: NativeFunction?
+    /// `native`'s call and fast path, plain values kept inline so the hot
+    /// path retains nothing.
+    let nativeCall: NativeCall?
+    let fastPath: NativeFunction.FastPath?
     /// Keeps the image mapped while a lookup's result is in use.
     let plugin: LoadedPlugin
 
@@ -34,6 +39,8 @@ public final class RegisteredValidator: Sendable {
         self.pluginPath = plugin.info.path
         self.descriptor = descriptor
         self.native = native
+        self.nativeCall = native?.call
+        self.fastPath = native?.fastPath
     }
 
     /// The plugin's descriptor; valid until the plugin is unloaded, which
@@ -52,26 +59,26 @@ public enum NativeCallPath: Sendable {
 
 /// Validators by name + version; version 1 also answers the bare name.
 final class ValidatorRegistry: Sendable {
-    /// An immutable table replaced whole on change, so a lookup holds the
-    /// lock only to take one reference.
+    /// An immutable table replaced whole on change. `validate` reads it
+    /// inside a read section, without a lock or a reference count.
     final class Table: Sendable {
         let entries: [ComponentReference: RegisteredValidator]
         /// The same entries by the names flows use, `name@2` and, for
-        /// version 1, the bare `name`: one string hash per call, no parsing.
-        let byName: [String: RegisteredValidator]
+        /// version 1, the bare `name`: one cheap hash per call, no parsing.
+        let byName: NameTable<RegisteredValidator>
 
         init(_ entries: [ComponentReference: RegisteredValidator]) {
             self.entries = entries
-            var byName: [String: RegisteredValidator] = [:]
+            var names: [(String, RegisteredValidator)] = []
             for (reference, validator) in entries {
-                byName[reference.description] = validator
-                if reference.version == 1 { byName[reference.key] = validator }
+                names.append((reference.description, validator))
+                if reference.version == 1 { names.append((reference.key, validator)) }
             }
-            self.byName = byName
+            byName = NameTable(names)
         }
     }
 
-    private let table = Locked(Table([:]))
+    private let table = ReadMostly(Table([:]))
 
     /// The libffi call interfaces of one plugin's native validators, prepared
     /// before anything is published so that publishing cannot fail.
@@ -83,7 +90,7 @@ final class ValidatorRegistry: Sendable {
     /// plugin (other than `replacing`), or a native signature libffi cannot
     /// prepare.
     func prepare(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) -> Prepared {
-        let current = table.withLock { $0 }.entries
+        let current = table.value.entries
         var functions: [ComponentReference: NativeFunction] = [:]
         for (reference, entry) in plugin.validators {
             if let existing = current[reference], existing.plugin !== replacing {
@@ -104,7 +111,7 @@ final class ValidatorRegistry: Sendable {
     /// `replacing` (the build it replaces), if any.
     func register(_ plugin: LoadedPlugin, prepared: Prepared, replacing: LoadedPlugin? = nil) {
         let functions = prepared.functions
-        table.withLock { table in
+        table.update { table in
             var entries = table.entries
             if let replacing { entries = entries.filter { $0.value.plugin !== replacing } }
             for (reference, entry) in plugin.validators {
@@ -112,20 +119,20 @@ final class ValidatorRegistry: Sendable {
                     contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
                     native: functions[reference])
             }
-            table = Table(entries)
+            return (Table(entries), ())
         }
     }
 
     func removeAll(providedBy plugin: LoadedPlugin) {
-        table.withLock { table in table = Table(table.entries.filter { $0.value.plugin !== plugin }) }
+        table.update { table in (Table(table.entries.filter { $0.value.plugin !== plugin }), ()) }
     }
 
     var all: [RegisteredValidator] {
-        table.withLock { $0 }.entries.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) }
+        table.value.entries.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) }
     }
 
     func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredValidator {
-        let found = table.withLock { $0 }.entries[reference]
+        let found = table.value.entries[reference]
         guard let found else {
             throw GraftError(.validatorNotFound, "no plugin registers validator '\(reference)'.", key: reference.key)
         }
@@ -134,9 +141,30 @@ final class ValidatorRegistry: Sendable {
 
     /// The validator flows call `name` (`luhn` or `luhn@2`).
     func resolve(name: String) throws(GraftError) -> RegisteredValidator {
-        if let found = table.withLock({ $0.byName[name] }) { return found }
-        // Parse only on a miss, for the precise error.
-        return try resolve(ComponentReference(parsing: name))
+        if let found = table.withCurrent({ $0.byName[name] }) { return found }
+        try notFound(name)
+    }
+
+    /// Validates with the validator `name` without a lock or a reference
+    /// count on the way: the table and the validator are borrowed inside one
+    /// read section, so a swap that replaces them waits for this call.
+    func validate(
+        name: String, value: GraftValue, params: [String], path: NativeCallPath
+    ) throws(GraftError) -> ValidationResult {
+        let outcome = table.withCurrent { table, reader in
+            table.byName.withValue(named: name, reader: reader) { validator in
+                Result { () throws(GraftError) in try validator.validate(value, params: params, path: path) }
+            }
+        }
+        guard let outcome else { try notFound(name) }
+        return try outcome.get()
+    }
+
+    /// Throws `validator_not_found`, or the parse error of a malformed name;
+    /// parsing happens only on a miss.
+    private func notFound(_ name: String) throws(GraftError) -> Never {
+        _ = try resolve(ComponentReference(parsing: name))
+        throw GraftError(.validatorNotFound, "no plugin registers validator '\(name)'.", key: name)
     }
 
 }
@@ -155,7 +183,7 @@ extension GraftHost {
     public func validate(
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
     ) throws(GraftError) -> ValidationResult {
-        try validatorRegistry.resolve(name: name).validate(value, params: params, path: path)
+        try validatorRegistry.validate(name: name, value: value, params: params, path: path)
     }
 
     /// The validator flows call `name` (`luhn` or `luhn@2`), to call many
@@ -170,46 +198,56 @@ extension RegisteredValidator {
     public func validate(
         _ value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
     ) throws(GraftError) -> ValidationResult {
+        guard let nativeCall else { return try validateGeneric(value, params: params) }
         // The hot path first: a common native signature whose arguments convert.
-        if path == .automatic, let native, let valid = native.callFast(value: value, params: params) {
-            return ValidationResult(
-                isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name)
+        if path == .automatic, let fastPath, let valid = fastPath.call(value: value, params: params) {
+            return answer(valid)
         }
-        return try validateInGeneral(value, params: params)
+        guard params.count == nativeCall.count - 1 else { throw paramCountMismatch(params.count) }
+        let outcome = nativeCall.callThroughFFI(value: value, params: params)
+        if case .answered(let valid) = outcome { return answer(valid) }
+        return try explain(outcome, value: value, params: params)
     }
 
-    /// libffi for native validators, the plugin's function for generic ones.
-    private func validateInGeneral(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+    private func answer(_ valid: Bool) -> ValidationResult {
+        ValidationResult(isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name)
+    }
+
+    private func paramCountMismatch(_ count: Int) -> GraftError {
+        let signature = native?.signature.description ?? ""
+        let takes = (nativeCall?.count ?? 1) - 1
+        return GraftError(
+            .invalidParam,
+            "validator '\(contract.name)' takes \(takes) param\(takes == 1 ? "" : "s") (\(signature)) but got \(count).",
+            key: contract.name)
+    }
+
+    /// Why a native call did not answer: the value is invalid (it does not
+    /// convert), or a param is an error.
+    private func explain(_ outcome: NativeCall.Outcome, value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+        let arguments = native?.signature.arguments ?? []
+        switch outcome {
+        case .answered(let valid):
+            return answer(valid)
+        case .valueUnreadable:
+            if case .string(let text) = value, text.containsByte(0) {
+                return ValidationResult(
+                    isValid: false, message: "contains a NUL byte, which a C string cannot carry", validator: contract.name)
+            }
+            return ValidationResult(
+                isValid: false, message: contract.message ?? "is not a valid \(arguments.first?.rawValue ?? "value")",
+                validator: contract.name)
+        case .paramUnreadable(let index):
+            throw GraftError(
+                .invalidParam,
+                "validator '\(contract.name)' param \(index + 1) ('\(contract.params[safe: index]?.key ?? "param")') is '\(params[index])', which is not a valid \(arguments[safe: index + 1]?.rawValue ?? "param").",
+                key: contract.name)
+        }
+    }
+
+    /// A generic validator: the plugin's function, on graft values.
+    private func validateGeneric(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
         let descriptor = self.descriptor.pointer
-
-        func invalid(_ message: String?) -> ValidationResult {
-            ValidationResult(isValid: false, message: message ?? contract.message ?? "is not valid", validator: contract.name)
-        }
-
-        if let native {
-            let signature = native.signature
-            guard params.count == signature.arguments.count - 1 else {
-                throw GraftError(
-                    .invalidParam,
-                    "validator '\(contract.name)' takes \(signature.arguments.count - 1) param\(signature.arguments.count == 2 ? "" : "s") (\(signature)) but got \(params.count).",
-                    key: contract.name)
-            }
-            switch native.callThroughFFI(value: value, params: params) {
-            case .answered(let valid):
-                return valid ? ValidationResult(isValid: true, validator: contract.name) : invalid(nil)
-            case .valueUnreadable:
-                if case .string(let text) = value, text.containsByte(0) {
-                    return invalid("contains a NUL byte, which a C string cannot carry")
-                }
-                return invalid(contract.message ?? "is not a valid \(signature.arguments[0].rawValue)")
-            case .paramUnreadable(let index):
-                throw GraftError(
-                    .invalidParam,
-                    "validator '\(contract.name)' param \(index + 1) ('\(contract.params[safe: index]?.key ?? "param")') is '\(params[index])', which is not a valid \(signature.arguments[index + 1].rawValue).",
-                    key: contract.name)
-            }
-        }
-
         guard let validate = descriptor.pointee.validate else {
             throw GraftError(.validatorNotFound, "validator '\(contract.name)' has no function to call.", key: contract.name)
         }
@@ -227,7 +265,9 @@ extension RegisteredValidator {
             validate(descriptor, arena.cValuePointer(value), UnsafePointer(cParams), UInt32(params.count), writer)
         }
         if valid { return ValidationResult(isValid: true, validator: contract.name) }
-        return invalid(output.bytes.isEmpty ? nil : output.text)
+        return ValidationResult(
+            isValid: false, message: output.bytes.isEmpty ? (contract.message ?? "is not valid") : output.text,
+            validator: contract.name)
     }
 }
 
@@ -295,5 +335,18 @@ extension GraftHost {
             let function = validator.descriptor.pointer.pointee.function
         else { return nil }
         return unsafeBitCast(function, to: UnsafeRawPointer.self)
+    }
+}
+
+extension RegisteredValidator {
+    /// Calls a `bool(string)` native validator through its prepared libffi
+    /// interface and nothing else: the floor under the libffi path, so a
+    /// benchmark can show what `ffi_call` itself costs. Nil for other kinds.
+    @_spi(Benchmarks)
+    public func callPreparedInterface(_ argument: UnsafePointer<CChar>) -> Bool? {
+        guard let native, native.signature.returnType == .bool, native.signature.arguments.count == 1,
+            native.signature.arguments[0] == .string
+        else { return nil }
+        return native.call.callPreparedInterface(argument)
     }
 }

@@ -18,6 +18,27 @@ enum Stopwatch {
         return median(samples)
     }
 
+    /// Times several bodies in interleaved rounds, so that a noisy neighbour
+    /// slows them alike, and returns each body's median ns per operation and
+    /// its ratio to the first body (the baseline): the median over rounds of
+    /// the two measured in the same round.
+    static func compare(
+        iterations: Int, rounds: Int = 9, _ bodies: [(Int) -> Void]
+    ) -> (nanoseconds: [Double], ratios: [Double]) {
+        for body in bodies { for index in 0..<max(iterations / 10, 1) { body(index) } }
+        var samples = [[Double]](repeating: [], count: bodies.count)
+        for _ in 0..<rounds {
+            for (which, body) in bodies.enumerated() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                for index in 0..<iterations { body(index) }
+                let elapsed = DispatchTime.now().uptimeNanoseconds - start
+                samples[which].append(Double(elapsed) / Double(iterations))
+            }
+        }
+        let ratios = samples.map { sample in median(zip(sample, samples[0]).map { $0 / $1 }) }
+        return (samples.map(median), ratios)
+    }
+
     /// Times each call separately, for latencies whose spread matters.
     static func samples(count: Int, _ body: (Int) -> Void) -> [Double] {
         (0..<count).map { index in

@@ -22,33 +22,36 @@ enum ValidatorBench {
         defer { free(cValue) }
         let value = GraftValue.string(Self.value)
 
-        let direct = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in blackHole(luhn(cValue)) }
-        let fast = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
-            blackHole(try? host.validate("luhn", value: value))
-        }
-        let ffi = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
-            blackHole(try? host.validate("luhn", value: value, path: .libffi))
-        }
-        // A handle looked up once: the same call without the name lookup.
+        // A handle looked up once: the same calls without the name lookup.
         let handle = try host.validator("luhn")
-        let handled = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
-            blackHole(try? handle.validate(value))
-        }
-        part.figure("direct_ns", direct)
-        part.figure("fast_ns", fast)
+        let bodies: [(Int) -> Void] = [
+            { _ in blackHole(luhn(cValue)) },
+            { _ in blackHole(try? host.validate("luhn", value: value)) },
+            { _ in blackHole(try? host.validate("luhn", value: value, path: .libffi)) },
+            { _ in blackHole(try? handle.validate(value)) },
+            { _ in blackHole(try? handle.validate(value, path: .libffi)) },
+            { _ in blackHole(handle.callPreparedInterface(cValue)) },
+        ]
+        let measured = Stopwatch.compare(iterations: iterations, bodies)
+        let (ns, ratio) = measured
+        let ffi = ns[2]
+        part.figure("direct_ns", ns[0])
+        part.figure("fast_ns", ns[1])
         part.figure("ffi_ns", ffi)
-        let handledFFI = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
-            blackHole(try? handle.validate(value, path: .libffi))
-        }
-        part.figure("handle_fast_ns", handled)
-        part.figure("handle_ffi_ns", handledFFI)
-        part.ratio("fast / direct", fast / direct, target: "<= 2")
-        part.ratio("ffi / direct", ffi / direct, target: "<= 3")
-        part.ratio("handle fast / direct", handled / direct)
-        part.ratio("handle ffi / direct", handledFFI / direct)
+        part.figure("handle_fast_ns", ns[3])
+        part.figure("handle_ffi_ns", ns[4])
+        part.figure("ffi_call_ns", ns[5])
+        part.ratio("fast / direct", ratio[1], target: "<= 2")
+        part.ratio("ffi / direct", ratio[2], target: "<= 3")
+        part.ratio("handle fast / direct", ratio[3])
+        part.ratio("handle ffi / direct", ratio[4])
+        // libffi's own call on a ready argument: no path through libffi can
+        // be cheaper, so ctypes / ffi can never exceed ctypes / ffi_call.
+        part.ratio("ffi_call alone / direct", ratio[5])
         if let ctypes = ctypesNanoseconds(library: plugin.pluginPath, iterations: max(iterations / 4, 1000)) {
             part.figure("ctypes_ns", ctypes)
             part.ratio("ctypes / ffi", ctypes / ffi, target: ">= 8")
+            part.ratio("ctypes / ffi_call alone", ctypes / ns[5])
         } else {
             part.notes.append("python3 with ctypes not found: ctypes_ns skipped")
         }
