@@ -29,10 +29,13 @@ let package = Package(
             name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
             providers: [.apt(["libffi-dev"])]),
 
+        // What Swift cannot say itself on Linux: membarrier, a compiler barrier, a thread-local slot.
+        .target(name: "CGraftSystem", path: "Sources/CGraftSystem"),
+
         .target(
             name: "GraftHost",
             dependencies: [
-                "CGraft", "CFFI",
+                "CGraft", "CFFI", "CGraftSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),

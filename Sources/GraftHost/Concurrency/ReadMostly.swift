@@ -14,6 +14,8 @@ import Synchronization
 /// readers have left.
 final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
     private let current: Atomic<Unmanaged<Object>>
+    /// Held, so the hot path skips the lazy global's check.
+    private let domain = ReadSection.domain
     /// Replaced objects not yet released, each with the epoch its readers
     /// had to leave before, and whether a background retry is running.
     /// The lock also serializes writers.
@@ -22,10 +24,10 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
         var retrying = false
 
         /// Removes and returns the objects whose readers have all left.
-        mutating func takeReleasable() -> [Unmanaged<Object>] {
+        mutating func takeReleasable(_ domain: ReadSection.Domain) -> [Unmanaged<Object>] {
             var releasable: [Unmanaged<Object>] = []
             objects.removeAll { entry in
-                guard ReadSection.readersHaveLeft(before: entry.epoch) else { return false }
+                guard domain.readersHaveLeft(before: entry.epoch) else { return false }
                 releasable.append(entry.object)
                 return true
             }
@@ -51,7 +53,7 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// `body` unless `body` copies it (which retains it).
     @inline(__always)
     func withCurrent<Result>(_ body: (Object) -> Result) -> Result {
-        ReadSection.run {
+        ReadSection.run(in: domain) { _ in
             current.load(ordering: .sequentiallyConsistent)._withUnsafeGuaranteedRef(body)
         }
     }
@@ -59,7 +61,7 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// `withCurrent`, also handing `body` this thread's reader record.
     @inline(__always)
     func withCurrent<Result>(_ body: (Object, ReadSection.Reader) -> Result) -> Result {
-        ReadSection.run { (reader: ReadSection.Reader) in
+        ReadSection.run(in: domain) { reader in
             current.load(ordering: .sequentiallyConsistent)._withUnsafeGuaranteedRef { body($0, reader) }
         }
     }
@@ -76,13 +78,13 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
             let old = current.load(ordering: .acquiring)
             let (replacement, result) = try transform(old.takeUnretainedValue())
             current.store(Unmanaged.passRetained(replacement), ordering: .sequentiallyConsistent)
-            let epoch = ReadSection.domain.epoch.add(1, ordering: .sequentiallyConsistent).newValue
+            let epoch = domain.epoch.add(1, ordering: .sequentiallyConsistent).newValue
             retired.objects.append((old, epoch))
-            if ReadSection.waitForReaders(before: epoch) {
+            if domain.waitForReaders(before: epoch) {
                 defer { retired.objects.removeAll() }
                 return (result, retired.objects.map(\.object), false)
             }
-            let releasable = retired.takeReleasable()
+            let releasable = retired.takeReleasable(domain)
             let retry = !retired.objects.isEmpty && !retired.retrying
             if retry { retired.retrying = true }
             return (result, releasable, retry)
@@ -104,7 +106,7 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: 0.02)
                 guard let self else { return }
                 let (releasable, done) = self.retired.withLock { retired in
-                    let releasable = retired.takeReleasable()
+                    let releasable = retired.takeReleasable(self.domain)
                     if retired.objects.isEmpty { retired.retrying = false }
                     return (releasable, !retired.retrying)
                 }

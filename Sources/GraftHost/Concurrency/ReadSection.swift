@@ -1,3 +1,4 @@
+import CGraftSystem
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,45 +11,44 @@ import Glibc
 /// A thread inside a section may use objects a `ReadMostly` published without
 /// retaining them; a writer that replaced one waits, before releasing it,
 /// until every thread that was inside a section when it was replaced has
-/// left. Readers then pay one atomic store to enter and a plain store to
-/// leave, where a lock would cost two atomic operations and a retain and
+/// left. A lock would cost a reader two atomic operations and a retain and
 /// release two more; on the validator hot path those were most of the cost.
+///
+/// Entering stores the epoch in the thread's record, and that store must be
+/// visible to a writer before the reader reads the published object. Where
+/// the kernel offers `membarrier(2)`, the writer forces that with one system
+/// call per grace period, and readers pay a plain store; elsewhere each
+/// reader pays a sequentially consistent store (an `xchg` on x86).
 ///
 /// Each thread has a `Reader` record, made on its first section and reused by
 /// a later thread once it exits. Records are never freed, so a writer can
 /// walk them without a lock on the readers' side.
 enum ReadSection {
-    /// Runs `body` inside a read section on this thread. Sections nest.
+    /// Runs `body` inside a read section on this thread, handing it the
+    /// thread's record (for its lookup cache). Sections nest.
     @inline(__always)
-    static func run<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        // Unmanaged: the registry keeps every record alive, and a retain and
+    static func run<Result>(in domain: Domain, _ body: (Reader) -> Result) -> Result {
+        // Unmanaged: the domain keeps every record alive, and a retain and
         // release here would cost as much as the section.
-        let reader = Reader.current
-        reader._withUnsafeGuaranteedRef { $0.enter() }
-        defer { reader._withUnsafeGuaranteedRef { $0.leave() } }
-        return try body()
-    }
-
-    /// `run`, handing `body` this thread's record (for its lookup cache).
-    @inline(__always)
-    static func run<Result>(_ body: (Reader) -> Result) -> Result {
-        let reader = Reader.current
-        return reader._withUnsafeGuaranteedRef { reader in
-            reader.enter()
+        Reader.current(in: domain)._withUnsafeGuaranteedRef { reader in
+            reader.enter(domain)
             defer { reader.leave() }
             return body(reader)
         }
     }
 
-    /// The process-wide state, in one object so a section pays for one lazy
-    /// global access.
+    /// The process-wide state. Hot paths hold a reference to it rather than
+    /// reading the lazy global each time.
     final class Domain: Sendable {
         /// Bumped by every writer after it replaces an object; readers
         /// record the value they saw when they entered.
         let epoch = Atomic<UInt64>(1)
-        /// The thread-local slot of each thread's `Reader`.
+        /// A thread-local key whose destructor frees a thread's `Reader` for
+        /// reuse; lookups use a plain thread-local variable, which is faster.
         let key: pthread_key_t
         let readers = Locked<[Reader]>([])
+        /// Whether writers issue `membarrier(2)` so that readers need no fence.
+        let writersFence: Bool
 
         init() {
             var key = pthread_key_t()
@@ -60,47 +60,58 @@ enum ReadSection {
             }
             precondition(status == 0, "pthread_key_create failed (\(status)): no thread-local slot for read sections")
             self.key = key
+            writersFence = graft_membarrier_register() == 0 && graft_membarrier() == 0
+        }
+
+        /// Makes every reader's entering store visible before the caller
+        /// reads the readers' states. False if the fence failed, which the
+        /// successful registration rules out; the caller then keeps what it
+        /// would have released.
+        func fenceReaders() -> Bool {
+            guard writersFence else { return true }
+            for _ in 0..<3 where graft_membarrier() == 0 { return true }
+            return false
+        }
+
+        /// Waits until no thread can still be using what was replaced before
+        /// `epoch` reached `target`: every reader has left, or entered after.
+        /// Returns false, instead of waiting, when this thread is itself
+        /// inside a section (a validator that reloads a plugin), and when
+        /// readers are still inside after `timeout` (a validator that does
+        /// not return): the caller then keeps the old object for later.
+        func waitForReaders(before target: UInt64, timeout: Duration = .milliseconds(100)) -> Bool {
+            if Reader.current(in: self).takeUnretainedValue().isInside { return false }
+            guard fenceReaders() else { return false }
+            let clock = ContinuousClock()
+            let deadline = clock.now + timeout
+            for reader in readers.withLock({ $0 }) {
+                var spins = 0
+                while !reader.hasLeft(before: target) {
+                    spins += 1
+                    if spins < 64 {
+                        sched_yield()
+                    } else {
+                        if clock.now >= deadline { return false }
+                        usleep(50)
+                    }
+                }
+            }
+            return true
+        }
+
+        /// Whether every reader has left the sections it was in before
+        /// `target`, without waiting.
+        func readersHaveLeft(before target: UInt64) -> Bool {
+            fenceReaders() && readers.withLock { $0 }.allSatisfy { $0.hasLeft(before: target) }
         }
     }
 
     static let domain = Domain()
-
-
-    /// Waits until no thread can still be using what was replaced before
-    /// `epoch` reached `target`: every reader has left, or entered after it.
-    /// Returns false, instead of waiting, when this thread is itself inside a
-    /// section (a validator that reloads a plugin), and when readers are still
-    /// inside after `timeout` (a validator that does not return): the caller
-    /// then keeps the old object and releases it later.
-    static func waitForReaders(before target: UInt64, timeout: Duration = .milliseconds(100)) -> Bool {
-        if Reader.current.takeUnretainedValue().isInside { return false }
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        for reader in Reader.all() {
-            var spins = 0
-            while !reader.hasLeft(before: target) {
-                spins += 1
-                if spins < 64 {
-                    sched_yield()
-                } else {
-                    if clock.now >= deadline { return false }
-                    usleep(50)
-                }
-            }
-        }
-        return true
-    }
-
-    /// Whether every reader has left the sections it was in before `target`,
-    /// without waiting.
-    static func readersHaveLeft(before target: UInt64) -> Bool {
-        Reader.all().allSatisfy { $0.hasLeft(before: target) }
-    }
 }
 
 extension ReadSection {
     /// One thread's record. Only its thread writes `state`'s non-zero values
-    /// and `depth`; writers only read `state`.
+    /// and the plain fields; writers only read `state`.
     final class Reader: @unchecked Sendable {
         /// 0 outside a section; inside, the epoch seen on entering.
         let state = Atomic<UInt64>(0)
@@ -120,12 +131,20 @@ extension ReadSection {
         var lookupResult: UnsafeMutableRawPointer?
 
         @inline(__always)
-        func enter() {
+        func enter(_ domain: Domain) {
             if depth == 0 {
-                // Sequentially consistent: the store must be visible before this
-                // thread reads the published object, or a writer scanning
-                // readers could miss it and free what it is about to read.
-                state.store(ReadSection.domain.epoch.load(ordering: .acquiring), ordering: .sequentiallyConsistent)
+                let epoch = domain.epoch.load(ordering: .acquiring)
+                if domain.writersFence {
+                    // The writer's membarrier orders this store for us; only
+                    // the compiler must not sink it below the reads that follow.
+                    state.store(epoch, ordering: .relaxed)
+                    graft_compiler_barrier()
+                } else {
+                    // Visible before this thread reads the published object,
+                    // or a writer scanning readers could miss it and free
+                    // what it is about to read.
+                    state.store(epoch, ordering: .sequentiallyConsistent)
+                }
             }
             depth += 1
         }
@@ -141,29 +160,29 @@ extension ReadSection {
             return seen == 0 || seen >= target
         }
 
-        /// This thread's record, unretained: the registry keeps it alive.
+        /// This thread's record, unretained: the domain keeps it alive.
         @inline(__always)
-        static var current: Unmanaged<Reader> {
-            if let raw = pthread_getspecific(domain.key) { return Unmanaged<Reader>.fromOpaque(raw) }
-            return adopt()
+        static func current(in domain: Domain) -> Unmanaged<Reader> {
+            if let raw = graft_thread_reader_get() { return Unmanaged<Reader>.fromOpaque(raw) }
+            return adopt(in: domain)
         }
-
-        static func all() -> [Reader] { domain.readers.withLock { $0 } }
 
         /// The first section on this thread: reuse the record of a thread that
         /// exited, or make one.
-        private static func adopt() -> Unmanaged<Reader> {
+        private static func adopt(in domain: Domain) -> Unmanaged<Reader> {
             let reader = domain.readers.withLock { readers in
-                if let free = readers.first(where: { $0.owned.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged }) {
+                if let free = readers.first(where: {
+                    $0.owned.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+                }) {
                     return free
                 }
                 let made = Reader()
                 readers.append(made)
                 return made
             }
-            // The registry keeps the record alive; the key holds it unretained.
             let unmanaged = Unmanaged.passUnretained(reader)
-            pthread_setspecific(domain.key, unmanaged.toOpaque())
+            graft_thread_reader_set(unmanaged.toOpaque())
+            pthread_setspecific(domain.key, unmanaged.toOpaque())  // for the exit destructor only
             return unmanaged
         }
     }

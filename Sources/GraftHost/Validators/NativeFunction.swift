@@ -116,10 +116,21 @@ struct NativeCall: @unchecked Sendable {
     /// libffi's argument slots (on the stack) and calls through `ffi_call`.
     /// `params.count` must be `count - 1`.
     func callThroughFFI(value: GraftValue, params: [String]) -> Outcome {
+        // The most common shape, one string (the value): pinned in place and
+        // handed to libffi without the general bookkeeping.
+        if count == 1, scalarMask == 0, case .string(let text) = value {
+            return NativeFunction.withCleanCString(text) { pointer in
+                var argument = pointer
+                return withUnsafeMutablePointer(to: &argument) { slot in
+                    var values: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(slot)
+                    return .answered(invoke(&values))
+                }
+            } ?? .valueUnreadable
+        }
         // One 8-byte slot per argument (every type here fits), and libffi's
-        // array of pointers to them.
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: count) { slots in
-            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: count) { values in
+        // array of pointers to them; a constant size keeps both on the stack.
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: NativeSignature.maximumArguments) { slots in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: NativeSignature.maximumArguments) { values in
                 let slots = UnsafeMutableRawPointer(slots.baseAddress!)
                 let values = values.baseAddress!
                 for index in 0..<count { values[index] = slots + index * 8 }

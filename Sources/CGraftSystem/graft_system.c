@@ -1,0 +1,3 @@
+#include "graft_system.h"
+
+__thread void *graft_thread_reader = NULL;

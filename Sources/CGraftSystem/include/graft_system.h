@@ -1,0 +1,44 @@
+/* What the host needs from Linux that Swift cannot say directly: the
+ * membarrier system call (syscall(2) is variadic, so Swift cannot call it),
+ * a compiler-only barrier (Swift has no inline assembly) and a thread-local
+ * slot cheaper than pthread_getspecific (Swift has no thread-local storage).
+ * All serve the read sections in GraftHost/Concurrency/ReadSection.swift,
+ * the only module that includes this header. */
+#ifndef GRAFT_SYSTEM_H
+#define GRAFT_SYSTEM_H
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Registers the process for MEMBARRIER_CMD_PRIVATE_EXPEDITED. Returns 0 on
+ * success, or errno (ENOSYS on old kernels, EPERM under some seccomp
+ * filters, EINVAL when the command is unknown). */
+static inline int graft_membarrier_register(void) {
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 ? 0 : errno;
+}
+
+/* Issues a full memory barrier on every CPU running a thread of this
+ * process. Returns 0 on success, or errno. */
+static inline int graft_membarrier(void) {
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0 ? 0 : errno;
+}
+
+/* Stops the compiler, not the CPU, from moving memory accesses across it. */
+static inline void graft_compiler_barrier(void) {
+    __asm__ __volatile__("" ::: "memory");
+}
+
+/* This thread's read-section record (defined in graft_system.c). */
+extern __thread void *graft_thread_reader;
+
+static inline void *graft_thread_reader_get(void) {
+    return graft_thread_reader;
+}
+
+static inline void graft_thread_reader_set(void *reader) {
+    graft_thread_reader = reader;
+}
+
+#endif
