@@ -121,4 +121,27 @@ struct ReadMostlyTests {
         #expect(wrong.load(ordering: .relaxed) == 0)
         #expect(reads.load(ordering: .relaxed) > 0)
     }
+
+    @Test("the same tests pass when readers fence themselves (no membarrier)")
+    func withoutMembarrier() throws {
+        if ProcessInfo.processInfo.environment["GRAFT_MEMBARRIER"] == "0" {
+            #expect(!ReadSection.domain.writersFence)
+            return
+        }
+        guard ReadSection.domain.writersFence else { return }  // this machine already runs the fallback
+        // This suite again, in a child test process whose read sections start
+        // without membarrier.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+        process.arguments = ["--testing-library", "swift-testing", "--filter", "ReadMostlyTests"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["GRAFT_MEMBARRIER": "0"]) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("Read sections and grace periods\" passed"), "\(output)")
+    }
 }

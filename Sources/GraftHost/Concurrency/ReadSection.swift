@@ -48,6 +48,9 @@ enum ReadSection {
         let key: pthread_key_t
         let readers = Locked<[Reader]>([])
         /// Whether writers issue `membarrier(2)` so that readers need no fence.
+        /// `GRAFT_MEMBARRIER=0` in the environment turns it off (readers then
+        /// fence themselves), for kernels or sandboxes that misbehave and for
+        /// the tests of that path.
         let writersFence: Bool
 
         init() {
@@ -60,7 +63,8 @@ enum ReadSection {
             }
             precondition(status == 0, "pthread_key_create failed (\(status)): no thread-local slot for read sections")
             self.key = key
-            writersFence = graft_membarrier_register() == 0 && graft_membarrier() == 0
+            let disabled = getenv("GRAFT_MEMBARRIER").map { String(cString: $0) == "0" } ?? false
+            writersFence = !disabled && graft_membarrier_register() == 0 && graft_membarrier() == 0
         }
 
         /// Makes every reader's entering store visible before the caller
