@@ -77,6 +77,7 @@ final class NativeFunction: @unchecked Sendable {
     /// Runs `body` on `text` as a C string, or returns nil when the text holds
     /// a NUL byte (C would see only the part before it). `strlen` against the
     /// stored byte count is the cheapest check: both are fast on native strings.
+    @inline(__always)
     static func withCleanCString<R>(_ text: String, _ body: (UnsafePointer<CChar>) -> R) -> R? {
         let count = text.utf8.count
         return text.withCString { pointer in strlen(pointer) == count ? body(pointer) : nil }
@@ -224,6 +225,7 @@ extension NativeFunction.FastPath {
     /// building an argument list. Nil when anything does not convert: the
     /// caller then takes the general path, which also produces the precise
     /// error.
+    @inline(__always)
     func call(value: GraftValue, params: [String]) -> Bool? {
         switch self {
         case .string(let f):
