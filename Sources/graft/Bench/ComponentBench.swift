@@ -16,35 +16,41 @@ enum ComponentBench {
         let emitted = Atomic<Int>(0)
         let inputs: [String: GraftValue] = ["text": "hello"]
 
-        let abi = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
-            guard let instance = try? host.makeInstance(
-                of: reference, id: "bench", inputs: inputs,
-                onEvent: { _ in emitted.wrappingAdd(1, ordering: .relaxed) })
-            else { return }
-            blackHole(try? instance.render())
-            instance.interact("say")
-            instance.close()
-        }
-        let swift = Stopwatch.nanosecondsPerOperation(iterations: iterations) { _ in
-            let echo = SwiftEcho(inputs: ["text": "hello"], emit: { _, _ in emitted.wrappingAdd(1, ordering: .relaxed) })
-            blackHole(echo.render())
-            echo.say()
-        }
+        // Each pair timed in interleaved rounds; ratios are per-round medians.
+        let cycle = Stopwatch.compare(iterations: iterations, [
+            { _ in
+                guard let instance = try? host.makeInstance(
+                    of: reference, id: "bench", inputs: inputs,
+                    onEvent: { _ in emitted.wrappingAdd(1, ordering: .relaxed) })
+                else { return }
+                blackHole(try? instance.render())
+                instance.interact("say")
+                instance.close()
+            },
+            { _ in
+                let echo = SwiftEcho(inputs: ["text": "hello"], emit: { _, _ in emitted.wrappingAdd(1, ordering: .relaxed) })
+                blackHole(echo.render())
+                echo.say()
+            },
+        ])
         let instance = try host.makeInstance(of: reference, inputs: inputs)
-        let render = Stopwatch.nanosecondsPerOperation(iterations: iterations * 4) { _ in blackHole(try? instance.render()) }
         let echo = SwiftEcho(inputs: ["text": "hello"], emit: { _, _ in })
-        let swiftRender = Stopwatch.nanosecondsPerOperation(iterations: iterations * 4) { _ in blackHole(echo.render()) }
+        let render = Stopwatch.compare(iterations: iterations * 4, [
+            { _ in blackHole(try? instance.render()) },
+            { _ in blackHole(echo.render()) },
+        ])
         instance.close()
         // The debugger's action log left on: the same emit, recorded and not.
         let logged = try ActionLogBenchmark.run(
             host: host, component: reference, inputs: inputs, interaction: "say", iterations: iterations * 4)
 
-        part.figure("abi_cycle_ns", abi)
-        part.figure("swift_cycle_ns", swift)
-        part.figure("abi_render_ns", render)
-        part.figure("swift_render_ns", swiftRender)
-        part.ratio("abi / swift (cycle)", abi / swift)
-        part.ratio("abi / swift (render)", render / swiftRender)
+        part.figure("abi_cycle_ns", cycle.nanoseconds[0])
+        part.figure("swift_cycle_ns", cycle.nanoseconds[1])
+        part.figure("abi_render_ns", render.nanoseconds[0])
+        part.figure("swift_render_ns", render.nanoseconds[1])
+        // The Swift side is the baseline: its ratio to the ABI side, inverted.
+        part.ratio("abi / swift (cycle)", 1 / cycle.ratios[1])
+        part.ratio("abi / swift (render)", 1 / render.ratios[1])
         part.figure("emit_ns", logged.withoutNs)
         part.figure("emit_logged_ns", logged.withNs)
         part.ratio("emit with action log / without", logged.ratio, target: "<= 1.2")
