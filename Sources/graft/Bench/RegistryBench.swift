@@ -12,16 +12,14 @@ enum RegistryBench {
         }
         let dictionary = Dictionary(uniqueKeysWithValues: references.enumerated().map { ($1, $0) })
         let count = references.count
-        let plain = Stopwatch.nanosecondsPerOperation(iterations: iterations) { index in
-            blackHole(dictionary[references[index % count]])
-        }
-        let resolve = Stopwatch.nanosecondsPerOperation(iterations: iterations) { index in
-            blackHole(try? host.resolve(references[index % count]))
-        }
-        part.figure("dictionary_ns", plain)
-        part.figure("resolve_ns", resolve)
+        let measured = Stopwatch.compare(iterations: iterations, [
+            { index in blackHole(dictionary[references[index % count]]) },
+            { index in blackHole(try? host.resolve(references[index % count])) },
+        ])
+        part.figure("dictionary_ns", measured.nanoseconds[0])
+        part.figure("resolve_ns", measured.nanoseconds[1])
         part.figure("components", Double(count), "")
-        part.ratio("resolve / dictionary", resolve / plain)
+        part.ratio("resolve / dictionary", measured.ratios[1])
         return part
     }
 }
