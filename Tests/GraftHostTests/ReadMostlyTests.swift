@@ -5,7 +5,9 @@ import Testing
 @testable import GraftHost
 
 /// The lock-free read path behind `validate`: what it promises hot swap.
-@Suite("Read sections and grace periods")
+/// Serialized: the grace period is process-wide, so one test's reader parked
+/// inside a section would hold up another test's "released at once".
+@Suite("Read sections and grace periods", .serialized)
 struct ReadMostlyTests {
     final class Box: Sendable {
         let value: Int

@@ -142,7 +142,9 @@ final class ValidatorRegistry: Sendable {
     /// The validator flows call `name` (`luhn` or `luhn@2`).
     func resolve(name: String) throws(GraftError) -> RegisteredValidator {
         if let found = table.withCurrent({ $0.byName[name] }) { return found }
-        try notFound(name)
+        // Parse only on a miss: a spelling the table does not list
+        // (`luhn@01`), or the precise error.
+        return try resolve(ComponentReference(parsing: name))
     }
 
     /// Validates with the validator `name` without a lock or a reference
@@ -156,17 +158,10 @@ final class ValidatorRegistry: Sendable {
                 Result { () throws(GraftError) in try validator.validate(value, params: params, path: path) }
             }
         }
-        guard let outcome else { try notFound(name) }
-        return try outcome.get()
+        if let outcome { return try outcome.get() }
+        // A miss: the slow path, holding the validator by reference.
+        return try resolve(name: name).validate(value, params: params, path: path)
     }
-
-    /// Throws `validator_not_found`, or the parse error of a malformed name;
-    /// parsing happens only on a miss.
-    private func notFound(_ name: String) throws(GraftError) -> Never {
-        _ = try resolve(ComponentReference(parsing: name))
-        throw GraftError(.validatorNotFound, "no plugin registers validator '\(name)'.", key: name)
-    }
-
 }
 
 extension GraftHost {
