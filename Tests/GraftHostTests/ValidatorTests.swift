@@ -22,6 +22,11 @@ struct ValidatorTests {
         #expect(try host.validate("is_even", value: "42", path: path).isValid)
         #expect(try host.validate("is_even", value: 7, path: path).message == "must be even")
         #expect(try host.validate("is_even", value: "seven", path: path).isValid == false)
+        // Every spelling of version 1 reaches the same validator.
+        #expect(try host.validate("is_even@1", value: 4, path: path).isValid)
+        #expect(try host.validate("is_even@01", value: 4, path: path).isValid)
+        let versionTwo = #expect(throws: GraftError.self) { try host.validate("is_even@2", value: 4, path: path) }
+        #expect(versionTwo?.code == .validatorNotFound)
         let error = #expect(throws: GraftError.self) { try host.validate("is_even", value: 2, params: ["extra"]) }
         #expect(error?.code == .invalidParam)
         let missing = #expect(throws: GraftError.self) { try host.validate("nope", value: 2) }

@@ -159,8 +159,16 @@ final class ValidatorRegistry: Sendable {
             }
         }
         if let outcome { return try outcome.get() }
-        // A miss: the slow path, holding the validator by reference.
-        return try resolve(name: name).validate(value, params: params, path: path)
+        return try validateAfterMiss(name: name, value: value, params: params, path: path)
+    }
+
+    /// A name the table does not list: parse it, and hold the validator by
+    /// reference. Kept out of line, so the hot path above stays small.
+    @inline(never)
+    private func validateAfterMiss(
+        name: String, value: GraftValue, params: [String], path: NativeCallPath
+    ) throws(GraftError) -> ValidationResult {
+        try resolve(name: name).validate(value, params: params, path: path)
     }
 }
 
