@@ -123,38 +123,20 @@ struct HotSwapTests {
         let scratch = try Scratch()
         let (host, path) = try Self.host(scratch)
         let load = Load()
-        // Real threads, not tasks: a busy loop must not take the few threads
-        // Swift's cooperative pool has (two on a two-core machine).
-        let group = DispatchGroup()
-        for _ in 0..<2 {
-            DispatchQueue.global().async(group: group) { [host, load] in
-                while !load.stop.load(ordering: .relaxed) {
-                    do {
-                        let instance = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "t"])
-                        let text = try instance.render().text
-                        load.seen.withLock { _ = $0.insert(text) }
-                        instance.close()
-                        load.renders.wrappingAdd(1, ordering: .relaxed)
-                    } catch {
-                        load.failures.wrappingAdd(1, ordering: .relaxed)
-                    }
-                }
+        try Self.whileBusy([1, 2], load: load, { _, load in
+            do {
+                let instance = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "t"])
+                let text = try instance.render().text
+                load.seen.withLock { _ = $0.insert(text) }
+                instance.close()
+                load.renders.wrappingAdd(1, ordering: .relaxed)
+            } catch {
+                load.failures.wrappingAdd(1, ordering: .relaxed)
             }
+        }) {
+            try Self.swap(host, path, scratch, rounds: 30)
+            Thread.sleep(forTimeInterval: 0.05)
         }
-        defer {
-            load.stop.store(true, ordering: .relaxed)
-            group.wait()
-        }
-        for round in 1...30 {
-            try Self.buildEcho(scratch, prefix: "r\(round):")
-            guard case .swapped = host.reload(pluginAt: path).outcome else {
-                Issue.record("round \(round) did not swap")
-                break
-            }
-        }
-        Thread.sleep(forTimeInterval: 0.05)
-        load.stop.store(true, ordering: .relaxed)
-        group.wait()
         #expect(load.failures.load(ordering: .relaxed) == 0)
         #expect(load.renders.load(ordering: .relaxed) > 0)
         #expect(load.seen.withLock { $0.contains("r30:t") }, "the last build was seen serving")
@@ -166,38 +148,20 @@ struct HotSwapTests {
         let scratch = try Scratch()
         let (host, path) = try Self.host(scratch)
         let load = Load()
-        let group = DispatchGroup()
-        // One thread on the typed fast path, one forced through libffi.
-        for path in [NativeCallPath.automatic, .libffi] {
-            DispatchQueue.global().async(group: group) { [host, load] in
-                var value = 0
-                while !load.stop.load(ordering: .relaxed) {
-                    value += 1
-                    do {
-                        let result = try host.validate("is_even", value: .number(Double(value)), path: path)
-                        if result.isValid != value.isMultiple(of: 2) { load.failures.wrappingAdd(1, ordering: .relaxed) }
-                        load.renders.wrappingAdd(1, ordering: .relaxed)
-                    } catch {
-                        load.failures.wrappingAdd(1, ordering: .relaxed)
-                    }
-                }
-            }
-        }
-        defer {
-            load.stop.store(true, ordering: .relaxed)
-            group.wait()
-        }
         var images: [String] = []
-        for round in 1...30 {
-            images.append(try #require(host.plugins.first?.imagePath))
-            try Self.buildEcho(scratch, prefix: "r\(round):")
-            guard case .swapped = host.reload(pluginAt: path).outcome else {
-                Issue.record("round \(round) did not swap")
-                break
+        // One thread on the typed fast path, one forced through libffi.
+        try Self.whileBusy([NativeCallPath.automatic, .libffi], load: load, { path, load in
+            let value = load.renders.load(ordering: .relaxed)
+            do {
+                let result = try host.validate("is_even", value: .number(Double(value)), path: path)
+                if result.isValid != value.isMultiple(of: 2) { load.failures.wrappingAdd(1, ordering: .relaxed) }
+                load.renders.wrappingAdd(1, ordering: .relaxed)
+            } catch {
+                load.failures.wrappingAdd(1, ordering: .relaxed)
             }
+        }) {
+            try Self.swap(host, path, scratch, rounds: 30) { images.append($0) }
         }
-        load.stop.store(true, ordering: .relaxed)
-        group.wait()
         #expect(load.failures.load(ordering: .relaxed) == 0)
         #expect(load.renders.load(ordering: .relaxed) > 0)
         // An old build is closed once the calls that may use it have returned.
@@ -285,6 +249,41 @@ struct HotSwapTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(events.withLock { $0.count } == 2)
         #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x")
+    }
+
+    /// Runs `work` in a loop on one thread per worker while `body` runs,
+    /// then stops them (also when `body` throws). Dispatch threads, not
+    /// tasks: a busy loop must not take the few threads Swift's cooperative
+    /// pool has (two on a two-core machine).
+    static func whileBusy<Worker: Sendable>(
+        _ workers: [Worker], load: Load, _ work: @escaping @Sendable (Worker, Load) -> Void, during body: () throws -> Void
+    ) rethrows {
+        let group = DispatchGroup()
+        for worker in workers {
+            DispatchQueue.global().async(group: group) {
+                while !load.stop.load(ordering: .relaxed) { work(worker, load) }
+            }
+        }
+        defer {
+            load.stop.store(true, ordering: .relaxed)
+            group.wait()
+        }
+        try body()
+    }
+
+    /// Rebuilds and reloads the echo plugin `rounds` times (prefix `rN:`),
+    /// telling `before` each image path it replaces.
+    static func swap(
+        _ host: GraftHost, _ path: String, _ scratch: borrowing Scratch, rounds: Int, before: (String) -> Void = { _ in }
+    ) throws {
+        for round in 1...rounds {
+            if let image = host.plugins.first?.imagePath { before(image) }
+            try buildEcho(scratch, prefix: "r\(round):")
+            guard case .swapped = host.reload(pluginAt: path).outcome else {
+                Issue.record("round \(round) did not swap")
+                return
+            }
+        }
     }
 
     /// What the rendering threads share.

@@ -23,6 +23,27 @@ struct ReadMostlyTests {
         return condition()
     }
 
+    /// Starts a thread that enters a section on `published` (after opening
+    /// and closing an inner one, if `nested`) and stays inside until the
+    /// returned semaphore is signalled; then runs `after` on the object it
+    /// borrowed. Returns once the thread is inside.
+    static func parkReader(
+        in published: ReadMostly<Box>, nested: Bool = false, after: @escaping @Sendable (Box) -> Void = { _ in }
+    ) -> DispatchSemaphore {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            published.withCurrent { box in
+                if nested { published.withCurrent { _ in } }
+                entered.signal()
+                release.wait()
+                after(box)
+            }
+        }
+        entered.wait()
+        return release
+    }
+
     @Test("a replaced object is released at once when no reader holds it")
     func releasedAtOnce() {
         let published = ReadMostly(Box(1))
@@ -38,19 +59,11 @@ struct ReadMostlyTests {
     func readerHoldsOldObject() throws {
         let published = ReadMostly(Box(1))
         weak let first = published.value
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
         let seen = Atomic<Int>(0)
-        let reader = Thread {
-            published.withCurrent { box in
-                entered.signal()
-                release.wait()
-                // Still readable: the writer did not free it under us.
-                seen.store(box.value, ordering: .relaxed)
-            }
+        let release = Self.parkReader(in: published) { box in
+            // Still readable when released: the writer did not free it under us.
+            seen.store(box.value, ordering: .relaxed)
         }
-        reader.start()
-        entered.wait()
 
         published.update { _ in (Box(2), ()) }  // waits out its timeout, then retires the old box
         #expect(first != nil, "not released while a reader is inside")
@@ -80,17 +93,7 @@ struct ReadMostlyTests {
     func nesting() throws {
         let published = ReadMostly(Box(1))
         weak let first = published.value
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let reader = Thread {
-            published.withCurrent { _ in
-                published.withCurrent { _ in }  // inner section opens and closes
-                entered.signal()
-                release.wait()
-            }
-        }
-        reader.start()
-        entered.wait()
+        let release = Self.parkReader(in: published, nested: true)
         published.update { _ in (Box(2), ()) }
         #expect(first != nil, "the outer section still protects the old object")
         release.signal()
