@@ -306,7 +306,7 @@ struct DebugEndpointTests {
         let folder = try SocketFolder()
         let path = folder.path("d.sock")
         // A socket file whose process is gone: bound, then closed without unlinking.
-        let leftover = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let leftover = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in

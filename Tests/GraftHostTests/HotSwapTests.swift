@@ -252,16 +252,19 @@ struct HotSwapTests {
     }
 
     /// Runs `work` in a loop on one thread per worker while `body` runs,
-    /// then stops them (also when `body` throws). Dispatch threads, not
-    /// tasks: a busy loop must not take the few threads Swift's cooperative
-    /// pool has (two on a two-core machine).
+    /// then stops them (also when `body` throws). Threads of their own: a
+    /// busy loop must not take the few workers that Swift's cooperative pool
+    /// or Dispatch's global queues have (two on a two-core machine), which
+    /// other suites running meanwhile need.
     static func whileBusy<Worker: Sendable>(
         _ workers: [Worker], load: Load, _ work: @escaping @Sendable (Worker, Load) -> Void, during body: () throws -> Void
     ) rethrows {
         let group = DispatchGroup()
         for worker in workers {
-            DispatchQueue.global().async(group: group) {
+            group.enter()
+            Thread.detachNewThread {
                 while !load.stop.load(ordering: .relaxed) { work(worker, load) }
+                group.leave()
             }
         }
         defer {
