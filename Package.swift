@@ -29,7 +29,7 @@ let package = Package(
             name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
             providers: [.apt(["libffi-dev"])]),
 
-        // What Swift cannot say itself on Linux: membarrier, a compiler barrier, a thread-local slot.
+        // What Swift cannot say itself on Linux: membarrier, a compiler barrier, a thread-local slot, accept4.
         .target(name: "CGraftSystem", path: "Sources/CGraftSystem"),
 
         .target(
@@ -41,7 +41,7 @@ let package = Package(
             ]),
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
-        .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows"]),
+        .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),
         // In-process Swift components (GraftKit definitions) registered into a host, for tests and host apps.
         .target(name: "GraftInProcess", dependencies: ["GraftHost", "GraftKit"]),
         .target(name: "GraftKit", dependencies: ["CGraft"]),

@@ -215,6 +215,38 @@ struct DebugEndpointTests {
         #expect(try running.client().request(["request": "tail", "last": 1])["records"]?.listValue?.count == 1)
     }
 
+    @Test("the endpoint's sockets are close-on-exec: a process the host spawns inherits none")
+    func socketsCloseOnExec() throws {
+        // Only the sockets made from here on: the test runner holds some of its own.
+        let before = Self.socketDescriptors()
+        let folder = try SocketFolder()
+        let running = try Running(at: folder.path("c.sock"))
+        defer { running.endpoint.close() }
+        let client = try running.client()
+        _ = try client.request(["request": "plugins"])
+        #expect(eventually { running.endpoint.clientCount == 1 })
+        // The listener, the accepted client and the client's end (and any
+        // another test makes meanwhile).
+        let made = Self.socketDescriptors().subtracting(before)
+        #expect(made.count >= 3)
+        for descriptor in made {
+            let flags = fcntl(descriptor, F_GETFD)
+            guard flags >= 0 else { continue }  // closed meanwhile
+            #expect(flags & FD_CLOEXEC != 0, "socket descriptor \(descriptor) would be inherited by child processes")
+        }
+    }
+
+    /// This process's descriptors that are sockets.
+    static func socketDescriptors() -> Set<Int32> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return Set(names.compactMap { name in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                target.hasPrefix("socket:")
+            else { return nil }
+            return Int32(name)
+        })
+    }
+
     @Test("a client that leaves is forgotten; so is one that leaves mid-line")
     func disconnects() throws {
         let folder = try SocketFolder()

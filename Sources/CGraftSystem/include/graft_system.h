@@ -1,9 +1,9 @@
 /* What the host needs from Linux that Swift cannot say directly: the
  * membarrier system call (syscall(2) is variadic, so Swift cannot call it),
- * a compiler-only barrier (Swift has no inline assembly) and a thread-local
- * slot cheaper than pthread_getspecific (Swift has no thread-local storage).
- * All serve the read sections in GraftHost/Concurrency/ReadSection.swift,
- * the only module that includes this header. */
+ * a compiler-only barrier (Swift has no inline assembly), a thread-local
+ * slot cheaper than pthread_getspecific (Swift has no thread-local storage),
+ * and accept4 (a GNU extension Swift's Glibc module does not show). The
+ * first three serve GraftHost's read sections, the last the debug endpoint. */
 #ifndef GRAFT_SYSTEM_H
 #define GRAFT_SYSTEM_H
 
@@ -24,6 +24,11 @@ static inline int graft_membarrier_register(void) {
 static inline int graft_membarrier(void) {
     return syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0 ? 0 : errno;
 }
+
+/* Accepts one pending connection on `listener`, close-on-exec and
+ * non-blocking from the start (accept4: no window in which a fork on another
+ * thread inherits it). Returns the descriptor, or -1 with errno set. */
+int graft_accept_cloexec_nonblocking(int listener);
 
 /* Stops the compiler, not the CPU, from moving memory accesses across it. */
 static inline void graft_compiler_barrier(void) {

@@ -1,3 +1,4 @@
+import CGraftSystem
 import Foundation
 import GraftHost
 
@@ -20,15 +21,12 @@ enum UnixSocket {
         return descriptor
     }
 
-    /// Accepts one pending client, non-blocking and close-on-exec; -1 (with
-    /// errno) when none is pending. Glibc's `accept4` is not visible from
-    /// Swift, so the flags are set right after `accept`.
+    /// Accepts one pending client, non-blocking and close-on-exec from the
+    /// start (`accept4`, through a C shim: Swift's Glibc module hides it), so
+    /// a process the host spawns meanwhile never inherits it; -1 (with
+    /// errno) when none is pending.
     static func accept(_ listener: Int32) -> Int32 {
-        let client = Glibc.accept(listener, nil, nil)
-        guard client >= 0 else { return client }
-        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-        return client
+        graft_accept_cloexec_nonblocking(listener)
     }
 
     /// Calls `body` with `path` as a `sockaddr`. Throws when the path is too long.
