@@ -56,4 +56,39 @@ struct ValidatorTests {
         let missing = #expect(throws: GraftError.self) { try host.invokeAction("nope") }
         #expect(missing?.code == .actionNotFound)
     }
+
+    @Test("signatures without a fast path: several strings, strings after scalars, int32 and bool", arguments: [
+        NativeCallPath.automatic, .libffi,
+    ])
+    func generalMarshalling(path: NativeCallPath) throws {
+        let scratch = try Scratch()
+        let host = isolatedHost(scratch.url)
+        try host.load(pluginAt: Fixtures.build("good_signatures", into: scratch.url).path)
+
+        #expect(try host.validate("sig_prefix", value: "graft-1", params: ["graft"], path: path).isValid)
+        #expect(try host.validate("sig_prefix", value: "craft-1", params: ["graft"], path: path).message == "has the wrong prefix")
+        // A number value is read as its text; an int32 return of 0 means invalid.
+        #expect(try host.validate("sig_prefix", value: 42, params: ["4"], path: path).isValid)
+
+        #expect(try host.validate("sig_concat", value: "ab-cd", params: ["ab-", "cd"], path: path).isValid)
+        #expect(try host.validate("sig_concat", value: "ab-cd", params: ["ab", "cd"], path: path).isValid == false)
+        #expect(try host.validate("sig_concat", value: "", params: ["", ""], path: path).isValid)
+
+        // int32 value, then a string, a bool and a double from params.
+        #expect(try host.validate("sig_mixed", value: 3, params: ["abc", "true", "5"], path: path).isValid)
+        #expect(try host.validate("sig_mixed", value: "3", params: ["abc", "yes", "2.5"], path: path).isValid == false)
+        #expect(try host.validate("sig_mixed", value: 3, params: ["abc", "false", "2.5"], path: path).isValid)
+        #expect(try host.validate("sig_mixed", value: 4, params: ["abc", "0", "9"], path: path).isValid == false)
+        // A value that does not fit int32 is invalid, not an error.
+        #expect(try host.validate("sig_mixed", value: 3_000_000_000, params: ["abc", "0", "9"], path: path).isValid == false)
+
+        // Params that do not convert, or carry a NUL, name their position.
+        for (params, position) in [(["abc", "maybe", "5"], 2), (["abc", "true", "five"], 3), (["a\u{0}c", "true", "5"], 1)] {
+            let error = #expect(throws: GraftError.self) { try host.validate("sig_mixed", value: 3, params: params, path: path) }
+            #expect(error?.code == .invalidParam)
+            #expect(error?.message.contains("param \(position)") == true, "\(error?.message ?? "")")
+        }
+        let count = #expect(throws: GraftError.self) { try host.validate("sig_concat", value: "x", params: ["x"], path: path) }
+        #expect(count?.code == .invalidParam)
+    }
 }
