@@ -29,7 +29,7 @@ let package = Package(
             name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
             providers: [.apt(["libffi-dev"])]),
 
-        // What Swift cannot say itself on Linux: membarrier, a compiler barrier, a thread-local slot, accept4.
+        // What Swift cannot say itself on Linux: membarrier, a compiler barrier, a thread-local slot, accept4, CPU affinity.
         .target(name: "CGraftSystem", path: "Sources/CGraftSystem"),
 
         .target(
@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows",
+                "GraftHost", "GraftDebugger", "GraftFlows", "CGraftSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

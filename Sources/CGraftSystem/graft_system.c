@@ -1,5 +1,7 @@
 /* accept4 is a GNU extension: ask for it before any header. */
 #define _GNU_SOURCE
+#include <sched.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "graft_system.h"
@@ -8,4 +10,22 @@ __thread void *graft_thread_reader = NULL;
 
 int graft_accept_cloexec_nonblocking(int listener) {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
+
+int graft_pin_to_current_cpu(graft_cpu_mask_t *saved) {
+    _Static_assert(sizeof(graft_cpu_mask_t) >= sizeof(cpu_set_t), "graft_cpu_mask_t holds a cpu_set_t");
+    cpu_set_t previous, only;
+    int cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof previous, &previous) != 0) return -1;
+    CPU_ZERO(&only);
+    CPU_SET(cpu, &only);
+    if (sched_setaffinity(0, sizeof only, &only) != 0) return -1;
+    memcpy(saved->bytes, &previous, sizeof previous);
+    return cpu;
+}
+
+void graft_restore_cpu_mask(const graft_cpu_mask_t *saved) {
+    cpu_set_t previous;
+    memcpy(&previous, saved->bytes, sizeof previous);
+    sched_setaffinity(0, sizeof previous, &previous);
 }

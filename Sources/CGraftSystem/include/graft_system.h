@@ -2,8 +2,9 @@
  * membarrier system call (syscall(2) is variadic, so Swift cannot call it),
  * a compiler-only barrier (Swift has no inline assembly), a thread-local
  * slot cheaper than pthread_getspecific (Swift has no thread-local storage),
- * and accept4 (a GNU extension Swift's Glibc module does not show). The
- * first three serve GraftHost's read sections, the last the debug endpoint. */
+ * and the GNU extensions Swift's Glibc module does not show (accept4,
+ * sched_getcpu and CPU affinity). The first three serve GraftHost's read
+ * sections, accept4 the debug endpoint, affinity `graft bench`. */
 #ifndef GRAFT_SYSTEM_H
 #define GRAFT_SYSTEM_H
 
@@ -29,6 +30,19 @@ static inline int graft_membarrier(void) {
  * non-blocking from the start (accept4: no window in which a fork on another
  * thread inherits it). Returns the descriptor, or -1 with errno set. */
 int graft_accept_cloexec_nonblocking(int listener);
+
+/* A saved CPU affinity mask (a cpu_set_t, which Swift's Glibc module hides). */
+typedef struct {
+    unsigned char bytes[128];
+} graft_cpu_mask_t;
+
+/* Pins the calling thread's process-wide affinity to the CPU it runs on,
+ * for benchmarks that compare runs (and child processes) on one CPU. Saves
+ * the previous mask in *saved. Returns the CPU, or -1 (nothing changed). */
+int graft_pin_to_current_cpu(graft_cpu_mask_t *saved);
+
+/* Restores a mask saved by graft_pin_to_current_cpu. */
+void graft_restore_cpu_mask(const graft_cpu_mask_t *saved);
 
 /* Stops the compiler, not the CPU, from moving memory accesses across it. */
 static inline void graft_compiler_barrier(void) {

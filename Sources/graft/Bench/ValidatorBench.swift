@@ -1,3 +1,4 @@
+import CGraftSystem
 import Foundation
 @_spi(Benchmarks) import GraftHost
 
@@ -16,6 +17,13 @@ enum ValidatorBench {
             part.notes.append("the Checkout plugin (luhn) is not on the plugin path; build it with `swift build -c release`")
             return part
         }
+        // On one CPU, with the Python child that inherits it: on this kind of
+        // shared machine two CPUs can differ by half, which a ratio between
+        // runs on different ones would show as noise.
+        let pinned = CPUPinning.pinToCurrentCPU()
+        defer { pinned?.restore() }
+        if let pinned { part.notes.append("pinned to CPU \(pinned.cpu) for this part") }
+
         typealias Luhn = @convention(c) (UnsafePointer<CChar>?) -> Bool
         let luhn = unsafeBitCast(address, to: Luhn.self)
         let cValue = strdup(value)!
@@ -48,19 +56,31 @@ enum ValidatorBench {
         // libffi's own call on a ready argument: no path through libffi can
         // be cheaper, so ctypes / ffi can never exceed ctypes / ffi_call.
         part.ratio("ffi_call alone / direct", ratio[5])
-        if let ctypes = ctypesNanoseconds(library: plugin.pluginPath, iterations: max(iterations / 4, 1000)) {
-            part.figure("ctypes_ns", ctypes)
-            part.ratio("ctypes / ffi", ctypes / ffi, target: ">= 8")
-            part.ratio("ctypes / ffi_call alone", ctypes / ns[5])
+        // ctypes in another process: interleaved with rounds of (c) and of
+        // ffi_call alone, so each ratio compares runs made back to back.
+        let rounds = max(iterations / 4, 1000)
+        let round = { (body: @escaping (Int) -> Void) in
+            { Stopwatch.nanosecondsPerOperation(iterations: rounds, rounds: 1, warmup: true, body) }
+        }
+        if let ctypes = ctypesReference(
+            library: plugin.pluginPath, iterations: rounds, against: [round(bodies[2]), round(bodies[5])])
+        {
+            part.figure("ctypes_ns", ctypes.nanoseconds)
+            part.ratio("ctypes / ffi", ctypes.ratios[0], target: ">= 8")
+            part.ratio("ctypes / ffi_call alone", ctypes.ratios[1])
         } else {
             part.notes.append("python3 with ctypes not found: ctypes_ns skipped")
         }
         return part
     }
 
-    /// Runs the same `.so` function from Python through ctypes, walking
-    /// graft.h's structs to find it, and returns ns per call (median of rounds).
-    static func ctypesNanoseconds(library: String, iterations: Int) -> Double? {
+    /// Runs the same `.so` function from Python through ctypes (walking
+    /// graft.h's structs to find it) in rounds, each followed at once by one
+    /// round of every body in `against`. Returns ctypes' ns per call and its
+    /// ratio to each body (medians over rounds), or nil without python3.
+    static func ctypesReference(
+        library: String, iterations: Int, rounds: Int = 7, against: [() -> Double]
+    ) -> (nanoseconds: Double, ratios: [Double])? {
         let script = #"""
             import ctypes, sys, time
             lib = ctypes.CDLL(sys.argv[1])
@@ -95,24 +115,78 @@ enum ValidatorBench {
                 if d.name == b"luhn": luhn = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_char_p)(d.function)
             if luhn is None: sys.exit(4)
             value = b"4111111111111111"
-            samples = []
-            for _ in range(5):
+            for _ in range(n // 10): luhn(value)
+            print("ready", flush=True)
+            for line in sys.stdin:  # one timed round per line, after a warm-up
+                for _ in range(n // 10): luhn(value)
                 start = time.perf_counter_ns()
                 for _ in range(n): luhn(value)
-                samples.append((time.perf_counter_ns() - start) / n)
-            samples.sort()
-            print(samples[len(samples) // 2])
+                print((time.perf_counter_ns() - start) / n, flush=True)
             """#
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, library, String(iterations)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        defer {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+        var lines = LineReader(output.fileHandleForReading)
+        guard lines.next() == "ready" else { return nil }
+        var samples: [Double] = []
+        var ratios: [[Double]] = []
+        for _ in 0..<rounds {
+            // A Python round, then the Swift rounds, back to back: both see
+            // the machine in the same state.
+            input.fileHandleForWriting.write(Data("go\n".utf8))
+            guard let line = lines.next(), let ctypes = Double(line) else { return nil }
+            samples.append(ctypes)
+            ratios.append(against.map { ctypes / $0() })
+        }
+        return (Stopwatch.median(samples), against.indices.map { index in Stopwatch.median(ratios.map { $0[index] }) })
+    }
+}
+
+/// Lines from a pipe, as they arrive.
+struct LineReader {
+    let handle: FileHandle
+    var buffer = Data()
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            let more = handle.availableData
+            guard !more.isEmpty else { return nil }
+            buffer.append(more)
+        }
+    }
+}
+
+/// Keeps the process on the CPU it runs on, and puts the old mask back.
+struct CPUPinning {
+    let cpu: Int32
+    private var previous: graft_cpu_mask_t
+
+    /// Nil when the kernel refuses (then nothing changed).
+    static func pinToCurrentCPU() -> CPUPinning? {
+        var previous = graft_cpu_mask_t()
+        let cpu = graft_pin_to_current_cpu(&previous)
+        return cpu < 0 ? nil : CPUPinning(cpu: cpu, previous: previous)
+    }
+
+    func restore() {
+        var previous = self.previous
+        graft_restore_cpu_mask(&previous)
     }
 }
