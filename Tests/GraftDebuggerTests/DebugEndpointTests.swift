@@ -217,8 +217,10 @@ struct DebugEndpointTests {
 
     @Test("the endpoint's sockets are close-on-exec: a process the host spawns inherits none")
     func socketsCloseOnExec() throws {
-        // Only the sockets made from here on: the test runner holds some of its own.
-        let before = Self.socketDescriptors()
+        // Only the sockets made from here on (the test runner holds some of
+        // its own), told apart by inode: descriptor numbers are reused as
+        // tests running meanwhile close and open theirs.
+        let before = Set(Self.sockets().values)
         let folder = try SocketFolder()
         let running = try Running(at: folder.path("c.sock"))
         defer { running.endpoint.close() }
@@ -227,24 +229,27 @@ struct DebugEndpointTests {
         #expect(eventually { running.endpoint.clientCount == 1 })
         // The listener, the accepted client and the client's end (and any
         // another test makes meanwhile).
-        let made = Self.socketDescriptors().subtracting(before)
+        let made = Self.sockets().filter { !before.contains($0.value) }
         #expect(made.count >= 3)
-        for descriptor in made {
+        for descriptor in made.keys {
             let flags = fcntl(descriptor, F_GETFD)
             guard flags >= 0 else { continue }  // closed meanwhile
             #expect(flags & FD_CLOEXEC != 0, "socket descriptor \(descriptor) would be inherited by child processes")
         }
     }
 
-    /// This process's descriptors that are sockets.
-    static func socketDescriptors() -> Set<Int32> {
+    /// This process's descriptors that are sockets, with their `socket:[inode]`.
+    static func sockets() -> [Int32: String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return Set(names.compactMap { name in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+        var sockets: [Int32: String] = [:]
+        for name in names {
+            guard let descriptor = Int32(name),
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
                 target.hasPrefix("socket:")
-            else { return nil }
-            return Int32(name)
-        })
+            else { continue }
+            sockets[descriptor] = target
+        }
+        return sockets
     }
 
     @Test("a client that leaves is forgotten; so is one that leaves mid-line")
