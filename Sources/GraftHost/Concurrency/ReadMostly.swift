@@ -25,9 +25,11 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
 
         /// Removes and returns the objects whose readers have all left.
         mutating func takeReleasable(_ domain: ReadSection.Domain) -> [Unmanaged<Object>] {
+            // One fence and one scan of the readers for all the entries.
+            guard let oldest = domain.oldestEpochInUse() else { return [] }
             var releasable: [Unmanaged<Object>] = []
             objects.removeAll { entry in
-                guard domain.readersHaveLeft(before: entry.epoch) else { return false }
+                guard oldest >= entry.epoch else { return false }
                 releasable.append(entry.object)
                 return true
             }
@@ -53,9 +55,7 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// `body` unless `body` copies it (which retains it).
     @inline(__always)
     func withCurrent<Result>(_ body: (Object) -> Result) -> Result {
-        ReadSection.run(in: domain) { _ in
-            current.load(ordering: .sequentiallyConsistent)._withUnsafeGuaranteedRef(body)
-        }
+        withCurrent { object, _ in body(object) }
     }
 
     /// `withCurrent`, also handing `body` this thread's reader record.

@@ -103,10 +103,16 @@ enum ReadSection {
             return true
         }
 
-        /// Whether every reader has left the sections it was in before
-        /// `target`, without waiting.
-        func readersHaveLeft(before target: UInt64) -> Bool {
-            fenceReaders() && readers.withLock { $0 }.allSatisfy { $0.hasLeft(before: target) }
+        /// The oldest epoch a reader is still inside, read after one fence
+        /// and without waiting: `.max` when no reader is inside, nil when the
+        /// fence failed. What was replaced before epoch `e` is free once this
+        /// is at least `e`.
+        func oldestEpochInUse() -> UInt64? {
+            guard fenceReaders() else { return nil }
+            return readers.withLock { $0 }.reduce(UInt64.max) { oldest, reader in
+                let seen = reader.state.load(ordering: .sequentiallyConsistent)
+                return seen == 0 ? oldest : min(oldest, seen)
+            }
         }
     }
 
