@@ -16,13 +16,14 @@ public final class GraftHost: Sendable {
     /// This host's version, given to plugins at `init`.
     public static let version = "0.1.0"
 
-    public let searchPath: SearchPath
+    public let configuration: GraftConfiguration
+    public var searchPath: SearchPath { configuration.searchPath }
     public let registry = ComponentRegistry()
     let validatorRegistry = ValidatorRegistry()
     let actionRegistry = ActionRegistry()
     /// Whether every plugin is mapped from a private copy of its file, so the
     /// file can be rebuilt or rewritten in place while the host runs (hot swap).
-    public let loadsFromCopies: Bool
+    public var loadsFromCopies: Bool { configuration.loadsFromCopies }
     let loader: PluginLoader
     let logger: Logger
     let state = Locked(State())
@@ -36,6 +37,9 @@ public final class GraftHost: Sendable {
     struct State: Sendable {
         /// Loaded plugins by real path, in load order.
         var plugins: [String: LoadedPlugin] = [:]
+        /// The real path each loaded file goes by: one file, one plugin, however
+        /// many links lead to it.
+        var files: [FileKey: String] = [:]
         var order: [String] = []
         var failures: [PluginFailure] = []
         /// The content hash of each loaded file, by real path.
@@ -51,16 +55,32 @@ public final class GraftHost: Sendable {
     /// - Parameter loadsFromCopies: map every plugin from a private copy of its
     ///   file (see `ImageStore`): set it when plugin files may be rebuilt while
     ///   the host runs. `reload(pluginAt:)` always maps new builds from copies.
-    public init(
+    public convenience init(
         searchPath: SearchPath = .standard(), logger: Logger = Logger(label: "graft.host"), loadsFromCopies: Bool = false
     ) {
-        self.searchPath = searchPath
-        self.loadsFromCopies = loadsFromCopies
+        self.init(
+            configuration: GraftConfiguration(searchPath: searchPath, loadsFromCopies: loadsFromCopies), logger: logger)
+    }
+
+    public init(configuration: GraftConfiguration, logger: Logger = Logger(label: "graft.host")) {
+        self.configuration = configuration
+        let searchPath = configuration.searchPath
         self.logger = logger
         var loaderLogger = logger
         loaderLogger[metadataKey: "subsystem"] = "loader"
         self.loader = PluginLoader(logger: loaderLogger)
         for warning in searchPath.warnings { logger.warning("\(warning)") }
+        if configuration.trust.allowsUntrusted {
+            logger.warning("trust checks are off (allowsUntrusted): plugin files other users could have written will load.")
+        }
+    }
+
+    deinit {
+        // A host that goes away (the process ending, most often) unloads
+        // nothing: a plugin's own threads may still run in its image.
+        for plugin in state.withLock({ Array($0.plugins.values) }) {
+            plugin.staysMapped.store(true, ordering: .relaxed)
+        }
     }
 
     // MARK: Loading
@@ -68,7 +88,15 @@ public final class GraftHost: Sendable {
     /// Loads every plugin file on the search path. Failures are logged and
     /// kept in `failures`; the rest load regardless.
     public func loadPlugins() {
-        for path in searchPath.pluginFiles() {
+        let (files, problems) = searchPath.discover()
+        for problem in problems {
+            logger.error("\(problem.error)", metadata: ["path": "\(problem.path)"])
+            state.withLock { state in
+                state.failures.removeAll { $0.path == problem.path }
+                state.failures.append(problem)
+            }
+        }
+        for path in files {
             do {
                 try load(pluginAt: path)
             } catch {
@@ -82,22 +110,26 @@ public final class GraftHost: Sendable {
     /// thrown and also recorded in `failures`.
     @discardableResult
     public func load(pluginAt path: String) throws(GraftError) -> PluginInfo {
-        let real = (path as NSString).resolvingSymlinksInPath
-        if let existing = state.withLock({ $0.plugins[real] }) { return existing.info }
         do throws(GraftError) {
-            let bytes = try PluginLoader.readFile(path: path)
-            let copy = loadsFromCopies ? try images.copy(bytes, of: path) : nil
-            // Mapped or refused, the copy's name is no longer needed (see reload).
-            defer { if let copy { images.discard(copy) } }
-            let plugin = try loader.load(path: path, image: copy.map { ($0, bytes) })
+            let file = try PluginFile(opening: path)
+            let known: LoadedPlugin? = state.withLock { state in state.files[file.identity.file].flatMap { state.plugins[$0] } }
+            if let known {
+                if known.info.path == path { return known.info }
+                throw GraftError(
+                    .duplicatePlugin,
+                    "\(path) is the same file as \(known.info.path) (device \(file.identity.device), inode \(file.identity.inode): a hard link or a symlink); plugin '\(known.info.id)' is loaded once, from \(known.info.path).",
+                    path: path)
+            }
+            try checkTrust(file)
+            let plugin = try loader.load(file, mapping: loadsFromCopies ? .copy : .link, images: images)
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
-            try register(plugin, realPath: real)
+            try register(plugin, file: file)
             // The hash lets a later reload skip an unchanged file; only a host
             // that expects reloads pays for it.
             if loadsFromCopies {
-                let hash = ContentHash.of(bytes)
-                state.withLock { $0.hashes[real] = hash }
+                let hash = try ContentHash.of(file)
+                state.withLock { $0.hashes[file.realPath] = hash }
             }
             logger.debug(
                 "loaded \(plugin.info.id) \(plugin.info.version)",
@@ -112,13 +144,23 @@ public final class GraftHost: Sendable {
         }
     }
 
+    /// Refuses a file other users could have written, unless the host allows
+    /// untrusted files (then it only warns).
+    func checkTrust(_ file: PluginFile) throws(GraftError) {
+        var folders: [String: String?] = [:]
+        guard let violation = configuration.trust.violation(of: file, folders: &folders) else { return }
+        guard configuration.trust.allowsUntrusted else { throw violation }
+        logger.warning("loading an untrusted plugin: \(violation.message)", metadata: ["path": "\(file.path)"])
+    }
+
     /// Registers everything `plugin` declares, or nothing. With `overriding`,
     /// its components replace those already registered under the same
     /// key + version instead of being refused; the replaced ones are returned.
     @discardableResult
     func register(
-        _ plugin: LoadedPlugin, realPath: String, overriding: Bool = false
+        _ plugin: LoadedPlugin, file: PluginFile? = nil, realPath: String? = nil, overriding: Bool = false
     ) throws(GraftError) -> [RegisteredComponent] {
+        let realPath = file?.realPath ?? realPath ?? plugin.info.path
         // Loads are rare; one lock for the whole registration keeps the
         // duplicate checks and the publication consistent.
         let result: Result<[RegisteredComponent], GraftError> = state.withLock { state in
@@ -141,6 +183,7 @@ public final class GraftHost: Sendable {
             validatorRegistry.register(plugin, prepared: prepared)
             actionRegistry.register(plugin)
             state.plugins[realPath] = plugin
+            if let file { state.files[file.identity.file] = realPath }
             state.order.append(realPath)
             state.failures.removeAll { $0.path == plugin.info.path }
             return .success(replaced)
@@ -153,6 +196,7 @@ public final class GraftHost: Sendable {
     func forget(_ plugin: LoadedPlugin, realPath: String) {
         state.withLock { state in
             state.plugins[realPath] = nil
+            state.files = state.files.filter { $0.value != realPath }
             state.order.removeAll { $0 == realPath }
         }
         for contract in plugin.info.components {

@@ -15,6 +15,13 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case permissionDenied = "permission_denied"
         case duplicatePlugin = "duplicate_plugin"
         case pluginCrashed = "plugin_crashed"
+        case pluginTimeout = "plugin_timeout"
+        case pluginTooLarge = "plugin_too_large"
+        case invalidFileName = "invalid_file_name"
+        case untrustedPlugin = "untrusted_plugin"
+        case pluginNotPinned = "plugin_not_pinned"
+        case hashMismatch = "hash_mismatch"
+        case scannerUnavailable = "scanner_unavailable"
         // Registry
         case duplicateComponent = "duplicate_component"
         case customComponentNotFound = "custom_component_not_found"

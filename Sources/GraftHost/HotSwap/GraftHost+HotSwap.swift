@@ -52,30 +52,29 @@ extension GraftHost {
             remove(realPath: real)
             return event(.removed)
         }
-        let bytes: [UInt8]
+        let file: PluginFile
+        let hash: String
         do throws(GraftError) {
-            bytes = try PluginLoader.readFile(path: path)
+            file = try PluginFile(opening: path)
+            hash = try ContentHash.of(file)
         } catch {
             return event(.failed(error))
         }
-        let hash = ContentHash.of(bytes)
         if !force, old != nil, state.withLock({ $0.hashes[real] }) == hash { return event(.unchanged) }
 
         let plugin: LoadedPlugin
         do throws(GraftError) {
-            let copy = try images.copy(bytes, of: path)
-            // Once dlopen has mapped it (or refused it) the copy's name is no
-            // longer needed: unlinking it keeps the disk from filling up over
-            // many swaps, and a mapped image keeps its pages.
-            defer { images.discard(copy) }
-            plugin = try loader.load(path: path, image: (copy, bytes))
+            try checkTrust(file)
+            // Mapped from a private copy: the file may be rewritten again while
+            // this build runs.
+            plugin = try loader.load(file, mapping: .copy, images: images)
         } catch {
             return event(.failed(error))
         }
 
         guard let old else {
             do throws(GraftError) {
-                try register(plugin, realPath: real)
+                try register(plugin, file: file)
             } catch {
                 return event(.failed(error))
             }
@@ -84,7 +83,7 @@ extension GraftHost {
         }
 
         do throws(GraftError) {
-            try publish(plugin, replacing: old, realPath: real, hash: hash)
+            try publish(plugin, replacing: old, file: file, hash: hash)
         } catch {
             return event(.failed(error), new: plugin.info)
         }
@@ -119,7 +118,8 @@ extension GraftHost {
 
     /// Publishes `plugin` in place of `old`: validators, actions and
     /// components, each in one step, after every check has passed.
-    private func publish(_ plugin: LoadedPlugin, replacing old: LoadedPlugin, realPath: String, hash: String) throws(GraftError) {
+    private func publish(_ plugin: LoadedPlugin, replacing old: LoadedPlugin, file: PluginFile, hash: String) throws(GraftError) {
+        let realPath = file.realPath
         let result: Result<Void, GraftError> = state.withLock { state in
             if let other = state.plugins.first(where: { $0.key != realPath && $0.value.info.id == plugin.info.id }) {
                 return .failure(GraftError(
@@ -139,6 +139,8 @@ extension GraftHost {
             validatorRegistry.register(plugin, prepared: prepared, replacing: old)
             actionRegistry.register(plugin, replacing: old)
             state.plugins[realPath] = plugin
+            state.files = state.files.filter { $0.value != realPath }
+            state.files[file.identity.file] = realPath
             state.hashes[realPath] = hash
             state.removedInUse.remove(realPath)
             return .success(())
@@ -176,6 +178,7 @@ extension GraftHost {
         let plugin: LoadedPlugin? = state.withLock { state in
             state.removedInUse.remove(realPath)
             state.hashes[realPath] = nil
+            state.files = state.files.filter { $0.value != realPath }
             state.order.removeAll { $0 == realPath }
             return state.plugins.removeValue(forKey: realPath)
         }

@@ -1,6 +1,8 @@
 /// What the loader needs to know about a shared library before `dlopen`:
-/// that it is a complete ELF shared object for this machine, and whether it
-/// contains Swift (such an image must never be closed; see DESIGN.md).
+/// that it is a complete ELF shared object for this machine, that it exports
+/// `graft_entry` as a function, and whether it contains Swift (such an image
+/// must never be closed; see DESIGN.md). Only the headers, the dynamic
+/// section and the dynamic symbol table are read, with `pread`.
 struct ELFImage: Sendable {
     /// The image registers with the Swift runtime (a `swift5_*` section or a
     /// `libswiftCore.so` dependency), so unloading it would leave dangling
@@ -8,26 +10,40 @@ struct ELFImage: Sendable {
     var containsSwift: Bool
     /// The libraries it depends on (DT_NEEDED).
     var needed: [String]
+    /// How `graft_entry` appears in the dynamic symbol table.
+    var entry: EntrySymbol
 
-    /// Inspects the bytes of a file. Throws `not_a_shared_library` naming
-    /// `path` and what is wrong.
-    init(bytes: [UInt8], path: String) throws(GraftError) {
+    enum EntrySymbol: Sendable, Equatable {
+        case function
+        case missing
+        /// Exported, but not as a function (STT_OBJECT, say): calling it would jump into data.
+        case notAFunction(type: UInt8)
+    }
+
+    private static let entryName = Array("graft_entry".utf8)
+
+    /// Larger tables than this are not a plugin's (a Swift plugin's symbol
+    /// table is a few hundred KiB).
+    private static let maximumTable = 64 << 20
+
+    /// Inspects the file. Throws `not_a_shared_library` naming the file and what is wrong.
+    init(file: PluginFile) throws(GraftError) {
+        let path = file.path
         func refuse(_ reason: String) -> GraftError {
             GraftError(.notASharedLibrary, "\(path) is not a loadable shared library: \(reason).", path: path)
         }
-        guard bytes.count >= 64 else {
-            throw refuse(bytes.isEmpty ? "the file is empty" : "the file is too short for an ELF header (\(bytes.count) bytes)")
+        let size = file.size
+        let header = Region(file.read(at: 0, count: 64))
+        guard header.count >= 64 else {
+            throw refuse(size == 0 ? "the file is empty" : "the file is too short for an ELF header (\(size) bytes)")
         }
-        guard bytes[0] == 0x7F, bytes[1] == 0x45, bytes[2] == 0x4C, bytes[3] == 0x46 else {
-            throw refuse("it does not start with the ELF magic number")
-        }
-        guard bytes[4] == 2 else { throw refuse("it is not a 64-bit ELF file") }
-        guard bytes[5] == 1 else { throw refuse("it is not little-endian") }
+        guard header.u32(0) == 0x464C_457F else { throw refuse("it does not start with the ELF magic number") }
+        guard header.u8(4) == 2 else { throw refuse("it is not a 64-bit ELF file") }
+        guard header.u8(5) == 1 else { throw refuse("it is not little-endian") }
 
-        let reader = ByteReader(bytes: bytes)
-        let type = reader.u16(16)
+        let type = header.u16(16)
         guard type == 3 else { throw refuse("its ELF type is \(type), not a shared object (ET_DYN)") }
-        let machine = reader.u16(18)
+        let machine = header.u16(18)
         #if arch(x86_64)
         let expectedMachine: UInt16 = 62
         #elseif arch(arm64)
@@ -39,80 +55,103 @@ struct ELFImage: Sendable {
             throw refuse("it was built for ELF machine \(machine), not this one (\(expectedMachine))")
         }
 
-        let programOffset = reader.offset(32)
-        let sectionOffset = reader.offset(40)
-        let programEntrySize = Int(reader.u16(54))
-        let programCount = Int(reader.u16(56))
-        let sectionEntrySize = Int(reader.u16(58))
-        let sectionCount = Int(reader.u16(60))
-        let sectionNamesIndex = Int(reader.u16(62))
+        let programOffset = header.offset(32)
+        let sectionOffset = header.offset(40)
+        let programEntrySize = Int(header.u16(54))
+        let programCount = Int(header.u16(56))
+        let sectionEntrySize = Int(header.u16(58))
+        let sectionCount = Int(header.u16(60))
+        let sectionNamesIndex = Int(header.u16(62))
 
         // Every loadable segment must be in the file: a linker still writing,
         // or a copy cut short, fails here instead of inside dlopen.
-        guard programEntrySize >= 56, programOffset > 0,
-            programOffset + programCount * programEntrySize <= bytes.count
-        else { throw refuse("its program headers lie past the end of the file (truncated?)") }
+        guard programEntrySize >= 56, programOffset > 0, programOffset + programCount * programEntrySize <= size else {
+            throw refuse("its program headers lie past the end of the file (truncated?)")
+        }
+        let programs = Region(file.read(at: programOffset, count: programCount * programEntrySize))
         for index in 0..<programCount {
-            let base = programOffset + index * programEntrySize
-            let segmentType = reader.u32(base)
-            let fileOffset = reader.offset(base + 8)
-            let fileSize = reader.offset(base + 32)
-            if segmentType == 1 /* PT_LOAD */, fileOffset + fileSize > bytes.count {
-                throw refuse("a loadable segment ends at byte \(fileOffset + fileSize) but the file has \(bytes.count) (truncated?)")
+            let base = index * programEntrySize
+            let fileOffset = programs.offset(base + 8)
+            let fileSize = programs.offset(base + 32)
+            if programs.u32(base) == 1 /* PT_LOAD */, fileOffset + fileSize > size {
+                throw refuse("a loadable segment ends at byte \(fileOffset + fileSize) but the file has \(size) (truncated?)")
             }
         }
 
-        guard sectionEntrySize >= 64, sectionCount > 0,
-            sectionOffset + sectionCount * sectionEntrySize <= bytes.count
-        else { throw refuse("its section headers lie past the end of the file (truncated?)") }
-
-        struct Section { var name: Int; var type: UInt32; var offset: Int; var size: Int; var link: Int }
+        guard sectionEntrySize >= 64, sectionCount > 0, sectionOffset + sectionCount * sectionEntrySize <= size else {
+            throw refuse("its section headers lie past the end of the file (truncated?)")
+        }
+        struct Section { var name: Int; var type: UInt32; var offset: Int; var size: Int; var link: Int; var entrySize: Int }
+        let table = Region(file.read(at: sectionOffset, count: sectionCount * sectionEntrySize))
         let sections = (0..<sectionCount).map { index -> Section in
-            let base = sectionOffset + index * sectionEntrySize
+            let base = index * sectionEntrySize
             return Section(
-                name: Int(reader.u32(base)), type: reader.u32(base + 4),
-                offset: reader.offset(base + 24), size: reader.offset(base + 32), link: Int(reader.u32(base + 40)))
+                name: Int(table.u32(base)), type: table.u32(base + 4), offset: table.offset(base + 24),
+                size: table.offset(base + 32), link: Int(table.u32(base + 40)), entrySize: table.offset(base + 56))
+        }
+        func contents(_ section: Section, _ what: String) throws(GraftError) -> Region {
+            guard section.offset + section.size <= size else { throw refuse("its \(what) lies past the end of the file (truncated?)") }
+            guard section.size <= Self.maximumTable else { throw refuse("its \(what) is \(section.size) bytes, more than any plugin needs") }
+            return Region(file.read(at: section.offset, count: section.size))
         }
 
         var containsSwift = false
         if sectionNamesIndex < sections.count {
-            let names = sections[sectionNamesIndex]
-            for section in sections where names.offset + section.name < bytes.count {
-                if reader.cString(names.offset + section.name, limit: names.offset + names.size).hasPrefix("swift5_") {
-                    containsSwift = true
-                }
-            }
+            let names = try contents(sections[sectionNamesIndex], "section name table")
+            containsSwift = sections.contains { names.cString($0.name).hasPrefix("swift5_") }
         }
 
         var needed: [String] = []
         for section in sections where section.type == 6 /* SHT_DYNAMIC */ && section.link < sections.count {
-            let strings = sections[section.link]
-            guard section.offset + section.size <= bytes.count else {
-                throw refuse("its dynamic section lies past the end of the file (truncated?)")
-            }
-            var entry = section.offset
-            while entry + 16 <= section.offset + section.size {
-                let tag = reader.u64(entry)
+            let dynamic = try contents(section, "dynamic section")
+            let strings = try contents(sections[section.link], "dynamic string table")
+            var entry = 0
+            while entry + 16 <= dynamic.count {
+                let tag = dynamic.u64(entry)
                 if tag == 0 { break }
-                if tag == 1 /* DT_NEEDED */ {
-                    let offset = strings.offset + reader.offset(entry + 8)
-                    if offset < bytes.count { needed.append(reader.cString(offset, limit: strings.offset + strings.size)) }
-                }
+                if tag == 1 /* DT_NEEDED */ { needed.append(strings.cString(dynamic.offset(entry + 8))) }
                 entry += 16
             }
         }
         if needed.contains(where: { $0.hasPrefix("libswiftCore.so") }) { containsSwift = true }
 
+        var entrySymbol = EntrySymbol.missing
+        for section in sections where section.type == 11 /* SHT_DYNSYM */ && section.link < sections.count {
+            let symbols = try contents(section, "dynamic symbol table")
+            let strings = try contents(sections[section.link], "dynamic symbol names")
+            let stride = max(section.entrySize, 24)
+            var base = stride  // symbol 0 is the null symbol
+            while base + 24 <= symbols.count {
+                let info = symbols.u8(base + 4)
+                let sectionIndex = symbols.u16(base + 6)
+                let binding = info >> 4
+                // Defined (not SHN_UNDEF), global or weak.
+                if sectionIndex != 0, binding == 1 || binding == 2, strings.hasCString(at: Int(symbols.u32(base)), Self.entryName) {
+                    let symbolType = info & 0xF
+                    // STT_FUNC, or STT_GNU_IFUNC (resolved to a function by the loader).
+                    entrySymbol = symbolType == 2 || symbolType == 10 ? .function : .notAFunction(type: symbolType)
+                    break
+                }
+                base += stride
+            }
+        }
+
         self.containsSwift = containsSwift
         self.needed = needed
+        self.entry = entrySymbol
     }
 }
 
-/// Little-endian reads with bounds checks: out of range reads as zero and the
-/// callers compare sizes before trusting an offset.
-private struct ByteReader {
+/// Little-endian reads from a part of the file, with bounds checks: out of
+/// range reads as zero, and the callers compare sizes before trusting an offset.
+private struct Region {
     let bytes: [UInt8]
 
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var count: Int { bytes.count }
+
+    func u8(_ at: Int) -> UInt8 { UInt8(truncatingIfNeeded: read(at, 1)) }
     func u16(_ at: Int) -> UInt16 { UInt16(truncatingIfNeeded: read(at, 2)) }
     func u32(_ at: Int) -> UInt32 { UInt32(truncatingIfNeeded: read(at, 4)) }
     func u64(_ at: Int) -> UInt64 { read(at, 8) }
@@ -128,11 +167,19 @@ private struct ByteReader {
         return value
     }
 
-    func cString(_ at: Int, limit: Int) -> String {
-        let end = min(limit, bytes.count)
+    /// Whether the NUL-terminated string at `at` is `name` (no String is built:
+    /// a Swift plugin's symbol table has thousands of names).
+    func hasCString(at: Int, _ name: [UInt8]) -> Bool {
+        guard at >= 0, at + name.count < bytes.count, bytes[at + name.count] == 0 else { return false }
+        for index in 0..<name.count where bytes[at + index] != name[index] { return false }
+        return true
+    }
+
+    /// The NUL-terminated string at `at`, or "" when out of range.
+    func cString(_ at: Int) -> String {
+        guard at >= 0, at < bytes.count else { return "" }
         var stop = at
-        while stop < end, bytes[stop] != 0 { stop += 1 }
-        guard at < stop else { return "" }
+        while stop < bytes.count, bytes[stop] != 0 { stop += 1 }
         return String(decoding: bytes[at..<stop], as: UTF8.self)
     }
 }

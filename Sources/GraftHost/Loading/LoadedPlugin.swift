@@ -1,4 +1,5 @@
 import CGraft
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,11 @@ final class LoadedPlugin: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer?
     private let entry: UnsafePointer<graft_plugin_entry_t>?
     private let host: HostHandle?
+    /// Set when the host that loaded the plugin goes away (at process exit,
+    /// typically): the image then stays mapped, since a thread the plugin
+    /// started may still run in it. Only a build replaced or removed while the
+    /// host runs is closed.
+    let staysMapped = Atomic<Bool>(false)
 
     init(
         info: PluginInfo, handle: UnsafeMutableRawPointer?, entry: UnsafePointer<graft_plugin_entry_t>?, host: HostHandle?,
@@ -41,6 +47,6 @@ final class LoadedPlugin: @unchecked Sendable {
     /// and closes the image when it contains no Swift.
     deinit {
         entry?.pointee.deinit?()
-        if info.canUnload, let handle { dlclose(handle) }
+        if info.canUnload, !staysMapped.load(ordering: .relaxed), let handle { dlclose(handle) }
     }
 }

@@ -19,7 +19,15 @@ extension GraftHost {
     /// native signatures libffi cannot prepare. The image is unloaded again
     /// afterwards unless it contains Swift.
     public static func check(pluginAt path: String, logger: Logger = Logger(label: "graft.check")) -> PluginCheck {
-        switch PluginLoader(logger: logger).open(path: path) {
+        let file: PluginFile
+        do throws(GraftError) {
+            file = try PluginFile(opening: path)
+            var folders: [String: String?] = [:]
+            if let violation = TrustPolicy.strict.violation(of: file, folders: &folders) { throw violation }
+        } catch {
+            return PluginCheck(path: path, plugin: nil, problems: [error])
+        }
+        switch PluginLoader(logger: logger).open(file, mapping: .link, images: ImageStore()) {
         case .failure(let problems):
             return PluginCheck(path: path, plugin: nil, problems: problems.errors)
         case .success(let plugin):

@@ -6,24 +6,46 @@ import Logging
 import Glibc
 #endif
 
-/// Turns one file into a `LoadedPlugin`: read, check the ELF image, `dlopen`,
-/// find `graft_entry`, check the ABI, `init`, read and check every descriptor.
-/// Each step that fails yields a `GraftError` naming the file; nothing a
-/// plugin does wrong stops the host.
+/// Turns one open file into a `LoadedPlugin`: check the ELF image and its
+/// entry symbol, `dlopen` that same file, call `graft_entry`, check the ABI,
+/// `init`, read and check every descriptor. Each step that fails yields a
+/// `GraftError` naming the file; nothing a plugin does wrong stops the host.
+/// (A plugin that crashes or hangs does, in process: that is why hosts scan
+/// every file in a child first; see `Scanner`.)
 struct PluginLoader: Sendable {
     var logger: Logger
 
-    /// Loads `path`, or throws its first problem (the message counts the rest).
-    /// With `image`, the bytes of `path` already read and copied to
-    /// `image.path`: that copy is what gets mapped (hot swap, see ImageStore).
-    func load(path: String, image: (path: String, bytes: [UInt8])? = nil) throws(GraftError) -> LoadedPlugin {
-        switch open(path: path, image: image) {
+    /// How the image is mapped: through a private link to the open file, or
+    /// from a private copy of it (hosts whose plugins are rebuilt in place).
+    enum Mapping: Sendable {
+        case link, copy
+    }
+
+    /// Where a load has got to, for reports of a crash or a hang.
+    enum Stage: UInt8, Sendable, CustomStringConvertible {
+        case checks = 0, constructors, entry, initialize, describe, done
+
+        var description: String {
+            switch self {
+            case .checks: "while its file was checked"
+            case .constructors: "in its constructors (while dlopen ran them)"
+            case .entry: "in graft_entry"
+            case .initialize: "in init"
+            case .describe: "while its descriptors were read"
+            case .done: "after it loaded"
+            }
+        }
+    }
+
+    /// Loads `file`, or throws its first problem (the message counts the rest).
+    func load(_ file: PluginFile, mapping: Mapping, images: ImageStore) throws(GraftError) -> LoadedPlugin {
+        switch open(file, mapping: mapping, images: images) {
         case .success(let plugin):
             return plugin
         case .failure(let problems):
             var first = problems.errors[0]
             if problems.errors.count > 1 {
-                first.message += " (and \(problems.errors.count - 1) more problem\(problems.errors.count == 2 ? "" : "s"); `graft check \(path)` lists them)"
+                first.message += " (and \(problems.errors.count - 1) more problem\(problems.errors.count == 2 ? "" : "s"); `graft check \(file.path)` lists them)"
             }
             throw first
         }
@@ -33,26 +55,53 @@ struct PluginLoader: Sendable {
         var errors: [GraftError]
     }
 
-    /// Loads `path` and collects every problem found.
-    func open(path: String, image copy: (path: String, bytes: [UInt8])? = nil) -> Result<LoadedPlugin, Problems> {
+    /// Loads `file` and collects every problem found. `stage` hears each
+    /// stage before it starts (the scanner child reports it to the host).
+    func open(
+        _ file: PluginFile, mapping: Mapping, images: ImageStore, stage: (Stage) -> Void = { _ in }
+    ) -> Result<LoadedPlugin, Problems> {
         func fail(_ error: GraftError) -> Result<LoadedPlugin, Problems> { .failure(Problems(errors: [error])) }
+        let path = file.path
 
+        stage(.checks)
         let image: ELFImage
         do throws(GraftError) {
-            let bytes: [UInt8]
-            if let copy { bytes = copy.bytes } else { bytes = try Self.readFile(path: path) }
-            image = try ELFImage(bytes: bytes, path: path)
+            image = try ELFImage(file: file)
         } catch {
             return fail(error)
         }
-        let imagePath = copy?.path ?? path
+        switch image.entry {
+        case .function: break
+        case .missing:
+            return fail(GraftError(
+                .entrySymbolMissing,
+                "\(path) does not export '\(GRAFT_ENTRY_SYMBOL)'; a plugin exports `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
+                path: path, symbol: GRAFT_ENTRY_SYMBOL))
+        case .notAFunction(let type):
+            return fail(GraftError(
+                .entrySymbolMissing,
+                "\(path) exports '\(GRAFT_ENTRY_SYMBOL)' as data (ELF symbol type \(type)), not as a function; it was not called. Export `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
+                path: path, symbol: GRAFT_ENTRY_SYMBOL))
+        }
+
+        let imagePath: String
+        do throws(GraftError) {
+            imagePath = try mapping == .copy ? images.copy(of: file) : images.link(to: file)
+        } catch {
+            return fail(error)
+        }
+        // Mapped or refused, the private name is no longer needed.
+        defer { images.discard(imagePath) }
 
         // RTLD_LOCAL keeps each plugin's symbols to itself; NODELETE makes the
         // dynamic loader keep Swift images mapped even if closed by mistake.
+        stage(.constructors)
         let flags = RTLD_NOW | RTLD_LOCAL | (image.containsSwift ? RTLD_NODELETE : 0)
         guard let handle = dlopen(imagePath, flags) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
-            return fail(GraftError(.dlopenFailed, "\(path) could not be opened by the dynamic loader: \(reason)", path: path))
+            return fail(GraftError(
+                .dlopenFailed, "\(path) could not be opened by the dynamic loader: \(reason.replacingOccurrences(of: imagePath, with: path))",
+                path: path))
         }
         let close = { if !image.containsSwift { dlclose(handle) } }
 
@@ -63,6 +112,7 @@ struct PluginLoader: Sendable {
                 "\(path) does not export '\(GRAFT_ENTRY_SYMBOL)'; a plugin exports `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
                 path: path, symbol: GRAFT_ENTRY_SYMBOL))
         }
+        stage(.entry)
         let entryFunction = unsafeBitCast(symbol, to: graft_entry_fn.self)
         guard let entry = entryFunction() else {
             close()
@@ -113,6 +163,7 @@ struct PluginLoader: Sendable {
         }
 
         let host = HostHandle(path: path, logger: logger)
+        stage(.initialize)
         guard initialize(host.pointer) else {
             close()  // graft.h: deinit is not called when init refused the load.
             return fail(GraftError(
@@ -120,6 +171,7 @@ struct PluginLoader: Sendable {
                 symbol: "init"))
         }
 
+        stage(.describe)
         var reader = DescriptorReader(path: path)
         let componentFactory = getFactory(GRAFT_COMPONENT_FACTORY_ID)?.assumingMemoryBound(to: graft_component_factory_t.self)
         let components = componentFactory.map { reader.readComponents($0) } ?? []
@@ -140,53 +192,10 @@ struct PluginLoader: Sendable {
         let info = PluginInfo(
             id: id, version: version, name: (name?.isEmpty ?? true) ? id : name!,
             vendor: String(plugin: entry.pointee.vendor), description: String(plugin: entry.pointee.description),
-            path: path, imagePath: imagePath, abi: abi, canUnload: !image.containsSwift, components: components,
+            path: path, imagePath: mapping == .copy ? imagePath : file.realPath, abi: abi, canUnload: !image.containsSwift, components: components,
             validators: validators.map(\.0), actions: actions.map(\.0))
         return .success(LoadedPlugin(
             info: info, handle: handle, entry: entry, host: host, componentFactory: componentFactory,
             validators: validators, actions: actions))
-    }
-
-    /// Reads the whole file, refusing what is missing, unreadable or not a
-    /// regular file; the caller checks the ELF image before any code runs.
-    static func readFile(path: String) throws(GraftError) -> [UInt8] {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            if errno == EACCES {
-                throw GraftError(.permissionDenied, "\(path) cannot be read: permission denied.", path: path)
-            }
-            throw GraftError(.pluginNotFound, "\(path) does not exist.", path: path)
-        }
-        guard (status.st_mode & S_IFMT) == S_IFREG else {
-            throw GraftError(.notASharedLibrary, "\(path) is not a regular file.", path: path)
-        }
-        // Root can read a file of mode 000, but a plugin nobody may read is
-        // not meant to be loaded: refuse it the same way for every user.
-        guard status.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0 else {
-            throw GraftError(
-                .permissionDenied, "\(path) cannot be read: its mode grants no read permission (chmod a+r to load it).",
-                path: path)
-        }
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            if errno == EACCES || errno == EPERM {
-                throw GraftError(.permissionDenied, "\(path) cannot be read: \(reason).", path: path)
-            }
-            throw GraftError(.pluginNotFound, "\(path) cannot be opened: \(reason).", path: path)
-        }
-        defer { Glibc.close(descriptor) }
-        let size = Int(status.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + done, size - done, off_t(done))
-            }
-            if count <= 0 { break }
-            done += count
-        }
-        if done < size { bytes.removeLast(size - done) }
-        return bytes
     }
 }

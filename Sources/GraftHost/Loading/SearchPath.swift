@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where the host looks for plugins, in order:
 /// 1. folders given by the caller (`--plugin-path`, or the API),
 /// 2. `GRAFT_PLUGIN_PATH` (colon-separated absolute folders; relative entries
@@ -62,24 +66,58 @@ public struct SearchPath: Sendable, Hashable {
     }
 
     /// Every `.so` file on the path, in search order, each real file once.
-    /// Subfolders are searched to `maximumDepth`; symlinked folders are
-    /// followed, but never into a folder already visited (no loops).
-    public func pluginFiles() -> [String] {
+    public func pluginFiles() -> [String] { discover().files }
+
+    /// Every `.so` file on the path, in search order, each real file once;
+    /// and the entries that look like plugins but cannot be one: a file name
+    /// that is not UTF-8, a dangling symlink, a symlink loop. Subfolders are
+    /// searched to `maximumDepth`; symlinked folders are followed, but never
+    /// into a folder already visited (no loops).
+    public func discover() -> (files: [String], problems: [PluginFailure]) {
         var files: [String] = []
+        var problems: [PluginFailure] = []
         var seenFiles: Set<String> = []
         var seenFolders: Set<String> = []
-        let manager = FileManager.default
 
         func visit(_ folder: String, depth: Int) {
-            let real = (folder as NSString).resolvingSymlinksInPath
-            guard seenFolders.insert(real).inserted else { return }
-            guard let names = try? manager.contentsOfDirectory(atPath: folder) else { return }
+            guard let real = Self.realPath(folder), seenFolders.insert(real).inserted else { return }
+            guard let directory = opendir(folder) else { return }
+            var names: [[UInt8]] = []
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    Array(raw.prefix(while: { $0 != 0 }))
+                }
+                if name.first != UInt8(ascii: ".") { names.append(name) }
+            }
+            closedir(directory)
             var subfolders: [String] = []
-            for name in names.sorted() where !name.hasPrefix(".") {
-                let path = (folder as NSString).appendingPathComponent(name)
-                var isFolder: ObjCBool = false
-                guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
-                if isFolder.boolValue {
+            for raw in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                guard let name = String(validating: raw, as: UTF8.self) else {
+                    if raw.count >= 3 && raw.suffix(3).elementsEqual(".so".utf8) {
+                        let shown = Self.escaped(raw)
+                        problems.append(PluginFailure(
+                            path: folder + "/" + shown,
+                            error: GraftError(
+                                .invalidFileName,
+                                "\(folder)/\(shown): the file name is not valid UTF-8, so it cannot be named in reports, flows or the lock file; rename it.",
+                                path: folder + "/" + shown)))
+                    }
+                    continue
+                }
+                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                var status = stat()
+                if stat(path, &status) != 0 {
+                    // A name that lstat sees but stat cannot follow: a broken link.
+                    if name.hasSuffix(".so") {
+                        do throws(GraftError) {
+                            _ = try PluginFile(opening: path)
+                        } catch {
+                            problems.append(PluginFailure(path: path, error: error))
+                        }
+                    }
+                    continue
+                }
+                if (status.st_mode & S_IFMT) == S_IFDIR {
                     subfolders.append(path)
                 } else if name.hasSuffix(".so") {
                     add(path)
@@ -91,19 +129,41 @@ public struct SearchPath: Sendable, Hashable {
         }
 
         func add(_ path: String) {
-            let real = (path as NSString).resolvingSymlinksInPath
+            let real = Self.realPath(path) ?? path
             if seenFiles.insert(real).inserted { files.append(path) }
         }
 
         for entry in folders {
-            var isFolder: ObjCBool = false
-            guard manager.fileExists(atPath: entry, isDirectory: &isFolder) else { continue }
-            if isFolder.boolValue {
+            var status = stat()
+            guard stat(entry, &status) == 0 else {
+                var link = stat()
+                if lstat(entry, &link) == 0 {
+                    do throws(GraftError) {
+                        _ = try PluginFile(opening: entry)
+                    } catch {
+                        problems.append(PluginFailure(path: entry, error: error))
+                    }
+                }
+                continue
+            }
+            if (status.st_mode & S_IFMT) == S_IFDIR {
                 visit(entry, depth: flatFolders.contains(entry) ? Self.maximumDepth : 0)
             } else {
                 add(entry)
             }
         }
-        return files
+        return (files, problems)
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// A file name with every byte that is not printable ASCII as `\xNN`.
+    static func escaped(_ raw: [UInt8]) -> String {
+        raw.map { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }
+            .joined()
     }
 }

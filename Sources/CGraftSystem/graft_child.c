@@ -1,0 +1,118 @@
+/* posix_spawn_file_actions_addclosefrom_np is a GNU extension (glibc 2.34). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "graft_child.h"
+
+int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int output, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) return status;
+    status = posix_spawnattr_init(&attributes);
+    if (status != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return status;
+    }
+
+    /* dup2 onto itself would keep close-on-exec set: move the channel first
+     * when it already is 3. */
+    if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, channel, 3);
+    if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (output >= 0) {
+        if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, output, 1);
+        if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, output, 2);
+    } else {
+        if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+        if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    }
+    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    if (status == 0) status = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (status == 0) status = posix_spawnattr_setsigmask(&attributes, &none);
+    if (status == 0) status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+    if (status == 0) status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    return status;
+}
+
+int graft_send_with_fd(int socket, const void *data, size_t length, int fd) {
+    const char *bytes = data;
+    size_t sent = 0;
+    while (sent < length) {
+        struct iovec part = {.iov_base = (void *)(bytes + sent), .iov_len = length - sent};
+        union {
+            struct cmsghdr header;
+            char space[CMSG_SPACE(sizeof(int))];
+        } control;
+        struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1};
+        if (sent == 0 && fd >= 0) {
+            memset(&control, 0, sizeof control);
+            message.msg_control = control.space;
+            message.msg_controllen = sizeof control.space;
+            struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+            header->cmsg_level = SOL_SOCKET;
+            header->cmsg_type = SCM_RIGHTS;
+            header->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(header), &fd, sizeof(int));
+        }
+        ssize_t count = sendmsg(socket, &message, MSG_NOSIGNAL);
+        if (count < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        sent += (size_t)count;
+    }
+    return 0;
+}
+
+ssize_t graft_receive_with_fd(int socket, void *buffer, size_t capacity, int *fd) {
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(sizeof(int) * 4)];
+    } control;
+    struct iovec part = {.iov_base = buffer, .iov_len = capacity};
+    struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1, .msg_control = control.space,
+                             .msg_controllen = sizeof control.space};
+    *fd = -1;
+    ssize_t count;
+    do {
+        count = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    } while (count < 0 && errno == EINTR);
+    if (count < 0) return -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t n = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < n; i++) {
+            int received;
+            memcpy(&received, CMSG_DATA(header) + i * sizeof(int), sizeof(int));
+            if (*fd < 0) *fd = received; else close(received);
+        }
+    }
+    return count;
+}
+
+int graft_die_with_parent(pid_t expected_parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return errno;
+    /* The parent may have died between our fork and the prctl. */
+    if (getppid() != expected_parent) _exit(70);
+    return 0;
+}
+
+int graft_limit_address_space(unsigned long long bytes) {
+    struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
+    return setrlimit(RLIMIT_AS, &limit) == 0 ? 0 : errno;
+}

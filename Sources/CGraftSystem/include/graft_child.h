@@ -1,0 +1,39 @@
+/* Child processes and the descriptors that cross to them: what Swift cannot
+ * say directly (posix_spawn file actions with closefrom, SCM_RIGHTS control
+ * messages, prctl). Used by GraftHost's scanner and runner children. */
+#ifndef GRAFT_CHILD_H
+#define GRAFT_CHILD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Starts `path` with `argv` and `envp` (NULL-terminated) through posix_spawn:
+ * the child's descriptor 3 is `channel`, its stdin is /dev/null, its stdout
+ * and stderr are `output` (or /dev/null when output < 0), and every other
+ * descriptor is closed. Signal dispositions are reset to their defaults and
+ * the signal mask is emptied; the child stays in the caller's process group,
+ * so Ctrl-C and a terminal hang-up reach it too. Returns 0 and sets *pid, or
+ * an errno value. */
+int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int output, pid_t *pid);
+
+/* Sends `length` bytes of `data` on the stream socket `socket`, with `fd`
+ * attached as SCM_RIGHTS to the first byte (fd < 0: none). Writes everything
+ * or fails. Returns 0, or an errno value. */
+int graft_send_with_fd(int socket, const void *data, size_t length, int fd);
+
+/* Receives up to `capacity` bytes from `socket` with recvmsg. A descriptor
+ * that arrives with them is stored in *fd (close-on-exec), else *fd = -1;
+ * extra descriptors are closed. Returns the count (0 at end of stream), or
+ * -1 with errno set. */
+ssize_t graft_receive_with_fd(int socket, void *buffer, size_t capacity, int *fd);
+
+/* The calling process gets SIGKILL when its parent dies; if the parent is
+ * already gone (getppid() differs from `expected_parent`), exits at once.
+ * Returns 0, or an errno value. */
+int graft_die_with_parent(pid_t expected_parent);
+
+/* Limits the calling process's address space to `bytes` (RLIMIT_AS).
+ * Returns 0, or an errno value. */
+int graft_limit_address_space(unsigned long long bytes);
+
+#endif

@@ -1,0 +1,137 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One plugin file, opened once. Every check (regular file, size, owner and
+/// mode, ELF headers, symbol table, hash) reads this descriptor, and the
+/// loader maps this same descriptor, so nothing can replace the file between
+/// the check and the load. The file is never read whole: headers are read
+/// with `pread`, the hash is streamed.
+final class PluginFile: @unchecked Sendable {
+    // Immutable after init; the descriptor is closed in deinit.
+    /// The path as found on the search path or given by the caller.
+    let path: String
+    /// The path with every symlink resolved.
+    let realPath: String
+    let descriptor: Int32
+    let identity: FileIdentity
+    let owner: uid_t
+    let mode: mode_t
+
+    /// Far larger than any plugin: refused before anything is read.
+    static let maximumSize: Int64 = 1 << 30
+
+    /// Opens `path`, refusing what is missing, unreadable, not a regular file,
+    /// a dangling or looping symlink, or larger than `maximumSize`.
+    init(opening path: String) throws(GraftError) {
+        self.path = path
+        var link = stat()
+        guard lstat(path, &link) == 0 else {
+            if errno == EACCES {
+                throw GraftError(.permissionDenied, "\(path) cannot be reached: permission denied on a folder above it.", path: path)
+            }
+            throw GraftError(.pluginNotFound, "\(path) does not exist.", path: path)
+        }
+        guard let resolved = realpath(path, nil) else {
+            let reason = errno
+            if (link.st_mode & S_IFMT) == S_IFLNK {
+                if reason == ELOOP {
+                    throw GraftError(.pluginNotFound, "\(path) is a symlink loop: following it never reaches a file.", path: path)
+                }
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+                throw GraftError(.pluginNotFound, "\(path) is a dangling symlink: its target \(target) does not exist.", path: path)
+            }
+            throw GraftError(.pluginNotFound, "\(path) cannot be resolved: \(String(cString: strerror(reason))).", path: path)
+        }
+        realPath = String(cString: resolved)
+        free(resolved)
+
+        // O_NONBLOCK: opening a FIFO named .so must not wait for a writer.
+        let descriptor = open(realPath, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            if errno == EACCES || errno == EPERM {
+                throw GraftError(.permissionDenied, "\(path) cannot be read: \(reason).", path: path)
+            }
+            throw GraftError(.pluginNotFound, "\(path) cannot be opened: \(reason).", path: path)
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            close(descriptor)
+            throw GraftError(.pluginNotFound, "\(path) cannot be examined: \(String(cString: strerror(errno))).", path: path)
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw GraftError(.notASharedLibrary, "\(path) is not a regular file.", path: path)
+        }
+        // Root can read a file of mode 000, but a plugin nobody may read is
+        // not meant to be loaded: refuse it the same way for every user.
+        guard status.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0 else {
+            close(descriptor)
+            throw GraftError(
+                .permissionDenied, "\(path) cannot be read: its mode grants no read permission (chmod a+r to load it).",
+                path: path)
+        }
+        guard Int64(status.st_size) <= Self.maximumSize else {
+            close(descriptor)
+            throw GraftError(
+                .pluginTooLarge,
+                "\(path) is \(Int64(status.st_size)) bytes, more than the \(Self.maximumSize >> 20) MiB any plugin needs; it was not read.",
+                path: path)
+        }
+        self.descriptor = descriptor
+        owner = status.st_uid
+        mode = status.st_mode
+        identity = FileIdentity(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            changed: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    var size: Int { Int(identity.size) }
+
+    /// Up to `count` bytes at `offset`; fewer at the end of the file.
+    func read(at offset: Int, count: Int) -> [UInt8] {
+        guard offset >= 0, count > 0, offset < size else { return [] }
+        let wanted = min(count, size - offset)
+        var bytes = [UInt8](repeating: 0, count: wanted)
+        var done = 0
+        while done < wanted {
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + done, wanted - done, off_t(offset + done))
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got <= 0 { break }
+            done += got
+        }
+        if done < wanted { bytes.removeLast(wanted - done) }
+        return bytes
+    }
+
+    /// Streams the file through `body` in blocks, from the start.
+    func forEachBlock(_ body: (UnsafeRawBufferPointer) throws(GraftError) -> Void) throws(GraftError) {
+        let blockSize = 256 * 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while true {
+            let got = pread(descriptor, buffer, blockSize, off_t(offset))
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 {
+                throw GraftError(.permissionDenied, "\(path) could not be read: \(String(cString: strerror(errno))).", path: path)
+            }
+            if got == 0 { return }
+            try body(UnsafeRawBufferPointer(start: buffer, count: got))
+            offset += got
+        }
+    }
+
+    /// The path through which the dynamic loader maps exactly this open file.
+    var descriptorPath: String { "/proc/self/fd/\(descriptor)" }
+}

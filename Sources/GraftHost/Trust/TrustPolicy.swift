@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who may have written a plugin, after OpenPAM and sudo: a plugin file must
+/// belong to this process's effective user or to root and be writable by its
+/// owner alone; every folder above it must belong to this user or to root
+/// and, if anyone may write to it, carry the sticky bit (as /tmp does).
+/// Anything else could have been planted or changed by another user, so it is
+/// refused with `untrusted_plugin` before any of its code runs.
+public struct TrustPolicy: Sendable, Hashable {
+    /// Whether files and folders that fail the rules load anyway (development
+    /// only: every such file is still logged at warning level).
+    public var allowsUntrusted: Bool
+
+    public init(allowsUntrusted: Bool = false) {
+        self.allowsUntrusted = allowsUntrusted
+    }
+
+    public static let strict = TrustPolicy()
+
+    /// The first rule `file` breaks, or nil. `folders` caches the verdict on
+    /// each folder across a scan.
+    func violation(of file: PluginFile, folders: inout [String: String?]) -> GraftError? {
+        let user = geteuid()
+        if file.owner != user && file.owner != 0 {
+            return refuse(file, "\(file.realPath) is owned by user \(file.owner), not by this user (\(user)) or root")
+        }
+        if file.mode & (S_IWGRP | S_IWOTH) != 0 {
+            return refuse(
+                file, "\(file.realPath) has mode \(Self.octal(file.mode)): others can write to it (chmod go-w to trust it)")
+        }
+        var folder = file.realPath
+        while folder != "/" {
+            folder = Self.parent(of: folder)
+            if let cached = folders[folder] {
+                if let reason = cached { return refuse(file, reason) }
+                continue
+            }
+            let reason = Self.folderViolation(folder, user: user)
+            folders[folder] = .some(reason)
+            if let reason { return refuse(file, reason) }
+        }
+        return nil
+    }
+
+    private func refuse(_ file: PluginFile, _ reason: String) -> GraftError {
+        GraftError(
+            .untrustedPlugin,
+            "\(file.path) is not trusted: \(reason). Only files that no other user could have written are loaded; --allow-untrusted (TrustPolicy(allowsUntrusted: true)) loads it anyway, for development.",
+            path: file.path)
+    }
+
+    private static func folderViolation(_ folder: String, user: uid_t) -> String? {
+        var status = stat()
+        guard stat(folder, &status) == 0 else { return "its folder \(folder) cannot be examined" }
+        if status.st_uid != user && status.st_uid != 0 {
+            return "its folder \(folder) is owned by user \(status.st_uid), not by this user (\(user)) or root"
+        }
+        if status.st_mode & S_IWOTH != 0 && status.st_mode & S_ISVTX == 0 {
+            return "its folder \(folder) has mode \(octal(status.st_mode)): anyone can write to it and it lacks the sticky bit"
+        }
+        return nil
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    static func octal(_ mode: mode_t) -> String {
+        "0" + String(mode & 0o7777, radix: 8)
+    }
+}
