@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "graft", targets: ["graft"]),
         .executable(name: "graft-example-host", targets: ["graft-example-host"]),
+        // The child process hosts start to load plugins they have not seen yet (see DESIGN.md, Trust and isolation).
+        .executable(name: "graft-scanner", targets: ["graft-scanner"]),
         .library(name: "GraftHost", targets: ["GraftHost"]),
         .library(name: "GraftDebugger", targets: ["GraftDebugger"]),
         .library(name: "GraftFlows", targets: ["GraftFlows"]),
@@ -39,6 +41,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        .executableTarget(name: "graft-scanner", dependencies: ["GraftHost"]),
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
         .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),

@@ -12,10 +12,42 @@ public struct GraftConfiguration: Sendable {
     /// Map every plugin from a private copy of its file, so the file can be
     /// rebuilt or rewritten in place while the host runs (hot swap).
     public var loadsFromCopies: Bool
+    /// How plugin files the host has not seen are first loaded (default: in
+    /// a scanner child).
+    public var scanning: Scanning
 
-    public init(searchPath: SearchPath = .standard(), trust: TrustPolicy = .strict, loadsFromCopies: Bool = false) {
+    public init(
+        searchPath: SearchPath = .standard(), trust: TrustPolicy = .strict, loadsFromCopies: Bool = false,
+        scanning: Scanning = Scanning()
+    ) {
         self.searchPath = searchPath
         self.trust = trust
         self.loadsFromCopies = loadsFromCopies
+        self.scanning = scanning
     }
+}
+
+/// Every plugin file is first loaded in a scanner child (`graft-scanner`),
+/// so that a plugin whose constructor or `init` crashes, exits or hangs is
+/// reported (`plugin_crashed`, `plugin_timeout`) instead of taking the host
+/// down; only files that scanned clean are loaded into the host.
+public struct Scanning: Sendable, Hashable {
+    /// Scan in a child (true), or load straight into the host (false: for
+    /// hosts that trust every plugin).
+    public var inChild: Bool
+    /// The scanner executable; nil finds it beside the running executable,
+    /// then through `GRAFT_SCANNER`, then on `PATH`. When none is found the
+    /// host loads in process and says so once, at warning level.
+    public var executable: String?
+    /// How long one file may take to load in the scanner.
+    public var deadline: Duration
+
+    public init(inChild: Bool = true, executable: String? = nil, deadline: Duration = .seconds(10)) {
+        self.inChild = inChild
+        self.executable = executable
+        self.deadline = deadline
+    }
+
+    /// Load straight into the host, with no scanner.
+    public static let inProcess = Scanning(inChild: false)
 }

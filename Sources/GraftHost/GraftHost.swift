@@ -28,6 +28,8 @@ public final class GraftHost: Sendable {
     let logger: Logger
     let state = Locked(State())
     let images = ImageStore()
+    /// The scanner child's client; nil when scanning in process.
+    let scanner: Scanner?
     let swapObservers = Locked<[Int: @Sendable (SwapEvent) -> Void]>([:])
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
     let reloads = Locked(())
@@ -69,6 +71,19 @@ public final class GraftHost: Sendable {
         var loaderLogger = logger
         loaderLogger[metadataKey: "subsystem"] = "loader"
         self.loader = PluginLoader(logger: loaderLogger)
+        if configuration.scanning.inChild {
+            if let executable = ScannerLocation.find(configured: configuration.scanning.executable) {
+                var scannerLogger = logger
+                scannerLogger[metadataKey: "subsystem"] = "scanner"
+                scanner = Scanner(executable: executable, deadline: configuration.scanning.deadline, logger: scannerLogger)
+            } else {
+                scanner = nil
+                logger.warning(
+                    "no \(ScannerLocation.executableName) found (\(configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_SCANNER or on PATH")): plugins load straight into this process, and one that crashes while loading takes it down.")
+            }
+        } else {
+            scanner = nil
+        }
         for warning in searchPath.warnings { logger.warning("\(warning)") }
         if configuration.trust.allowsUntrusted {
             logger.warning("trust checks are off (allowsUntrusted): plugin files other users could have written will load.")
@@ -121,7 +136,9 @@ public final class GraftHost: Sendable {
                     path: path)
             }
             try checkTrust(file)
-            let plugin = try loader.load(file, mapping: loadsFromCopies ? .copy : .link, images: images)
+            let mapping: PluginLoader.Mapping = loadsFromCopies ? .copy : .link
+            try scan(file, mapping: mapping)
+            let plugin = try loader.load(file, mapping: mapping, images: images)
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
             try register(plugin, file: file)
@@ -140,6 +157,22 @@ public final class GraftHost: Sendable {
                 state.failures.removeAll { $0.path == path }
                 state.failures.append(PluginFailure(path: path, error: error))
             }
+            throw error
+        }
+    }
+
+    /// Loads `file` in the scanner child first, when the host has one: what
+    /// crashes, hangs or is refused there never reaches this process.
+    func scan(_ file: PluginFile, mapping: PluginLoader.Mapping) throws(GraftError) {
+        switch scanner?.scan(file, mapping: mapping) {
+        case nil, .described: return
+        case .refused(let errors):
+            var first = errors[0]
+            if errors.count > 1 {
+                first.message += " (and \(errors.count - 1) more problem\(errors.count == 2 ? "" : "s"); `graft check \(file.path)` lists them)"
+            }
+            throw first
+        case .crashed(let error):
             throw error
         }
     }

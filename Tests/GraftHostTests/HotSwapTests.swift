@@ -247,8 +247,8 @@ struct HotSwapTests {
         try handle.close()
         try await Self.waitFor { events.withLock { $0.count } >= 2 }
         try await Task.sleep(for: .milliseconds(200))
-        #expect(events.withLock { $0.count } == 2)
-        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x")
+        #expect(events.withLock { $0.count } == 2, "\(events.withLock { $0.map(\.summary) })")
+        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x", "\(events.withLock { $0.map(\.summary) })")
     }
 
     /// Runs `work` in a loop on one thread per worker while `body` runs,

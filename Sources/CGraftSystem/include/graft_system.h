@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "graft_child.h"
+
 /* Registers the process for MEMBARRIER_CMD_PRIVATE_EXPEDITED. Returns 0 on
  * success, or errno (ENOSYS on old kernels, EPERM under some seccomp
  * filters, EINVAL when the command is unknown). */

@@ -14,11 +14,14 @@ public struct PluginCheck: Sendable {
 
 extension GraftHost {
     /// Loads `path` alone, outside any registry, and reports every problem:
-    /// the file, the ELF image, the entry and ABI, every descriptor, the
-    /// debugConfigs against the inputs, duplicates inside the plugin, and
-    /// native signatures libffi cannot prepare. The image is unloaded again
-    /// afterwards unless it contains Swift.
-    public static func check(pluginAt path: String, logger: Logger = Logger(label: "graft.check")) -> PluginCheck {
+    /// the file and its trust, the ELF image, the entry and ABI, every
+    /// descriptor, the debugConfigs against the inputs, duplicates inside the
+    /// plugin, native signatures libffi cannot prepare, and a crash or hang
+    /// while loading. The load happens in a scanner child unless `scanning`
+    /// says otherwise (or none is found), so a crash is reported, not suffered.
+    public static func check(
+        pluginAt path: String, scanning: Scanning = Scanning(), logger: Logger = Logger(label: "graft.check")
+    ) -> PluginCheck {
         let file: PluginFile
         do throws(GraftError) {
             file = try PluginFile(opening: path)
@@ -27,11 +30,21 @@ extension GraftHost {
         } catch {
             return PluginCheck(path: path, plugin: nil, problems: [error])
         }
+        if scanning.inChild, let executable = ScannerLocation.find(configured: scanning.executable) {
+            let scanner = Scanner(executable: executable, deadline: scanning.deadline, logger: logger)
+            switch scanner.scan(file) {
+            case .described(let info): return PluginCheck(path: path, plugin: info, problems: [])
+            case .refused(let errors): return PluginCheck(path: path, plugin: nil, problems: errors)
+            case .crashed(let error): return PluginCheck(path: path, plugin: nil, problems: [error])
+            case nil: logger.warning("the scanner could not start; checking \(path) in this process.")
+            }
+        }
         switch PluginLoader(logger: logger).open(file, mapping: .link, images: ImageStore()) {
         case .failure(let problems):
             return PluginCheck(path: path, plugin: nil, problems: problems.errors)
         case .success(let plugin):
-            // The plugin is dropped on return: its deinit runs and a C image is closed.
+            // Kept mapped: the plugin's own threads may still run in it.
+            plugin.staysMapped.store(true, ordering: .relaxed)
             do throws(GraftError) {
                 _ = try ValidatorRegistry().prepare(plugin)
             } catch {

@@ -25,8 +25,7 @@ final class PluginFile: @unchecked Sendable {
 
     /// Opens `path`, refusing what is missing, unreadable, not a regular file,
     /// a dangling or looping symlink, or larger than `maximumSize`.
-    init(opening path: String) throws(GraftError) {
-        self.path = path
+    convenience init(opening path: String) throws(GraftError) {
         var link = stat()
         guard lstat(path, &link) == 0 else {
             if errno == EACCES {
@@ -45,7 +44,7 @@ final class PluginFile: @unchecked Sendable {
             }
             throw GraftError(.pluginNotFound, "\(path) cannot be resolved: \(String(cString: strerror(reason))).", path: path)
         }
-        realPath = String(cString: resolved)
+        let realPath = String(cString: resolved)
         free(resolved)
 
         // O_NONBLOCK: opening a FIFO named .so must not wait for a writer.
@@ -57,6 +56,14 @@ final class PluginFile: @unchecked Sendable {
             }
             throw GraftError(.pluginNotFound, "\(path) cannot be opened: \(reason).", path: path)
         }
+        try self.init(adopting: descriptor, path: path, realPath: realPath)
+    }
+
+    /// Takes over `descriptor`, opened by someone else (the host, for the
+    /// scanner child), and runs the same checks on it. Closes it on failure.
+    init(adopting descriptor: Int32, path: String, realPath: String) throws(GraftError) {
+        self.path = path
+        self.realPath = realPath
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             close(descriptor)

@@ -23,10 +23,6 @@ struct Check: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    /// Set on the child process that does the loading (see `checkIsolated`).
-    @Flag(help: .hidden)
-    var isolatedChild = false
-
     func validate() throws {
         switch (path, flow) {
         case (nil, nil): throw ValidationError("Give a plugin file to check, or --flow FLOW.json.")
@@ -39,44 +35,12 @@ struct Check: ParsableCommand {
         if let flow {
             try checkFlow(at: flow)
         } else if let path {
-            if isolatedChild { try checkPlugin(at: path) } else { try checkIsolated(path) }
+            try checkPlugin(at: path)
         }
-    }
-
-    /// Loads the plugin in a child process, so a plugin that crashes while
-    /// loading (a bad pointer in `init`, say) is reported as `plugin_crashed`
-    /// instead of taking the checker down. The child prints the report.
-    private func checkIsolated(_ path: String) throws {
-        guard let executable = SearchPath.executableFolder.map({ $0 + "/graft" }),
-            FileManager.default.isExecutableFile(atPath: executable)
-        else {
-            return try checkPlugin(at: path)
-        }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: executable)
-        child.arguments = ["check", path, "--isolated-child"] + (options.json ? ["--json"] : [])
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"  // the crash is reported below, not as a Swift backtrace
-        child.environment = environment
-        try child.run()
-        child.waitUntilExit()
-        if child.terminationReason == .exit { throw ExitCode(child.terminationStatus) }
-        let signal = child.terminationStatus
-        let error = GraftError(
-            .pluginCrashed,
-            "\(path) crashed the loader with signal \(signal) (\(String(cString: strsignal(signal)))) while it was loaded and checked; run it under gdb or valgrind to find where.",
-            path: path)
-        if options.json {
-            Output.json(.object(["path": .string(path), "ok": false, "problems": .list([error.json])]))
-        } else {
-            Output.line("\(path): 1 problem")
-            Output.line("  \(error.code.rawValue): \(error.message)")
-        }
-        throw ExitCode(1)
     }
 
     private func checkPlugin(at path: String) throws {
-        let check = GraftHost.check(pluginAt: path)
+        let check = GraftHost.check(pluginAt: path, scanning: options.scanning)
         if options.json {
             var object: [String: GraftValue] = [
                 "path": .string(path), "ok": .bool(check.isClean), "problems": .list(check.problems.map(\.json)),

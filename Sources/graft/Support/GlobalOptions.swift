@@ -1,6 +1,7 @@
 import ArgumentParser
 import GraftHost
 import Logging
+import Synchronization
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
@@ -15,6 +16,15 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    @Flag(help: "Load plugin files that other users could have written (group- or world-writable, another owner). For development only.")
+    var allowUntrusted = false
+
+    @Flag(help: "Load plugin files straight into this process, without the scanner child that survives crashes.")
+    var noScanner = false
+
+    @Option(help: ArgumentHelp("How long one plugin file may take to load in the scanner, in seconds.", valueName: "seconds"))
+    var scanTimeout: Double = 10
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
     var logLevel: Logger.Level = .error
 
@@ -22,10 +32,22 @@ struct GlobalOptions: ParsableArguments {
     /// for commands that reload plugins (see `GraftHost.loadsFromCopies`).
     func makeHost(loadsFromCopies: Bool = false) -> GraftHost {
         LoggingSetup.bootstrap(level: logLevel)
-        let host = GraftHost(searchPath: searchPath, logger: Logger(label: "graft.host"), loadsFromCopies: loadsFromCopies)
+        let configuration = GraftConfiguration(
+            searchPath: searchPath, trust: TrustPolicy(allowsUntrusted: allowUntrusted), loadsFromCopies: loadsFromCopies,
+            scanning: scanning)
+        let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
+        // Never released: the process exits with its plugins mapped, since a
+        // thread a plugin started may still run in its image.
+        Self.keptAlive.withLock { $0.append(host) }
         return host
     }
+
+    var scanning: Scanning {
+        Scanning(inChild: !noScanner, deadline: .milliseconds(Int64(max(scanTimeout, 0.001) * 1000)))
+    }
+
+    private static let keptAlive = Mutex<[GraftHost]>([])
 
     var searchPath: SearchPath {
         onlyPluginPath

@@ -1,4 +1,5 @@
 // expect: plugin_crashed
+// stage: init
 // why: init writes through a NULL pointer; only an isolated check (graft check runs the load in a child process) can report it, so the in-process corpus skips this file.
 #include <stddef.h>
 

@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+
+/// The host's side of the scanner child: sends it plugin files one at a time
+/// (with their open descriptors, so the child loads exactly the file the host
+/// checked) and collects what each declares. One child serves a whole batch.
+/// A file that kills the child, or keeps it past the deadline, comes back as
+/// `.crashed` with the signal or status and the stage it reached; the child is
+/// started again for the next file. The host never runs a plugin's code here.
+final class Scanner: @unchecked Sendable {
+    let executable: String
+    let deadline: Duration
+    private let logger: Logger
+    // Everything below is guarded by `lock`: one scan at a time.
+    private let lock = NSLock()
+    private var child: ChildProcess?
+    private var nextID: UInt32 = 0
+
+    /// How long a new scanner may take to say hello.
+    static let startDeadline = Duration.seconds(10)
+
+    init(executable: String, deadline: Duration, logger: Logger) {
+        self.executable = executable
+        self.deadline = deadline
+        self.logger = logger
+    }
+
+    deinit {
+        child?.finish()
+    }
+
+    /// The running child's process id, if one runs (for tests).
+    var childPID: pid_t? {
+        lock.lock()
+        defer { lock.unlock() }
+        return child?.pid
+    }
+
+    /// Scans `file`; nil when no scanner could be started (the caller then
+    /// decides whether to load in process). With `mapping: .copy` the child
+    /// maps a private copy: a file that may be rewritten in place must never
+    /// be mapped itself, in any process.
+    func scan(_ file: PluginFile, mapping: PluginLoader.Mapping = .link) -> ScanOutcome? {
+        lock.lock()
+        defer { lock.unlock() }
+        for attempt in 0..<2 {
+            guard let child = running() else { return nil }
+            nextID &+= 1
+            var payload = WireWriter()
+            payload.string(file.path)
+            payload.string(file.realPath)
+            payload.bool(mapping == .copy)
+            if child.send(.scan, id: nextID, payload: payload.bytes, descriptor: file.descriptor) {
+                return answer(to: nextID, for: file, from: child)
+            }
+            // The child left between two files (idle too long, killed by
+            // someone): start another one, once.
+            self.child = nil
+            child.stop()
+            if attempt == 1 { break }
+        }
+        return nil
+    }
+
+    /// The running child, started if needed; nil if it cannot start.
+    private func running() -> ChildProcess? {
+        if let child { return child }
+        do throws(GraftError) {
+            let started = try ChildProcess(executable: executable, arguments: ["scan"])
+            switch started.receive(until: .now + Self.startDeadline, onOutput: { self.logger.notice("scanner: \($0)") }) {
+            case .frame(let header, let payload) where header.kind == .hello:
+                var reader = WireReader(payload)
+                let major = try? reader.u16(), minor = try? reader.u16(), architecture = try? reader.string()
+                guard major.map(Int.init) == ABIVersion.host.major, minor.map(Int.init) == ABIVersion.host.minor,
+                    architecture == Self.architecture
+                else {
+                    logger.error(
+                        "\(executable) implements ABI \(major ?? 0).\(minor ?? 0) on \(architecture ?? "?"), but this host implements \(ABIVersion.host) on \(Self.architecture): it is not this host's scanner.")
+                    started.stop()
+                    return nil
+                }
+                child = started
+                return started
+            default:
+                logger.error("\(executable) did not start as a Graft scanner (no hello within \(Self.startDeadline)); it ended: \(started.stop()).")
+                return nil
+            }
+        } catch {
+            logger.error("\(error)")
+            return nil
+        }
+    }
+
+    private func answer(to id: UInt32, for file: PluginFile, from child: ChildProcess) -> ScanOutcome {
+        var stage = PluginLoader.Stage.checks
+        let until = ContinuousClock.now + deadline
+        let output = { (line: String) in self.logger.notice("\(line)", metadata: ["plugin": "\(file.path)"]) }
+        while true {
+            switch child.receive(until: until, onOutput: output) {
+            case .frame(let header, let payload) where header.id == id:
+                var reader = WireReader(payload)
+                switch header.kind {
+                case .stage:
+                    if let raw = try? reader.u8(), let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
+                case .described:
+                    if let info = try? reader.plugin(path: file.path) { return .described(info) }
+                    return abandon(child, file, "sent a description that does not decode")
+                case .refused:
+                    let errors = try? reader.list { (reader) throws(Wire.Violation) in try reader.error(path: file.path) }
+                    if let errors, !errors.isEmpty { return .refused(errors) }
+                    return abandon(child, file, "sent a refusal that does not decode")
+                default:
+                    return abandon(child, file, "sent an unexpected \(header.kind) frame")
+                }
+            case .frame(let header, _):
+                return abandon(child, file, "answered request \(header.id) while \(id) was asked")
+            case .violation(let reason):
+                return abandon(child, file, "broke the protocol (\(reason))")
+            case .closed:
+                self.child = nil
+                let ended = child.termination()
+                return .crashed(GraftError(
+                    .pluginCrashed,
+                    "\(file.path) crashed the scanner: it \(ended) \(stage). It is never loaded in process; `graft check --no-scanner \(file.path)` under gdb or valgrind shows where.",
+                    path: file.path, symbol: stage.symbol))
+            case .timedOut:
+                self.child = nil
+                child.stop()
+                return .crashed(GraftError(
+                    .pluginTimeout,
+                    "\(file.path) did not finish loading within \(deadline) (it was still \(stage)); the scanner was killed. It is never loaded in process.",
+                    path: file.path, symbol: stage.symbol))
+            }
+        }
+    }
+
+    private func abandon(_ child: ChildProcess, _ file: PluginFile, _ reason: String) -> ScanOutcome {
+        self.child = nil
+        child.stop()
+        return .crashed(GraftError(
+            .pluginCrashed, "\(file.path): the scanner \(reason) while loading it; it is never loaded in process.",
+            path: file.path))
+    }
+
+    /// This machine's architecture, as the scanner and the cache name it.
+    static var architecture: String {
+        #if arch(x86_64)
+        "x86_64"
+        #elseif arch(arm64)
+        "aarch64"
+        #else
+        "unknown"
+        #endif
+    }
+}
+
+extension PluginLoader.Stage {
+    /// The symbol a crash at this stage points to, for `GraftError.symbol`.
+    var symbol: String? {
+        switch self {
+        case .constructors: "constructor"
+        case .entry: "graft_entry"
+        case .initialize: "init"
+        case .describe: "get_factory"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import CGraftSystem
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The scanner child's side (the `graft-scanner scan` executable): describe
+/// each plugin file the host sends, with the descriptor it sends, and answer
+/// with everything the file declares or every problem found. Before each
+/// stage (constructors, graft_entry, init, descriptors) it tells the host, so
+/// a crash can be reported with where it happened. Plugins stay loaded until
+/// the child exits, and it exits with `_exit`: no plugin's deinit or
+/// destructor runs, so none can turn a good scan into a crash.
+package enum ScannerService {
+    static let channel: Int32 = 3
+
+    package static func main(arguments: [String]) -> Never {
+        guard arguments.first == "scan" else {
+            FileHandle.standardError.write(Data("usage: graft-scanner scan (started by a Graft host, which talks to it on descriptor 3)\n".utf8))
+            exit(64)
+        }
+        if let parent = ProcessInfo.processInfo.environment["GRAFT_PARENT_PID"].flatMap({ pid_t($0) }) {
+            _ = graft_die_with_parent(parent)
+        }
+        signal(SIGPIPE, SIG_IGN)
+        var hello = WireWriter()
+        hello.u16(UInt16(ABIVersion.host.major))
+        hello.u16(UInt16(ABIVersion.host.minor))
+        hello.string(Scanner.architecture)
+        guard send(.hello, id: 0, hello.bytes) else { _exit(0) }
+
+        let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))
+        let images = ImageStore()
+        var kept: [LoadedPlugin] = []
+        var reader = FrameReader()
+        while let (header, payload, descriptor) = reader.next() {
+            guard header.kind == .scan, descriptor >= 0 else {
+                if descriptor >= 0 { close(descriptor) }
+                continue
+            }
+            var fields = WireReader(payload)
+            guard let path = try? fields.string(), let realPath = try? fields.string(), let copy = try? fields.bool() else {
+                close(descriptor)
+                continue
+            }
+            let id = header.id
+            let file: PluginFile
+            do throws(GraftError) {
+                file = try PluginFile(adopting: descriptor, path: path, realPath: realPath)
+            } catch {
+                refuse(id, [error])
+                continue
+            }
+            let outcome = loader.open(file, mapping: copy ? .copy : .link, images: images) { stage in
+                var writer = WireWriter()
+                writer.u8(stage.rawValue)
+                _ = send(.stage, id: id, writer.bytes)
+            }
+            switch outcome {
+            case .failure(let problems):
+                refuse(id, problems.errors)
+            case .success(let plugin):
+                kept.append(plugin)  // never released: see the type's comment
+                do throws(GraftError) {
+                    _ = try ValidatorRegistry().prepare(plugin)
+                } catch {
+                    refuse(id, [error])
+                    continue
+                }
+                var writer = WireWriter()
+                writer.plugin(plugin.info)
+                if !send(.described, id: id, writer.bytes) { _exit(0) }
+            }
+        }
+        _exit(0)
+    }
+
+    private static func refuse(_ id: UInt32, _ errors: [GraftError]) {
+        var writer = WireWriter()
+        writer.list(errors) { $0.error($1) }
+        if !send(.refused, id: id, writer.bytes) { _exit(0) }
+    }
+
+    private static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
+        let frame = Wire.frame(kind, id: id, payload: payload)
+        return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, -1) } == 0
+    }
+
+    /// Frames from the host, with the descriptor that came with each.
+    private struct FrameReader {
+        var buffer: [UInt8] = []
+        var descriptors: [Int32] = []
+
+        mutating func next() -> (Wire.Header, [UInt8], Int32)? {
+            while true {
+                if buffer.count >= Wire.headerSize {
+                    guard let header = try? Wire.header(buffer[0..<Wire.headerSize]) else { return nil }
+                    if buffer.count >= Wire.headerSize + header.length {
+                        let payload = Array(buffer[Wire.headerSize..<Wire.headerSize + header.length])
+                        buffer.removeFirst(Wire.headerSize + header.length)
+                        let descriptor = descriptors.isEmpty ? -1 : descriptors.removeFirst()
+                        return (header, payload, descriptor)
+                    }
+                }
+                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+                var descriptor: Int32 = -1
+                let count = chunk.withUnsafeMutableBytes { graft_receive_with_fd(channel, $0.baseAddress, $0.count, &descriptor) }
+                if descriptor >= 0 { descriptors.append(descriptor) }
+                guard count > 0 else { return nil }
+                buffer += chunk[0..<count]
+            }
+        }
+    }
+}

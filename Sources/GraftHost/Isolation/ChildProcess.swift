@@ -1,0 +1,286 @@
+import CGraftSystem
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One child process the host owns (a scanner, later a plugin runner): its
+/// socket, its output, its life. The child is started with `posix_spawn`
+/// (never `fork` in a threaded Swift process) with an explicit descriptor
+/// map: descriptor 3 is its end of a socket pair, stdin is /dev/null,
+/// stdout and stderr are a pipe the host reads into its log, and nothing else
+/// is inherited. It stays in the host's process group and is told to die with
+/// the host (`PR_SET_PDEATHSIG`, set by the child itself). The host kills it
+/// with SIGKILL past a deadline and always reaps it: no zombies, no leaked
+/// descriptors.
+final class ChildProcess: @unchecked Sendable {
+    // Used by one thread at a time: the owner (Scanner) serializes access.
+    let pid: pid_t
+    let executable: String
+    private let channel: Int32
+    private let output: Int32
+    private var received: [UInt8] = []
+    private var receivedFD: [Int32] = []
+    private var pendingOutput: [UInt8] = []
+    private var reaped: Termination?
+
+    /// How a child ended.
+    enum Termination: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let status): "exited with status \(status)"
+            case .signaled(let signal): "was killed by signal \(signal) (\(ChildProcess.signalName(signal)))"
+            }
+        }
+    }
+
+    /// What `receive` got.
+    enum Received {
+        case frame(Wire.Header, [UInt8])
+        /// The child closed its end or died.
+        case closed
+        case timedOut
+        /// The child broke the protocol; it should be killed.
+        case violation(String)
+    }
+
+    init(executable: String, arguments: [String], environment: [String: String] = [:]) throws(GraftError) {
+        self.executable = executable
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw GraftError(.scannerUnavailable, "could not create a socket pair for \(executable): \(String(cString: strerror(errno))).")
+        }
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0,
+            fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC) == 0
+        else {
+            close(pair[0]); close(pair[1])
+            throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(String(cString: strerror(errno))).")
+        }
+        // The child's ends are dup2'd onto 1, 2 and 3 by the spawn; the
+        // originals stay close-on-exec.
+        var environment = environment
+        environment["GRAFT_PARENT_PID"] = String(getpid())
+        environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
+        let argv = [executable] + arguments
+        let envp = environment.map { "\($0.key)=\($0.value)" }
+        let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds] in
+            Self.spawn(executable, argv, envp, channel: pair[1], output: pipeEnds[1])
+        }
+        close(pair[1])
+        close(pipeEnds[1])
+        guard status == 0 else {
+            close(pair[0]); close(pipeEnds[0])
+            throw GraftError(.scannerUnavailable, "could not start \(executable): \(String(cString: strerror(status))).", path: executable)
+        }
+        self.pid = pid
+        channel = pair[0]
+        output = pipeEnds[0]
+        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+    }
+
+    private static func spawn(_ path: String, _ argv: [String], _ envp: [String], channel: Int32, output: Int32) -> (Int32, pid_t) {
+        var cArgv = argv.map { strdup($0) } + [nil]
+        var cEnvp = envp.map { strdup($0) } + [nil]
+        defer {
+            for pointer in cArgv { free(pointer) }
+            for pointer in cEnvp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let status = graft_spawn(path, &cArgv, &cEnvp, channel, output, &pid)
+        return (status, pid)
+    }
+
+    deinit {
+        stop()
+        close(channel)
+        close(output)
+        for descriptor in receivedFD { close(descriptor) }
+    }
+
+    // MARK: Talking
+
+    /// Sends one frame, with `descriptor` attached when given. False when the
+    /// child is gone.
+    @discardableResult
+    func send(_ kind: Wire.Kind, id: UInt32, payload: [UInt8], descriptor: Int32 = -1) -> Bool {
+        let frame = Wire.frame(kind, id: id, payload: payload)
+        return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
+    }
+
+    /// The next frame, waiting at most until `deadline`. Lines the child
+    /// writes to stdout or stderr meanwhile go to `onOutput`.
+    func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> Received {
+        while true {
+            if received.count >= Wire.headerSize {
+                let header: Wire.Header
+                do throws(Wire.Violation) {
+                    header = try Wire.header(received[0..<Wire.headerSize])
+                } catch {
+                    return .violation(error.description)
+                }
+                if received.count >= Wire.headerSize + header.length {
+                    let payload = Array(received[Wire.headerSize..<Wire.headerSize + header.length])
+                    received.removeFirst(Wire.headerSize + header.length)
+                    return .frame(header, payload)
+                }
+            }
+            let now = ContinuousClock.now
+            guard now < deadline else { return .timedOut }
+            let remaining = deadline - now
+            let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            var descriptors = [pollfd(fd: channel, events: Int16(POLLIN), revents: 0), pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&descriptors, 2, milliseconds)
+            if ready < 0 && errno != EINTR { return .closed }
+            if descriptors[1].revents != 0 { drainOutput(onOutput) }
+            if descriptors[0].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                var descriptor: Int32 = -1
+                let count = buffer.withUnsafeMutableBytes { graft_receive_with_fd(channel, $0.baseAddress, $0.count, &descriptor) }
+                if descriptor >= 0 { receivedFD.append(descriptor) }
+                if count <= 0 {
+                    drainOutput(onOutput)
+                    flushOutput(onOutput)
+                    return .closed
+                }
+                received += buffer[0..<count]
+            }
+        }
+    }
+
+    private func drainOutput(_ onOutput: (String) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            pendingOutput += buffer[0..<count]
+            while let newline = pendingOutput.firstIndex(of: 10) {
+                onOutput(String(decoding: pendingOutput[..<newline], as: UTF8.self))
+                pendingOutput.removeFirst(newline + 1)
+            }
+            // A child that never writes a newline still cannot grow the host.
+            if pendingOutput.count > 64 * 1024 { flushOutput(onOutput) }
+        }
+    }
+
+    private func flushOutput(_ onOutput: (String) -> Void) {
+        if !pendingOutput.isEmpty { onOutput(String(decoding: pendingOutput, as: UTF8.self)) }
+        pendingOutput.removeAll()
+    }
+
+    // MARK: Ending
+
+    /// Kills the child (if it still runs) and reaps it; returns how it ended.
+    @discardableResult
+    func stop() -> Termination {
+        if let reaped { return reaped }
+        kill(pid, SIGKILL)
+        return reap(blocking: true)!
+    }
+
+    /// Asks the child to leave by closing the channel's sending side, waits
+    /// up to `grace`, then kills it.
+    @discardableResult
+    func finish(grace: Duration = .milliseconds(200)) -> Termination {
+        if let reaped { return reaped }
+        shutdown(channel, Int32(SHUT_WR))
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline {
+            if let termination = reap(blocking: false) { return termination }
+            usleep(1000)
+        }
+        return stop()
+    }
+
+    /// How the child ended, once it has: after `receive` says `.closed`, the
+    /// child may still be exiting, so this waits up to `grace` before
+    /// killing it.
+    func termination(grace: Duration = .seconds(1)) -> Termination {
+        if let reaped { return reaped }
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline {
+            if let termination = reap(blocking: false) { return termination }
+            usleep(500)
+        }
+        return stop()
+    }
+
+    private func reap(blocking: Bool) -> Termination? {
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+            if result == pid { break }
+            if result == 0 { return nil }
+            if errno == EINTR { continue }
+            reaped = .exited(-1)  // already reaped elsewhere: nothing left to wait for
+            return reaped
+        }
+        // WIFEXITED / WTERMSIG are macros Swift cannot import.
+        let signal = status & 0x7F
+        reaped = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+        return reaped
+    }
+
+    static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGSEGV: "SIGSEGV"
+        case SIGABRT: "SIGABRT"
+        case SIGBUS: "SIGBUS"
+        case SIGFPE: "SIGFPE"
+        case SIGILL: "SIGILL"
+        case SIGKILL: "SIGKILL"
+        case SIGTERM: "SIGTERM"
+        case SIGTRAP: "SIGTRAP"
+        case SIGSYS: "SIGSYS"
+        case SIGPIPE: "SIGPIPE"
+        case SIGINT: "SIGINT"
+        default: "signal \(signal)"
+        }
+    }
+}
+
+/// One long-lived thread that starts every child. `PR_SET_PDEATHSIG` fires
+/// when the *thread* that spawned a child exits, not the process: spawning
+/// from a pool thread that later retires would kill a healthy child. This
+/// thread never exits.
+final class SpawnThread: @unchecked Sendable {
+    static let shared = SpawnThread()
+    // Guarded by `condition`.
+    private let condition = NSCondition()
+    private var jobs: [() -> Void] = []
+
+    private init() {
+        let thread = Thread { [unowned self] in self.loop() }
+        thread.name = "graft.spawn"
+        thread.start()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job()
+        }
+    }
+
+    /// Runs `body` on the spawn thread and returns its result.
+    func run<Result>(_ body: @escaping () -> Result) -> Result {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result?
+        condition.lock()
+        jobs.append {
+            result = body()
+            done.signal()
+        }
+        condition.signal()
+        condition.unlock()
+        done.wait()
+        return result!
+    }
+}

@@ -1,0 +1,151 @@
+/// How the host's own types travel in a frame's payload (and in the registry
+/// cache, which stores scan answers as they arrived).
+extension WireWriter {
+    mutating func value(_ value: GraftValue) {
+        switch value {
+        case .null: u8(0)
+        case .bool(let flag): u8(1); bool(flag)
+        case .number(let number): u8(2); f64(number)
+        case .string(let text): u8(3); string(text)
+        case .list(let items): u8(4); list(items) { $0.value($1) }
+        case .object(let fields):
+            u8(5)
+            list(fields.sorted { $0.key < $1.key }) { writer, field in
+                writer.string(field.key)
+                writer.value(field.value)
+            }
+        }
+    }
+
+    mutating func field(_ field: FieldSpec) {
+        string(field.key)
+        string(field.type.rawValue)
+        optional(field.description)
+    }
+
+    mutating func component(_ contract: ComponentContract) {
+        string(contract.key)
+        u32(UInt32(contract.version))
+        optional(contract.name)
+        optional(contract.description)
+        list(contract.inputs) { $0.field($1) }
+        list(contract.outputs) { writer, output in
+            writer.string(output.event)
+            writer.optional(output.description)
+            writer.list(output.payload) { $0.field($1) }
+        }
+        value(.object(contract.debugConfig))
+    }
+
+    mutating func validator(_ contract: ValidatorContract) {
+        string(contract.name)
+        u32(UInt32(contract.version))
+        optional(contract.description)
+        optional(contract.signature)
+        list(contract.params) { $0.field($1) }
+        optional(contract.message)
+    }
+
+    mutating func action(_ contract: ActionContract) {
+        string(contract.key)
+        u32(UInt32(contract.version))
+        optional(contract.name)
+        optional(contract.description)
+        list(contract.params) { $0.field($1) }
+    }
+
+    mutating func plugin(_ info: PluginInfo) {
+        string(info.id)
+        string(info.version)
+        string(info.name)
+        optional(info.vendor)
+        optional(info.description)
+        u16(UInt16(info.abi.major))
+        u16(UInt16(info.abi.minor))
+        bool(info.canUnload)
+        list(info.components) { $0.component($1) }
+        list(info.validators) { $0.validator($1) }
+        list(info.actions) { $0.action($1) }
+    }
+
+    mutating func error(_ error: GraftError) {
+        string(error.code.rawValue)
+        string(error.message)
+        optional(error.symbol)
+        optional(error.key)
+    }
+}
+
+extension WireReader {
+    mutating func value(depth: Int = 0) throws(Wire.Violation) -> GraftValue {
+        guard depth < 64 else { throw Wire.Violation(description: "a value nested more than 64 deep") }
+        switch try u8() {
+        case 0: return .null
+        case 1: return .bool(try bool())
+        case 2: return .number(try f64())
+        case 3: return .string(try string())
+        case 4: return .list(try list { (reader) throws(Wire.Violation) in try reader.value(depth: depth + 1) })
+        case 5:
+            let fields = try list { (reader) throws(Wire.Violation) in (try reader.string(), try reader.value(depth: depth + 1)) }
+            return .object(Dictionary(fields, uniquingKeysWith: { _, last in last }))
+        case let tag: throw Wire.Violation(description: "unknown value tag \(tag)")
+        }
+    }
+
+    mutating func field() throws(Wire.Violation) -> FieldSpec {
+        let key = try string()
+        let typeName = try string()
+        guard let type = ValueType(rawValue: typeName) else { throw Wire.Violation(description: "unknown type '\(typeName)'") }
+        return FieldSpec(key: key, type: type, description: try optional())
+    }
+
+    private mutating func version() throws(Wire.Violation) -> Int { Int(try u32()) }
+
+    mutating func component() throws(Wire.Violation) -> ComponentContract {
+        let key = try string(), version = try version(), name = try optional(), description = try optional()
+        let inputs = try list { (reader) throws(Wire.Violation) in try reader.field() }
+        let outputs = try list { (reader) throws(Wire.Violation) in
+            OutputSpec(
+                event: try reader.string(), description: try reader.optional(),
+                payload: try reader.list { (reader) throws(Wire.Violation) in try reader.field() })
+        }
+        guard case .object(let debugConfig) = try value() else { throw Wire.Violation(description: "a debugConfig that is not an object") }
+        return ComponentContract(
+            key: key, version: version, name: name, description: description, inputs: inputs, outputs: outputs,
+            debugConfig: debugConfig)
+    }
+
+    mutating func validator() throws(Wire.Violation) -> ValidatorContract {
+        let name = try string(), version = try version(), description = try optional(), signature = try optional()
+        let params = try list { (reader) throws(Wire.Violation) in try reader.field() }
+        return ValidatorContract(
+            name: name, version: version, description: description,
+            kind: signature.map { .native(signature: $0) } ?? .generic, params: params, message: try optional())
+    }
+
+    mutating func action() throws(Wire.Violation) -> ActionContract {
+        ActionContract(
+            key: try string(), version: try version(), name: try optional(), description: try optional(),
+            params: try list { (reader) throws(Wire.Violation) in try reader.field() })
+    }
+
+    /// A plugin as described by a scan of `path`.
+    mutating func plugin(path: String) throws(Wire.Violation) -> PluginInfo {
+        let id = try string(), version = try string(), name = try string(), vendor = try optional()
+        let description = try optional()
+        let abi = ABIVersion(major: Int(try u16()), minor: Int(try u16()))
+        let canUnload = try bool()
+        return PluginInfo(
+            id: id, version: version, name: name, vendor: vendor, description: description, path: path, imagePath: path,
+            abi: abi, canUnload: canUnload, components: try list { (reader) throws(Wire.Violation) in try reader.component() },
+            validators: try list { (reader) throws(Wire.Violation) in try reader.validator() },
+            actions: try list { (reader) throws(Wire.Violation) in try reader.action() })
+    }
+
+    /// An error about the file at `path`.
+    mutating func error(path: String) throws(Wire.Violation) -> GraftError {
+        let rawCode = try string()
+        guard let code = GraftError.Code(rawValue: rawCode) else { throw Wire.Violation(description: "unknown error code '\(rawCode)'") }
+        return GraftError(code, try string(), path: path, symbol: try optional(), key: try optional())
+    }
+}

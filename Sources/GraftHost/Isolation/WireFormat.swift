@@ -1,0 +1,166 @@
+/// The one wire format between a host and its child processes (the scanner
+/// today; plugin runners next): length-prefixed binary frames on a stream
+/// socket. Every frame starts with a fixed 16-byte header:
+///
+///     offset  size  field
+///     0       4     magic "GRFT"
+///     4       2     protocol version (`Wire.version`)
+///     6       2     message kind (`Wire.Kind`)
+///     8       4     request id (answers carry the id of their request)
+///     12      4     payload length, at most `Wire.maximumPayload`
+///
+/// all little-endian, then the payload, written with `WireWriter`. A peer
+/// that reads a bad magic, another version or an oversized length stops
+/// talking: it does not guess where the next frame starts.
+enum Wire {
+    static let magic: [UInt8] = Array("GRFT".utf8)
+    static let version: UInt16 = 1
+    static let headerSize = 16
+    /// Far above any real answer (a plugin with 1,024 components and their
+    /// debugConfigs), far below what could hurt the host.
+    static let maximumPayload = 16 << 20
+
+    enum Kind: UInt16, Sendable {
+        /// child → host, first frame: protocol version, ABI, architecture.
+        case hello = 1
+        /// host → child: describe the file whose descriptor travels with the frame.
+        case scan = 2
+        /// child → host: the scan of a file reached a stage (`PluginLoader.Stage`).
+        case stage = 3
+        /// child → host: the file loaded; its `PluginInfo` follows.
+        case described = 4
+        /// child → host: the file was refused; its errors follow.
+        case refused = 5
+    }
+
+    struct Header: Sendable, Equatable {
+        var kind: Kind
+        var id: UInt32
+        var length: Int
+    }
+
+    struct Violation: Error, Sendable, CustomStringConvertible {
+        var description: String
+    }
+
+    static func frame(_ kind: Kind, id: UInt32, payload: [UInt8]) -> [UInt8] {
+        var writer = WireWriter()
+        writer.bytes.reserveCapacity(headerSize + payload.count)
+        writer.bytes += magic
+        writer.u16(version)
+        writer.u16(kind.rawValue)
+        writer.u32(id)
+        writer.u32(UInt32(payload.count))
+        writer.bytes += payload
+        return writer.bytes
+    }
+
+    static func header(_ bytes: ArraySlice<UInt8>) throws(Violation) -> Header {
+        var reader = WireReader(bytes)
+        guard try reader.raw(4).elementsEqual(magic) else { throw Violation(description: "bad magic") }
+        let peerVersion = try reader.u16()
+        guard peerVersion == version else {
+            throw Violation(description: "protocol version \(peerVersion), expected \(version)")
+        }
+        let rawKind = try reader.u16()
+        guard let kind = Kind(rawValue: rawKind) else { throw Violation(description: "unknown message kind \(rawKind)") }
+        let id = try reader.u32()
+        let length = Int(try reader.u32())
+        guard length <= maximumPayload else {
+            throw Violation(description: "a frame of \(length) bytes, more than the \(maximumPayload) allowed")
+        }
+        return Header(kind: kind, id: id, length: length)
+    }
+}
+
+/// Appends little-endian fields to a byte array.
+struct WireWriter {
+    var bytes: [UInt8] = []
+
+    mutating func u8(_ value: UInt8) { bytes.append(value) }
+    mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+    mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+    mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+    mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
+    mutating func f64(_ value: Double) { u64(value.bitPattern) }
+
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            u32(UInt32(utf8.count))
+            bytes += utf8
+        }
+    }
+
+    mutating func optional(_ value: String?) {
+        bool(value != nil)
+        if let value { string(value) }
+    }
+
+    mutating func list<Element>(_ elements: [Element], _ write: (inout WireWriter, Element) -> Void) {
+        u32(UInt32(elements.count))
+        for element in elements { write(&self, element) }
+    }
+}
+
+/// Reads what `WireWriter` wrote; any read past the end, or a count larger
+/// than the bytes left, is a `Wire.Violation`.
+struct WireReader {
+    private let bytes: ArraySlice<UInt8>
+    private var position: Int
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        position = bytes.startIndex
+    }
+
+    init(_ bytes: [UInt8]) { self.init(bytes[...]) }
+
+    var isAtEnd: Bool { position == bytes.endIndex }
+
+    mutating func raw(_ count: Int) throws(Wire.Violation) -> ArraySlice<UInt8> {
+        guard count >= 0, bytes.endIndex - position >= count else {
+            throw Wire.Violation(description: "a field runs past the end of its frame")
+        }
+        defer { position += count }
+        return bytes[position..<position + count]
+    }
+
+    private mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(Wire.Violation) -> T {
+        var value: T = 0
+        for (index, byte) in try raw(MemoryLayout<T>.size).enumerated() { value |= T(byte) << (index * 8) }
+        return value
+    }
+
+    mutating func u8() throws(Wire.Violation) -> UInt8 { try integer(UInt8.self) }
+    mutating func bool() throws(Wire.Violation) -> Bool { try u8() != 0 }
+    mutating func u16() throws(Wire.Violation) -> UInt16 { try integer(UInt16.self) }
+    mutating func u32() throws(Wire.Violation) -> UInt32 { try integer(UInt32.self) }
+    mutating func u64() throws(Wire.Violation) -> UInt64 { try integer(UInt64.self) }
+    mutating func i64() throws(Wire.Violation) -> Int64 { Int64(bitPattern: try u64()) }
+    mutating func f64() throws(Wire.Violation) -> Double { Double(bitPattern: try u64()) }
+
+    mutating func string() throws(Wire.Violation) -> String {
+        let count = Int(try u32())
+        return String(decoding: try raw(count), as: UTF8.self)
+    }
+
+    mutating func optional() throws(Wire.Violation) -> String? {
+        try bool() ? try string() : nil
+    }
+
+    /// A count followed by that many elements; each element takes at least
+    /// one byte, so a count beyond the bytes left is refused before any
+    /// allocation.
+    mutating func list<Element>(_ read: (inout WireReader) throws(Wire.Violation) -> Element) throws(Wire.Violation) -> [Element] {
+        let count = Int(try u32())
+        guard count <= bytes.endIndex - position else {
+            throw Wire.Violation(description: "a list of \(count) elements in fewer bytes")
+        }
+        var elements: [Element] = []
+        elements.reserveCapacity(count)
+        for _ in 0..<count { elements.append(try read(&self)) }
+        return elements
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+/// A folder holding one good plugin and plugins that crash, exit or hang
+/// while loading: every command keeps working and names the bad ones.
+@Suite("Crash-proof discovery from the CLI")
+struct CrashProofTests {
+    static let bad = ["bad_crash_init", "bad_crash_constructor", "bad_exit_constructor", "bad_exit_init", "bad_abort_init", "bad_hang_init"]
+
+    static func folder(_ scratch: borrowing Scratch) throws -> URL {
+        for name in bad + ["good_echo", "good_thread"] { try Fixtures.build(name, into: scratch.url) }
+        return scratch.url
+    }
+
+    @Test("graft list lists the good plugins and every bad one with its code, and exits 0")
+    func list() throws {
+        let scratch = try Scratch()
+        let folder = try Self.folder(scratch)
+        let result = try graft("list", "--json", "--only-plugin-path", "--plugin-path", folder.path, "--scan-timeout", "0.5")
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
+        let ids = Set((json["plugins"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        #expect(ids == ["test.echo", "test.thread"])
+        let failures = (json["failures"] as? [[String: Any]] ?? []).reduce(into: [String: String]()) {
+            $0[(($1["path"] as? String ?? "") as NSString).lastPathComponent] = $1["code"] as? String
+        }
+        for name in Self.bad {
+            #expect(failures["lib\(name).so"] == (name == "bad_hang_init" ? "plugin_timeout" : "plugin_crashed"), "\(name)")
+        }
+    }
+
+    @Test("graft try and graft validate use the good plugin beside the bad ones")
+    func tryAndValidate() throws {
+        let scratch = try Scratch()
+        let folder = try Self.folder(scratch)
+        let tried = try graft("try", "echo", "--json", "--only-plugin-path", "--plugin-path", folder.path, "--scan-timeout", "0.5")
+        #expect(tried.status == 0, "\(tried.stderr)")
+        #expect((try parseJSON(tried.stdout) as? [String: Any])?["output"] as? String == "echo:hello")
+        let validated = try graft("validate", "is_even", "4", "--only-plugin-path", "--plugin-path", folder.path, "--scan-timeout", "0.5")
+        #expect(validated.status == 0, "\(validated.stderr)")
+    }
+
+    @Test("graft check of a plugin whose constructor calls exit(0) fails with plugin_crashed, never a silent success")
+    func checkExitZero() throws {
+        let scratch = try Scratch()
+        let plugin = try Fixtures.build("bad_exit_constructor", into: scratch.url)
+        let result = try graft("check", plugin.path, "--json")
+        #expect(result.status == 1)
+        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
+        let problem = try #require((json["problems"] as? [[String: Any]])?.first)
+        #expect(problem["code"] as? String == "plugin_crashed")
+        #expect((problem["message"] as? String)?.contains("exited with status 0") == true)
+    }
+
+    @Test("killing graft while a plugin hangs in the scanner kills the scanner too")
+    func scannerDiesWithParent() throws {
+        let scratch = try Scratch()
+        let plugin = try Fixtures.build("bad_hang_init", into: scratch.url)
+        let process = Process()
+        process.executableURL = try BuildProducts.graft()
+        process.arguments = ["check", plugin.path, "--scan-timeout", "120"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // Wait for the scanner child to appear, with a deadline.
+        var scanner: pid_t?
+        let deadline = ContinuousClock.now + .seconds(20)
+        while scanner == nil, ContinuousClock.now < deadline {
+            scanner = Self.children(of: process.processIdentifier).first
+            if scanner == nil { usleep(10_000) }
+        }
+        let child = try #require(scanner, "the scanner started")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        // PR_SET_PDEATHSIG: the child gets SIGKILL; it is then reaped by init.
+        let gone = ContinuousClock.now + .seconds(10)
+        while Self.isAlive(child), ContinuousClock.now < gone { usleep(10_000) }
+        #expect(!Self.isAlive(child), "the scanner outlived graft")
+    }
+
+    static func children(of pid: pid_t) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task -> [pid_t] in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+    }
+
+    /// Alive and not a zombie.
+    static func isAlive(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state != "Z" && state != "X"
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+@testable import GraftHost
+
+/// Every plugin file is loaded first in a scanner child: a plugin whose
+/// constructor or init crashes, exits or hangs is reported with its code, the
+/// signal or status and the stage, and the host (this test process) goes on
+/// with the good plugins beside it.
+@Suite("Scanning in a child process")
+struct ScannerTests {
+    /// Every fixture that crashes or hangs its loader, with its stage.
+    static let childOnly: [String] = Fixtures.all.filter {
+        ["plugin_crashed", "plugin_timeout"].contains(try? Fixtures.expectedCode(of: $0))
+    }
+
+    static func host(_ folders: URL..., deadline: Duration = .seconds(2)) -> GraftHost {
+        GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: folders.map(\.path)), scanning: Scanning(deadline: deadline)),
+            logger: quietLogger)
+    }
+
+    static func stage(of fixture: String) throws -> String {
+        let text = try String(contentsOf: Fixtures.source(fixture), encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("// stage:") })
+        return line.dropFirst("// stage:".count).trimmingCharacters(in: .whitespaces)
+    }
+
+    @Test("the scanner executable is found beside the test binary")
+    func scannerFound() {
+        #expect(ScannerLocation.find(configured: nil) != nil)
+        #expect(Self.host().scanner != nil)
+    }
+
+    @Test("a plugin that crashes, exits or hangs while loading is reported; the good plugin beside it works", arguments: childOnly)
+    func crashingPlugin(fixture: String) throws {
+        let scratch = try Scratch()
+        let bad = try Fixtures.build(fixture, into: scratch.url)
+        let echo = try Fixtures.build("good_echo", into: scratch.url)
+        let host = Self.host(scratch.url, deadline: .milliseconds(500))
+        host.loadPlugins()
+
+        let failure = try #require(host.failures.first { $0.path == bad.path }, "\(fixture) is reported")
+        #expect(failure.error.code.rawValue == (try Fixtures.expectedCode(of: fixture)))
+        #expect(failure.error.message.contains(bad.path))
+        let stage = try Self.stage(of: fixture)
+        #expect(failure.error.symbol == (stage == "constructors" ? "constructor" : stage), "\(failure.error)")
+        switch fixture {
+        case "bad_crash_init", "bad_crash_constructor": #expect(failure.error.message.contains("SIGSEGV"))
+        case "bad_abort_init": #expect(failure.error.message.contains("SIGABRT"))
+        case "bad_exit_init": #expect(failure.error.message.contains("exited with status 3"))
+        case "bad_exit_constructor": #expect(failure.error.message.contains("exited with status 0"))
+        default: #expect(failure.error.message.contains("did not finish loading within"))
+        }
+        #expect(host.plugins.map(\.path) == [echo.path])
+        let instance = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "still here"])
+        #expect(try instance.render().text == "echo:still here")
+        #expect(try host.validate("is_even", value: 4).isValid)
+    }
+
+    @Test("one scanner serves a batch and is started again after each crash")
+    func batchWithCrashes() throws {
+        let scratch = try Scratch()
+        for fixture in Self.childOnly + ["good_echo", "good_empty", "good_two_versions"] {
+            try Fixtures.build(fixture, into: scratch.url)
+        }
+        let host = Self.host(scratch.url, deadline: .milliseconds(500))
+        host.loadPlugins()
+        #expect(Set(host.plugins.map(\.id)) == ["test.echo", "test.empty", "test.two-versions"])
+        #expect(Set(host.failures.map { ($0.path as NSString).lastPathComponent }) == Set(Self.childOnly.map { "lib\($0).so" }))
+    }
+
+    @Test("a refusal found in the scanner keeps every problem the loader found")
+    func refusalFromScanner() throws {
+        let scratch = try Scratch()
+        let bad = try Fixtures.build("bad_debug_type", into: scratch.url)
+        let error = #expect(throws: GraftError.self) { try Self.host(scratch.url).load(pluginAt: bad.path) }
+        #expect(error?.code == .invalidDescriptor)
+        #expect(error?.message.contains(bad.path) == true)
+    }
+
+    @Test("the scanner child is reaped when its host goes away: no zombie, no descriptor left")
+    func childReaped() throws {
+        let scratch = try Scratch()
+        let echo = try Fixtures.build("good_echo", into: scratch.url)
+        let descriptorsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        var pid: pid_t = 0
+        do {
+            let host = Self.host(scratch.url)
+            try host.load(pluginAt: echo.path)
+            pid = try #require(host.scanner?.childPID)
+            #expect(kill(pid, 0) == 0, "the scanner runs while its host lives")
+        }
+        // Reaped: the pid no longer exists (a zombie would still answer kill 0).
+        #expect(kill(pid, 0) != 0)
+        let descriptorsAfter = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        #expect(descriptorsAfter <= descriptorsBefore + 2, "other tests may open a few meanwhile")
+    }
+}
