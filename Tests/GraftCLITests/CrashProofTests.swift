@@ -73,7 +73,9 @@ struct CrashProofTests {
             if scanner == nil { usleep(10_000) }
         }
         let child = try #require(scanner, "the scanner started")
-        kill(process.processIdentifier, SIGTERM)
+        // SIGKILL: graft gets no chance to clean up, so only the kernel's
+        // parent-death signal can stop the scanner.
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         // PR_SET_PDEATHSIG: the child gets SIGKILL; it is then reaped by init.
         let gone = ContinuousClock.now + .seconds(10)
