@@ -15,15 +15,34 @@ public struct GraftConfiguration: Sendable {
     /// How plugin files the host has not seen are first loaded (default: in
     /// a scanner child).
     public var scanning: Scanning
+    /// Where scan results are kept between runs (see README, "The registry
+    /// cache"); nil keeps none. Default: `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`.
+    public var cacheFolder: String?
+    /// When `loadPlugins()` maps a plugin that scanned clean into this
+    /// process: on first use (default), or at once.
+    public var mapping: Mapping
+
+    /// `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`; nil without either.
+    public static var defaultCacheFolder: String? { RegistryCache.defaultFolder() }
+
+    public enum Mapping: Sendable, Hashable {
+        /// The first time one of its components, validators or actions is used.
+        case onFirstUse
+        /// While `loadPlugins()` runs.
+        case atStart
+    }
 
     public init(
         searchPath: SearchPath = .standard(), trust: TrustPolicy = .strict, loadsFromCopies: Bool = false,
-        scanning: Scanning = Scanning()
+        scanning: Scanning = Scanning(), cacheFolder: String? = GraftConfiguration.defaultCacheFolder,
+        mapping: Mapping = .onFirstUse
     ) {
         self.searchPath = searchPath
         self.trust = trust
         self.loadsFromCopies = loadsFromCopies
         self.scanning = scanning
+        self.cacheFolder = cacheFolder
+        self.mapping = mapping
     }
 }
 

@@ -28,8 +28,12 @@ public final class GraftHost: Sendable {
     let logger: Logger
     let state = Locked(State())
     let images = ImageStore()
+    /// Whether a failure to save the cache was already logged.
+    let cacheWarning = Atomic<Bool>(false)
     /// The scanner child's client; nil when scanning in process.
     let scanner: Scanner?
+    /// What earlier scans found; nil without a cache.
+    let cache: RegistryCache?
     let swapObservers = Locked<[Int: @Sendable (SwapEvent) -> Void]>([:])
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
     let reloads = Locked(())
@@ -84,6 +88,8 @@ public final class GraftHost: Sendable {
         } else {
             scanner = nil
         }
+        cache = configuration.cacheFolder.map { RegistryCache(folder: $0) }
+        if let problem = cache?.problem { logger.warning("registry cache: \(problem)") }
         for warning in searchPath.warnings { logger.warning("\(warning)") }
         if configuration.trust.allowsUntrusted {
             logger.warning("trust checks are off (allowsUntrusted): plugin files other users could have written will load.")
@@ -98,93 +104,7 @@ public final class GraftHost: Sendable {
         }
     }
 
-    // MARK: Loading
-
-    /// Loads every plugin file on the search path. Failures are logged and
-    /// kept in `failures`; the rest load regardless.
-    public func loadPlugins() {
-        let (files, problems) = searchPath.discover()
-        for problem in problems {
-            logger.error("\(problem.error)", metadata: ["path": "\(problem.path)"])
-            state.withLock { state in
-                state.failures.removeAll { $0.path == problem.path }
-                state.failures.append(problem)
-            }
-        }
-        for path in files {
-            do {
-                try load(pluginAt: path)
-            } catch {
-                logger.error("\(error)", metadata: ["path": "\(path)"])
-            }
-        }
-    }
-
-    /// Loads one plugin file and registers everything it declares, or nothing.
-    /// Loading a file that is already loaded returns it again. A failure is
-    /// thrown and also recorded in `failures`.
-    @discardableResult
-    public func load(pluginAt path: String) throws(GraftError) -> PluginInfo {
-        do throws(GraftError) {
-            let file = try PluginFile(opening: path)
-            let known: LoadedPlugin? = state.withLock { state in state.files[file.identity.file].flatMap { state.plugins[$0] } }
-            if let known {
-                if known.info.path == path { return known.info }
-                throw GraftError(
-                    .duplicatePlugin,
-                    "\(path) is the same file as \(known.info.path) (device \(file.identity.device), inode \(file.identity.inode): a hard link or a symlink); plugin '\(known.info.id)' is loaded once, from \(known.info.path).",
-                    path: path)
-            }
-            try checkTrust(file)
-            let mapping: PluginLoader.Mapping = loadsFromCopies ? .copy : .link
-            try scan(file, mapping: mapping)
-            let plugin = try loader.load(file, mapping: mapping, images: images)
-            // A plugin that cannot register is dropped here, and its deinit
-            // runs when the last reference goes.
-            try register(plugin, file: file)
-            // The hash lets a later reload skip an unchanged file; only a host
-            // that expects reloads pays for it.
-            if loadsFromCopies {
-                let hash = try ContentHash.of(file)
-                state.withLock { $0.hashes[file.realPath] = hash }
-            }
-            logger.debug(
-                "loaded \(plugin.info.id) \(plugin.info.version)",
-                metadata: ["path": "\(path)", "components": "\(plugin.info.components.count)"])
-            return plugin.info
-        } catch {
-            state.withLock { state in
-                state.failures.removeAll { $0.path == path }
-                state.failures.append(PluginFailure(path: path, error: error))
-            }
-            throw error
-        }
-    }
-
-    /// Loads `file` in the scanner child first, when the host has one: what
-    /// crashes, hangs or is refused there never reaches this process.
-    func scan(_ file: PluginFile, mapping: PluginLoader.Mapping) throws(GraftError) {
-        switch scanner?.scan(file, mapping: mapping) {
-        case nil, .described: return
-        case .refused(let errors):
-            var first = errors[0]
-            if errors.count > 1 {
-                first.message += " (and \(errors.count - 1) more problem\(errors.count == 2 ? "" : "s"); `graft check \(file.path)` lists them)"
-            }
-            throw first
-        case .crashed(let error):
-            throw error
-        }
-    }
-
-    /// Refuses a file other users could have written, unless the host allows
-    /// untrusted files (then it only warns).
-    func checkTrust(_ file: PluginFile) throws(GraftError) {
-        var folders: [String: String?] = [:]
-        guard let violation = configuration.trust.violation(of: file, folders: &folders) else { return }
-        guard configuration.trust.allowsUntrusted else { throw violation }
-        logger.warning("loading an untrusted plugin: \(violation.message)", metadata: ["path": "\(file.path)"])
-    }
+    // MARK: Registering
 
     /// Registers everything `plugin` declares, or nothing. With `overriding`,
     /// its components replace those already registered under the same
@@ -239,7 +159,11 @@ public final class GraftHost: Sendable {
 
     /// Every loaded plugin, in load order.
     public var plugins: [PluginInfo] {
-        state.withLock { state in state.order.compactMap { state.plugins[$0]?.info } }
+        state.withLock { state in state.order.compactMap { state.plugins[$0] } }.map { plugin in
+            var info = plugin.info
+            info.isMapped = plugin.isMapped
+            return info
+        }
     }
 
     /// Every plugin file that failed to load, with why.

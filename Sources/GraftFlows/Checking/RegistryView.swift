@@ -14,7 +14,9 @@ struct RegistryView {
         var actions: [ComponentReference: RegisteredAction] = [:]
         for action in host.actions { actions[ComponentReference(key: action.contract.key, version: action.contract.version)] = action }
         self.actions = actions
-        self.validators = Set(host.validators.map { ComponentReference(key: $0.contract.name, version: $0.contract.version) })
+        // From the plugins' declarations: checking a flow maps no plugin.
+        self.validators = Set(
+            host.plugins.flatMap(\.validators).map { ComponentReference(key: $0.name, version: $0.version) })
     }
 
     /// The versions registered under a component key, sorted.

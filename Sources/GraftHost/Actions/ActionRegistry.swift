@@ -16,13 +16,19 @@ public struct RegisteredAction: Sendable {
     public var contract: ActionContract
     public var pluginID: String
     public var pluginPath: String
-    let descriptor: UnsafeDescriptor
-    /// Keeps the image mapped while a lookup's result is in use.
+    /// Keeps the image mapped while a lookup's result is in use (and maps it
+    /// on first use, for a plugin known from its description).
     let plugin: LoadedPlugin
 
-    /// Valid until the plugin is unloaded, which happens only after it leaves the registry.
-    struct UnsafeDescriptor: @unchecked Sendable {
-        let pointer: UnsafePointer<graft_action_descriptor_t>
+    /// The plugin's descriptor, mapping the image if needed; valid until the
+    /// plugin is unloaded, which happens only after it leaves the registry.
+    func descriptor() throws(GraftError) -> UnsafePointer<graft_action_descriptor_t> {
+        let reference = ComponentReference(key: contract.key, version: contract.version)
+        guard let entry = try plugin.mapped().actions[reference] else {
+            throw GraftError(
+                .actionNotFound, "\(pluginPath) no longer declares action '\(reference)'.", path: pluginPath, key: contract.key)
+        }
+        return entry.descriptor
     }
 }
 
@@ -32,7 +38,8 @@ final class ActionRegistry: Sendable {
 
     func check(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) {
         let current = actions.withLock { $0 }
-        for reference in plugin.actions.keys {
+        for contract in plugin.info.actions {
+            let reference = ComponentReference(key: contract.key, version: contract.version)
             if let existing = current[reference], existing.plugin !== replacing {
                 throw GraftError(
                     .duplicateAction,
@@ -46,10 +53,9 @@ final class ActionRegistry: Sendable {
     func register(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) {
         actions.withLock { actions in
             if let replacing { actions = actions.filter { $0.value.plugin !== replacing } }
-            for (reference, entry) in plugin.actions {
-                actions[reference] = RegisteredAction(
-                    contract: entry.contract, pluginID: plugin.info.id, pluginPath: plugin.info.path,
-                    descriptor: .init(pointer: entry.descriptor), plugin: plugin)
+            for contract in plugin.info.actions {
+                actions[ComponentReference(key: contract.key, version: contract.version)] = RegisteredAction(
+                    contract: contract, pluginID: plugin.info.id, pluginPath: plugin.info.path, plugin: plugin)
             }
         }
     }
@@ -89,6 +95,7 @@ extension GraftHost {
         _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
     ) throws(GraftError) -> ActionResult {
         let action = try actionRegistry.resolve(ComponentReference(parsing: key))
+        let descriptor = try action.descriptor()
         let recorder = ActionRecorder()
         var context = graft_action_context_t()
         context.host_data = Unmanaged.passUnretained(recorder).toOpaque()
@@ -108,8 +115,8 @@ extension GraftHost {
         }
         let arena = CArena()
         let ok = withUnsafePointer(to: &context) { context in
-            action.descriptor.pointer.pointee.invoke!(
-                action.descriptor.pointer, arena.cValuePointer(.object(params)), payload.map { arena.cValuePointer($0) },
+            descriptor.pointee.invoke!(
+                descriptor, arena.cValuePointer(.object(params)), payload.map { arena.cValuePointer($0) },
                 context)
         }
         return ActionResult(

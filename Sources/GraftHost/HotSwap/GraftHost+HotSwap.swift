@@ -67,7 +67,7 @@ extension GraftHost {
             try checkTrust(file)
             // A build that crashes or hangs while loading does so in the
             // scanner child; the running build keeps serving.
-            try scan(file, mapping: .copy)
+            _ = try describe(file, mapping: .copy)
             // Mapped from a private copy: the file may be rewritten again while
             // this build runs.
             plugin = try loader.load(file, mapping: .copy, images: images)

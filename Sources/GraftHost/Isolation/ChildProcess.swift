@@ -48,7 +48,8 @@ final class ChildProcess: @unchecked Sendable {
         case violation(String)
     }
 
-    init(executable: String, arguments: [String], environment: [String: String] = [:]) throws(GraftError) {
+    /// Starts `executable` with the host's environment plus `environment`.
+    init(executable: String, arguments: [String], environment extra: [String: String] = [:]) throws(GraftError) {
         self.executable = executable
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
@@ -63,7 +64,8 @@ final class ChildProcess: @unchecked Sendable {
         }
         // The child's ends are dup2'd onto 1, 2 and 3 by the spawn; the
         // originals stay close-on-exec.
-        var environment = environment
+        // Plugins may need the host's environment (their own library path, say).
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["GRAFT_PARENT_PID"] = String(getpid())
         environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
         let argv = [executable] + arguments

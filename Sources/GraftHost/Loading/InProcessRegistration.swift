@@ -54,9 +54,11 @@ extension GraftHost {
             path: path, imagePath: path, abi: .host, canUnload: false, components: components,
             validators: validators.map(\.0), actions: actions.map(\.0))
         let loaded = LoadedPlugin(
-            info: info, handle: nil, entry: nil, host: nil,
-            componentFactory: componentFactory?.assumingMemoryBound(to: graft_component_factory_t.self),
-            validators: validators, actions: actions)
+            info: info,
+            image: LoadedPlugin.Image(
+                handle: nil, entry: nil, host: nil,
+                componentFactory: componentFactory?.assumingMemoryBound(to: graft_component_factory_t.self),
+                validators: validators, actions: actions))
         let replaced = try register(loaded, realPath: path, overriding: overriding)
         return InProcessRegistration(loaded: loaded, key: path, replaced: replaced, host: self)
     }

@@ -1,52 +1,126 @@
 import CGraft
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A plugin that passed every check: its factories and contracts, and for a
-/// plugin loaded from a file its handle and entry. Immutable after loading;
-/// the C pointers stay valid until `unload`, which the host calls only when
-/// nothing uses the plugin. An in-process plugin has no handle and no entry.
+/// A plugin that passed every check: what it declares, and its mapped image.
+///
+/// A plugin described by the scanner or the registry cache is registered
+/// before its image is mapped into this process: its contracts answer
+/// listings, the flow checker and lookups, and the image is mapped the first
+/// time a component, validator or action of it is used (`mapped()`). A
+/// plugin loaded directly (or in-process) has its image from the start.
+/// The C pointers stay valid until deinit, which runs only when nothing uses
+/// the plugin any more.
 final class LoadedPlugin: @unchecked Sendable {
     let info: PluginInfo
-    let componentFactory: UnsafePointer<graft_component_factory_t>?
-    let validators: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
-    let actions: [ComponentReference: (contract: ActionContract, descriptor: UnsafePointer<graft_action_descriptor_t>)]
-    private let handle: UnsafeMutableRawPointer?
-    private let entry: UnsafePointer<graft_plugin_entry_t>?
-    private let host: HostHandle?
     /// Set when the host that loaded the plugin goes away (at process exit,
     /// typically): the image then stays mapped, since a thread the plugin
     /// started may still run in it. Only a build replaced or removed while the
     /// host runs is closed.
     let staysMapped = Atomic<Bool>(false)
 
-    init(
-        info: PluginInfo, handle: UnsafeMutableRawPointer?, entry: UnsafePointer<graft_plugin_entry_t>?, host: HostHandle?,
-        componentFactory: UnsafePointer<graft_component_factory_t>?,
-        validators: [(ValidatorContract, UnsafePointer<graft_validator_descriptor_t>)],
-        actions: [(ActionContract, UnsafePointer<graft_action_descriptor_t>)]
-    ) {
+    /// The mapped image: the handle, the entry and the factories' descriptors.
+    struct Image {
+        let handle: UnsafeMutableRawPointer?
+        let entry: UnsafePointer<graft_plugin_entry_t>?
+        let host: HostHandle?
+        let componentFactory: UnsafePointer<graft_component_factory_t>?
+        let validators: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
+        let actions: [ComponentReference: (contract: ActionContract, descriptor: UnsafePointer<graft_action_descriptor_t>)]
+
+        init(
+            handle: UnsafeMutableRawPointer?, entry: UnsafePointer<graft_plugin_entry_t>?, host: HostHandle?,
+            componentFactory: UnsafePointer<graft_component_factory_t>?,
+            validators: [(ValidatorContract, UnsafePointer<graft_validator_descriptor_t>)],
+            actions: [(ActionContract, UnsafePointer<graft_action_descriptor_t>)]
+        ) {
+            self.handle = handle
+            self.entry = entry
+            self.host = host
+            self.componentFactory = componentFactory
+            self.validators = Dictionary(
+                validators.map { (ComponentReference(key: $0.0.name, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
+                uniquingKeysWith: { first, _ in first })
+            self.actions = Dictionary(
+                actions.map { (ComponentReference(key: $0.0.key, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
+                uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    typealias Mapper = @Sendable (LoadedPlugin) throws(GraftError) -> Image
+
+    // Safe publication: `image` is written once, under `lock`, before
+    // `isMapped` is stored with release ordering; readers load `isMapped`
+    // with acquire ordering before reading `image`. The fast path takes no lock.
+    nonisolated(unsafe) private var image: Image?
+    private let isMappedFlag = Atomic<Bool>(false)
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private var mapper: Mapper?
+    nonisolated(unsafe) private var failure: GraftError?
+
+    /// A plugin whose image is already mapped.
+    init(info: PluginInfo, image: Image) {
         self.info = info
-        self.handle = handle
-        self.entry = entry
-        self.host = host
-        self.componentFactory = componentFactory
-        self.validators = Dictionary(
-            validators.map { (ComponentReference(key: $0.0.name, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
-            uniquingKeysWith: { first, _ in first })
-        self.actions = Dictionary(
-            actions.map { (ComponentReference(key: $0.0.key, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
-            uniquingKeysWith: { first, _ in first })
+        self.image = image
+        isMappedFlag.store(true, ordering: .releasing)
+    }
+
+    /// A plugin known from its description; `mapper` maps it on first use.
+    init(described info: PluginInfo, mapper: @escaping Mapper) {
+        self.info = info
+        self.mapper = mapper
+    }
+
+    var isMapped: Bool { isMappedFlag.load(ordering: .acquiring) }
+
+    /// The image, mapped now if it was not yet. A failure to map is kept:
+    /// every later use gets the same error without trying again.
+    func mapped() throws(GraftError) -> Image {
+        if isMappedFlag.load(ordering: .acquiring), let image { return image }
+        return try mapSlowly()
+    }
+
+    @inline(never)
+    private func mapSlowly() throws(GraftError) -> Image {
+        lock.lock()
+        defer { lock.unlock() }
+        if let image { return image }
+        if let failure { throw failure }
+        guard let mapper else {
+            throw GraftError(.pluginNotFound, "\(info.path) has no image to map.", path: info.path)
+        }
+        do throws(GraftError) {
+            let mapped = try mapper(self)
+            image = mapped
+            self.mapper = nil
+            isMappedFlag.store(true, ordering: .releasing)
+            return mapped
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Moves the image out of a plugin loaded only to be mapped for another
+    /// (see `GraftHost.map`): this one then closes nothing at deinit.
+    func takeImage() -> Image {
+        let taken = image!
+        image = nil
+        isMappedFlag.store(false, ordering: .releasing)
+        return taken
     }
 
     /// The last reference is gone: no registry lists the plugin and no
     /// instance, validator or action call uses it. Calls the plugin's `deinit`
     /// and closes the image when it contains no Swift.
     deinit {
-        entry?.pointee.deinit?()
-        if info.canUnload, !staysMapped.load(ordering: .relaxed), let handle { dlclose(handle) }
+        guard let image else { return }
+        image.entry?.pointee.deinit?()
+        if info.canUnload, !staysMapped.load(ordering: .relaxed), let handle = image.handle { dlclose(handle) }
     }
 }

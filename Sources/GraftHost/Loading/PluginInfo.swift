@@ -39,6 +39,15 @@ public struct PluginInfo: Sendable, Hashable {
     public var components: [ComponentContract]
     public var validators: [ValidatorContract]
     public var actions: [ActionContract]
+    /// Whether the image is mapped into this process: false for a plugin
+    /// known from the scanner or the registry cache that nothing has used yet.
+    public var isMapped: Bool = true
+
+    /// The same plugin, by everything it declares (not where it is mapped).
+    func declaresSame(as other: PluginInfo) -> Bool {
+        id == other.id && version == other.version && abi == other.abi && components == other.components
+            && validators == other.validators && actions == other.actions
+    }
 }
 
 /// A plugin file that did not load, and why.

@@ -195,7 +195,9 @@ struct PluginLoader: Sendable {
             path: path, imagePath: mapping == .copy ? imagePath : file.realPath, abi: abi, canUnload: !image.containsSwift, components: components,
             validators: validators.map(\.0), actions: actions.map(\.0))
         return .success(LoadedPlugin(
-            info: info, handle: handle, entry: entry, host: host, componentFactory: componentFactory,
-            validators: validators, actions: actions))
+            info: info,
+            image: LoadedPlugin.Image(
+                handle: handle, entry: entry, host: host, componentFactory: componentFactory, validators: validators,
+                actions: actions)))
     }
 }

@@ -54,7 +54,7 @@ public final class ComponentInstance: @unchecked Sendable {
         let (forwarded, warnings) = DriftCheck.bind(inputs, to: component.contract, instanceID: context.instanceID)
         context.record(warnings)
         let contract = component.contract
-        guard let factory = component.plugin.componentFactory, let create = factory.pointee.create else {
+        guard let factory = try component.plugin.mapped().componentFactory, let create = factory.pointee.create else {
             throw GraftError(.instanceCreateFailed, "\(component.pluginPath) has no component factory.", key: contract.key)
         }
         let arena = CArena()

@@ -80,10 +80,18 @@ final class ValidatorRegistry: Sendable {
 
     private let table = ReadMostly(Table([:]))
 
+    /// Validators of plugins registered from their description whose image
+    /// is not mapped yet: a lookup that misses the table maps the plugin and
+    /// publishes them (`mapPending`).
+    private let pending = Locked<[ComponentReference: LoadedPlugin]>([:])
+
     /// The libffi call interfaces of one plugin's native validators, prepared
-    /// before anything is published so that publishing cannot fail.
+    /// before anything is published so that publishing cannot fail. Empty for
+    /// a plugin not mapped yet: its validators are prepared when first used.
     struct Prepared {
+        var entries: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
         var functions: [ComponentReference: NativeFunction]
+        var isPending: Bool
     }
 
     /// Throws when `plugin` cannot be registered: a name taken by another
@@ -91,30 +99,45 @@ final class ValidatorRegistry: Sendable {
     /// prepare.
     func prepare(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) -> Prepared {
         let current = table.value.entries
-        var functions: [ComponentReference: NativeFunction] = [:]
-        for (reference, entry) in plugin.validators {
-            if let existing = current[reference], existing.plugin !== replacing {
+        let waiting = pending.withLock { $0 }
+        for contract in plugin.info.validators {
+            let reference = ComponentReference(key: contract.name, version: contract.version)
+            let holder = current[reference]?.plugin ?? waiting[reference]
+            if let holder, holder !== replacing, holder !== plugin {
                 throw GraftError(
                     .duplicateValidator,
-                    "validator '\(reference)' from \(plugin.info.path) is already registered by \(existing.pluginPath); the first stays.",
+                    "validator '\(reference)' from \(plugin.info.path) is already registered by \(holder.info.path); the first stays.",
                     path: plugin.info.path, key: reference.key)
             }
+        }
+        guard plugin.isMapped else { return Prepared(entries: [:], functions: [:], isPending: true) }
+        let entries = try plugin.mapped().validators
+        var functions: [ComponentReference: NativeFunction] = [:]
+        for (reference, entry) in entries {
             if case .native(let text) = entry.contract.kind, let function = entry.descriptor.pointee.function {
                 functions[reference] = try NativeFunction(
                     signature: NativeSignature(parsing: text), function: function, name: entry.contract.name)
             }
         }
-        return Prepared(functions: functions)
+        return Prepared(entries: entries, functions: functions, isPending: false)
     }
 
     /// Publishes `plugin`'s validators in one step, removing those of
     /// `replacing` (the build it replaces), if any.
     func register(_ plugin: LoadedPlugin, prepared: Prepared, replacing: LoadedPlugin? = nil) {
+        pending.withLock { pending in
+            pending = pending.filter { $0.value !== replacing && $0.value !== plugin }
+            if prepared.isPending {
+                for contract in plugin.info.validators {
+                    pending[ComponentReference(key: contract.name, version: contract.version)] = plugin
+                }
+            }
+        }
         let functions = prepared.functions
         table.update { table in
             var entries = table.entries
             if let replacing { entries = entries.filter { $0.value.plugin !== replacing } }
-            for (reference, entry) in plugin.validators {
+            for (reference, entry) in prepared.entries {
                 entries[reference] = RegisteredValidator(
                     contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
                     native: functions[reference])
@@ -123,16 +146,30 @@ final class ValidatorRegistry: Sendable {
         }
     }
 
+    /// Maps the plugin that declares `reference`, if it is waiting, and
+    /// publishes its validators. False when no plugin waits with it.
+    private func mapPending(_ reference: ComponentReference) throws(GraftError) -> Bool {
+        guard let plugin = pending.withLock({ $0[reference] }) else { return false }
+        _ = try plugin.mapped()
+        let prepared = try prepare(plugin)
+        register(plugin, prepared: prepared)
+        return true
+    }
+
     func removeAll(providedBy plugin: LoadedPlugin) {
+        pending.withLock { pending in pending = pending.filter { $0.value !== plugin } }
         table.update { table in (Table(table.entries.filter { $0.value.plugin !== plugin }), ()) }
     }
 
+    /// Every validator, mapping the plugins still waiting.
     var all: [RegisteredValidator] {
-        table.value.entries.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) }
+        for reference in pending.withLock({ Array($0.keys) }) { _ = try? mapPending(reference) }
+        return table.value.entries.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) }
     }
 
     func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredValidator {
-        let found = table.value.entries[reference]
+        var found = table.value.entries[reference]
+        if found == nil, try mapPending(reference) { found = table.value.entries[reference] }
         guard let found else {
             throw GraftError(.validatorNotFound, "no plugin registers validator '\(reference)'.", key: reference.key)
         }

@@ -1,0 +1,195 @@
+import Foundation
+
+/// Loading: discover → open once → one file, one plugin → trust → describe
+/// (from the registry cache, else in the scanner child) → register → map.
+extension GraftHost {
+    /// Loads every plugin file on the search path. Failures are logged and
+    /// kept in `failures`; the rest load regardless. Plugins that scanned
+    /// clean are registered at once and, by default, mapped into this
+    /// process the first time something of theirs is used
+    /// (`GraftConfiguration.mapping`).
+    public func loadPlugins() {
+        let (files, problems) = searchPath.discover()
+        for problem in problems { recordFailure(problem.error, path: problem.path) }
+        for path in files {
+            do {
+                _ = try load(pluginAt: path, mapping: configuration.mapping)
+            } catch {
+                logger.error("\(error)", metadata: ["path": "\(path)"])
+            }
+        }
+        saveCache()
+    }
+
+    /// Loads one plugin file, maps it into this process and registers
+    /// everything it declares, or nothing. Loading a file that is already
+    /// loaded returns it again. A failure is thrown and also recorded in
+    /// `failures`.
+    @discardableResult
+    public func load(pluginAt path: String) throws(GraftError) -> PluginInfo {
+        defer { saveCache() }
+        return try load(pluginAt: path, mapping: .atStart)
+    }
+
+    private func load(pluginAt path: String, mapping when: GraftConfiguration.Mapping) throws(GraftError) -> PluginInfo {
+        do throws(GraftError) {
+            let file = try PluginFile(opening: path)
+            let known: LoadedPlugin? = state.withLock { state in state.files[file.identity.file].flatMap { state.plugins[$0] } }
+            if let known {
+                if known.info.path == path { return known.info }
+                throw GraftError(
+                    .duplicatePlugin,
+                    "\(path) is the same file as \(known.info.path) (device \(file.identity.device), inode \(file.identity.inode): a hard link or a symlink); plugin '\(known.info.id)' is loaded once, from \(known.info.path).",
+                    path: path)
+            }
+            try checkTrust(file)
+            let description = try describe(file)
+            let plugin: LoadedPlugin
+            if let description, when == .onFirstUse {
+                let identity = file.identity
+                plugin = LoadedPlugin(described: description) { [weak self] plugin throws(GraftError) in
+                    guard let self else {
+                        throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.", path: plugin.info.path)
+                    }
+                    return try self.map(plugin, describedAs: identity)
+                }
+            } else {
+                plugin = try loader.load(file, mapping: imageMapping, images: images)
+                if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
+            }
+            // A plugin that cannot register is dropped here, and its deinit
+            // runs when the last reference goes.
+            try register(plugin, file: file)
+            // The hash lets a later reload skip an unchanged file; only a host
+            // that expects reloads pays for it.
+            if loadsFromCopies {
+                let hash = try ContentHash.of(file)
+                state.withLock { $0.hashes[file.realPath] = hash }
+            }
+            logger.debug(
+                "registered \(plugin.info.id) \(plugin.info.version)\(plugin.isMapped ? "" : " (maps on first use)")",
+                metadata: ["path": "\(path)", "components": "\(plugin.info.components.count)"])
+            var info = plugin.info
+            info.isMapped = plugin.isMapped
+            return info
+        } catch {
+            recordFailure(error, path: path)
+            throw error
+        }
+    }
+
+    /// Refuses a file other users could have written, unless the host allows
+    /// untrusted files (then it only warns).
+    func checkTrust(_ file: PluginFile) throws(GraftError) {
+        var folders: [String: String?] = [:]
+        guard let violation = configuration.trust.violation(of: file, folders: &folders) else { return }
+        guard configuration.trust.allowsUntrusted else { throw violation }
+        logger.warning("loading an untrusted plugin: \(violation.message)", metadata: ["path": "\(file.path)"])
+    }
+
+    var imageMapping: PluginLoader.Mapping { loadsFromCopies ? .copy : .link }
+
+    /// What `file` declares, from the cache when the file has not changed,
+    /// else from the scanner child (and the answer goes into the cache). A
+    /// file that crashed or hung a scanner, now or before, is refused: it is
+    /// quarantined and never loaded in process. Nil when there is no scanner:
+    /// only loading the file in process can tell.
+    func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil) throws(GraftError) -> PluginInfo? {
+        switch cache?.lookup(file.realPath, file.identity) {
+        case .described(var info):
+            info.path = file.path
+            info.imagePath = file.realPath
+            return info
+        case .quarantined(let error):
+            throw GraftError(
+                error.code, "\(file.path) is quarantined: \(error.message) (`graft quarantine clear \(file.path)` lifts it; so does rebuilding it.)",
+                path: file.path, symbol: error.symbol)
+        case nil:
+            break
+        }
+        switch scanner?.scan(file, mapping: mapping ?? imageMapping) {
+        case nil:
+            return nil
+        case .described(var info):
+            cache?.record(file.realPath, file.identity, .described(info))
+            info.imagePath = file.realPath
+            return info
+        case .refused(let errors):
+            var first = errors[0]
+            if errors.count > 1 {
+                first.message += " (and \(errors.count - 1) more problem\(errors.count == 2 ? "" : "s"); `graft check \(file.path)` lists them)"
+            }
+            throw first
+        case .crashed(let error):
+            cache?.record(file.realPath, file.identity, .quarantined(error))
+            throw error
+        }
+    }
+
+    /// Maps a plugin registered from its description, the first time it is
+    /// used. The file must still be the file described; a rebuilt file is
+    /// scanned again first, and must declare the same things (a changed
+    /// plugin comes in through `reload`, not behind the registry's back).
+    func map(_ plugin: LoadedPlugin, describedAs identity: FileIdentity) throws(GraftError) -> LoadedPlugin.Image {
+        let path = plugin.info.path
+        do throws(GraftError) {
+            let file = try PluginFile(opening: path)
+            try checkTrust(file)
+            if file.identity != identity, let rescanned = try describe(file), !rescanned.declaresSame(as: plugin.info) {
+                throw GraftError(
+                    .invalidDescriptor,
+                    "\(path) changed since it was registered and now declares other components, validators or actions; reload it (hot swap) to use the new build.",
+                    path: path)
+            }
+            let loaded = try loader.load(file, mapping: imageMapping, images: images)
+            guard loaded.info.declaresSame(as: plugin.info) else { throw declaredDifferently(path) }
+            logger.debug("mapped \(plugin.info.id) on first use", metadata: ["path": "\(path)"])
+            return loaded.takeImage()
+        } catch {
+            recordFailure(error, path: path)
+            throw error
+        }
+    }
+
+    private func declaredDifferently(_ path: String) -> GraftError {
+        GraftError(
+            .invalidDescriptor,
+            "\(path) declared other components, validators or actions when loaded into the host than when it was scanned; a plugin must describe itself the same way every time. It is not used.",
+            path: path)
+    }
+
+    func recordFailure(_ error: GraftError, path: String) {
+        state.withLock { state in
+            state.failures.removeAll { $0.path == path }
+            state.failures.append(PluginFailure(path: path, error: error))
+        }
+    }
+
+    private func saveCache() {
+        guard let cache, let problem = cache.save() else { return }
+        // Once per host: a read-only home only costs the speed-up.
+        if cacheWarning.exchange(true, ordering: .relaxed) == false {
+            logger.warning("registry cache not saved: \(problem); plugins will be scanned again next time.")
+        }
+    }
+
+    // MARK: Quarantine
+
+    /// Files that crashed or hung the scanner, by real path, with why. They
+    /// are never loaded in process until they change or the quarantine is
+    /// lifted.
+    public var quarantined: [PluginFailure] {
+        (cache?.quarantined ?? []).map { PluginFailure(path: $0.realPath, error: $0.error) }
+    }
+
+    /// Lifts the quarantine of the file at `path`, or of every file; returns
+    /// the real paths lifted.
+    @discardableResult
+    public func clearQuarantine(pluginAt path: String? = nil) -> [String] {
+        guard let cache else { return [] }
+        let realPath = path.map { SearchPath.realPath($0) ?? $0 }
+        let lifted = cache.clearQuarantine(realPath)
+        saveCache()
+        return lifted
+    }
+}

@@ -1,0 +1,282 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What earlier scans found, so that a host starts, and `graft list`
+/// answers, without loading any plugin whose file has not changed (after
+/// GStreamer's registry cache). One file per format, ABI and architecture,
+/// `registry-v1-x86_64-abi1.0.bin` under `$XDG_CACHE_HOME/graft/` (else
+/// `~/.cache/graft/`):
+///
+///     "GRFTCACH", format u16, ABI major u16, minor u16, architecture, host version,
+///     entries (real path, device, inode, size, mtime ns, ctime ns, kind, what it holds),
+///     SHA-256 of everything before it
+///
+/// An entry is used only while its file has the same real path, device,
+/// inode, size and change times; any other file is scanned again. Entries
+/// are of two kinds: a plugin's description, and a quarantine (a file that
+/// crashed or hung the scanner, with that error), which holds until the file
+/// changes or `graft quarantine clear` lifts it. Only descriptions are kept:
+/// the code loaded is always the file's own. The file is written atomically
+/// (a temporary file, fsync, rename); one that is truncated, garbage, from
+/// another version, or not this user's own is ignored with a warning and
+/// rebuilt; an unwritable folder (a read-only home) only costs the speed-up.
+final class RegistryCache: @unchecked Sendable {
+    // Guarded by `lock`.
+    let file: String
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    private var changed = false
+    /// Why the file on disk was not used, if it was not (for one warning).
+    private(set) var problem: String?
+
+    static let formatVersion: UInt16 = 1
+    static let magic = Array("GRFTCACH".utf8)
+    /// Entries beyond this are dropped, oldest scans first.
+    static let maximumEntries = 20_000
+
+    enum Kind: UInt8, Sendable {
+        case described = 0
+        case quarantined = 1
+    }
+
+    struct Entry: Sendable {
+        var realPath: String
+        var identity: FileIdentity
+        var outcome: Outcome
+        /// The file's SHA-256, when a scan computed it (pinning).
+        var hash: String?
+        /// When the entry was written (seconds since the epoch), to keep the newest.
+        var written: Int64
+    }
+
+    enum Outcome: Sendable {
+        case described(PluginInfo)
+        case quarantined(GraftError)
+    }
+
+    /// The cache folder for `environment`: `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`.
+    static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/graft" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/graft" }
+        return nil
+    }
+
+    static func fileName() -> String {
+        "registry-v\(formatVersion)-\(Scanner.architecture)-abi\(ABIVersion.host).bin"
+    }
+
+    init(folder: String) {
+        file = folder + "/" + Self.fileName()
+        entries = read()
+    }
+
+    // MARK: Entries
+
+    func lookup(_ realPath: String, _ identity: FileIdentity) -> Outcome? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = entries[realPath], entry.identity == identity else { return nil }
+        return entry.outcome
+    }
+
+    func hash(of realPath: String, _ identity: FileIdentity) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = entries[realPath], entry.identity == identity else { return nil }
+        return entry.hash
+    }
+
+    func record(_ realPath: String, _ identity: FileIdentity, _ outcome: Outcome, hash: String? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        entries[realPath] = Entry(
+            realPath: realPath, identity: identity, outcome: outcome, hash: hash, written: Int64(time(nil)))
+        changed = true
+    }
+
+    /// Every quarantined file, by real path.
+    var quarantined: [(realPath: String, error: GraftError)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.values.compactMap { entry in
+            if case .quarantined(let error) = entry.outcome { (entry.realPath, error) } else { nil }
+        }.sorted { $0.realPath < $1.realPath }
+    }
+
+    /// Lifts the quarantine of `realPath`, or of every file; returns the real paths lifted.
+    @discardableResult
+    func clearQuarantine(_ realPath: String? = nil) -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        let lifted = entries.values.filter { entry in
+            guard case .quarantined = entry.outcome else { return false }
+            return realPath == nil || entry.realPath == realPath
+        }.map(\.realPath)
+        for path in lifted { entries[path] = nil }
+        if !lifted.isEmpty { changed = true }
+        return lifted.sorted()
+    }
+
+    // MARK: The file
+
+    /// Writes the entries if anything changed, merged with what other
+    /// processes wrote meanwhile. Returns why it could not, if it could not.
+    @discardableResult
+    func save() -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard changed else { return nil }
+        // Another process may have written since we read: keep its entries
+        // too, ours winning; drop entries whose file is gone or changed.
+        var merged = read(quietly: true)
+        for (path, entry) in entries { merged[path] = entry }
+        merged = merged.filter { Self.stillMatches($0.value) }
+        if merged.count > Self.maximumEntries {
+            let newest = merged.values.sorted { $0.written > $1.written }.prefix(Self.maximumEntries)
+            merged = Dictionary(uniqueKeysWithValues: newest.map { ($0.realPath, $0) })
+        }
+        let folder = (file as NSString).deletingLastPathComponent
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            return "could not create \(folder): \(String(cString: strerror(errno)))"
+        }
+        let bytes = Self.encode(merged)
+        let temporary = "\(file).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return "could not write \(temporary): \(String(cString: strerror(errno)))" }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            written += count
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == bytes.count, synced, rename(temporary, file) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return "could not write \(file): \(reason)"
+        }
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+        entries = merged
+        changed = false
+        return nil
+    }
+
+    private static func stillMatches(_ entry: Entry) -> Bool {
+        var status = stat()
+        guard stat(entry.realPath, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == entry.identity.device && UInt64(status.st_ino) == entry.identity.inode
+            && Int64(status.st_size) == entry.identity.size
+    }
+
+    private func read(quietly: Bool = false) -> [String: Entry] {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return [:] }  // no cache yet
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [:] }
+        guard status.st_uid == geteuid(), status.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+            if !quietly { problem = "\(file) is not this user's own file, or others can write to it: ignored" }
+            return [:]
+        }
+        guard status.st_size <= 256 << 20 else {
+            if !quietly { problem = "\(file) is \(status.st_size) bytes, far more than a cache needs: ignored and rebuilt" }
+            return [:]
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            done += count
+        }
+        do throws(Wire.Violation) {
+            return try Self.decode(bytes[0..<done])
+        } catch {
+            if !quietly { problem = "\(file) could not be read (\(error.description)): ignored and rebuilt" }
+            return [:]
+        }
+    }
+
+    // MARK: Encoding
+
+    static func encode(_ entries: [String: Entry]) -> [UInt8] {
+        var writer = WireWriter()
+        writer.bytes += magic
+        writer.u16(formatVersion)
+        writer.u16(UInt16(ABIVersion.host.major))
+        writer.u16(UInt16(ABIVersion.host.minor))
+        writer.string(Scanner.architecture)
+        writer.string(GraftHost.version)
+        writer.list(entries.values.sorted { $0.realPath < $1.realPath }) { writer, entry in
+            writer.string(entry.realPath)
+            writer.u64(entry.identity.device)
+            writer.u64(entry.identity.inode)
+            writer.i64(entry.identity.size)
+            writer.i64(entry.identity.modified)
+            writer.i64(entry.identity.changed)
+            writer.i64(entry.written)
+            writer.optional(entry.hash)
+            switch entry.outcome {
+            case .described(let info):
+                writer.u8(Kind.described.rawValue)
+                writer.string(info.path)
+                writer.plugin(info)
+            case .quarantined(let error):
+                writer.u8(Kind.quarantined.rawValue)
+                writer.error(error)
+            }
+        }
+        writer.bytes += SHA256.hash(data: writer.bytes)
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: ArraySlice<UInt8>) throws(Wire.Violation) -> [String: Entry] {
+        let digestSize = SHA256.byteCount
+        guard bytes.count >= magic.count + digestSize else { throw Wire.Violation(description: "the file is truncated") }
+        let body = bytes[bytes.startIndex..<bytes.endIndex - digestSize]
+        guard SHA256.hash(data: body).elementsEqual(bytes[(bytes.endIndex - digestSize)...]) else {
+            throw Wire.Violation(description: "its checksum does not match: truncated or damaged")
+        }
+        var reader = WireReader(body)
+        guard try reader.raw(magic.count).elementsEqual(magic) else { throw Wire.Violation(description: "not a Graft registry cache") }
+        let format = try reader.u16(), major = try reader.u16(), minor = try reader.u16()
+        let architecture = try reader.string(), version = try reader.string()
+        guard format == formatVersion, Int(major) == ABIVersion.host.major, Int(minor) == ABIVersion.host.minor,
+            architecture == Scanner.architecture, version == GraftHost.version
+        else {
+            throw Wire.Violation(description: "written by another Graft (format \(format), ABI \(major).\(minor), \(architecture), \(version))")
+        }
+        let list = try reader.list { (reader) throws(Wire.Violation) -> Entry in
+            let realPath = try reader.string()
+            let identity = FileIdentity(
+                device: try reader.u64(), inode: try reader.u64(), size: try reader.i64(), modified: try reader.i64(),
+                changed: try reader.i64())
+            let written = try reader.i64()
+            let hash = try reader.optional()
+            let outcome: Outcome
+            switch try reader.u8() {
+            case Kind.described.rawValue:
+                let path = try reader.string()
+                outcome = .described(try reader.plugin(path: path))
+            case Kind.quarantined.rawValue:
+                outcome = .quarantined(try reader.error(path: realPath))
+            case let kind:
+                throw Wire.Violation(description: "unknown entry kind \(kind)")
+            }
+            return Entry(realPath: realPath, identity: identity, outcome: outcome, hash: hash, written: written)
+        }
+        guard reader.isAtEnd else { throw Wire.Violation(description: "trailing bytes") }
+        return Dictionary(list.map { ($0.realPath, $0) }, uniquingKeysWith: { _, last in last })
+    }
+}
