@@ -48,6 +48,37 @@ struct HotSwapTests {
         #expect(host.plugins.map(\.version) == ["2.0.0"])
     }
 
+    @Test("a build that crashes, exits or hangs while loading is rejected in the scanner; the running build keeps serving", arguments: ["bad_crash_init", "bad_exit_constructor", "bad_hang_init"])
+    func badBuildRejected(fixture: String) throws {
+        let scratch = try Scratch()
+        let path = try Self.buildEcho(scratch, prefix: "v1:").path
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: []), loadsFromCopies: true, scanning: Scanning(deadline: .milliseconds(500))),
+            logger: quietLogger)
+        try host.load(pluginAt: path)
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+
+        try Fixtures.build(fixture, into: scratch.url, outputName: "libecho.so")
+        let event = host.reload(pluginAt: path)
+        guard case .failed(let error) = event.outcome else {
+            Issue.record("expected the bad build to be rejected, got \(event.summary)")
+            return
+        }
+        #expect(error.code == (fixture == "bad_hang_init" ? .pluginTimeout : .pluginCrashed))
+        #expect(event.summary.contains(error.code.rawValue), "the swap event says why")
+        #expect(try echo.render().text == "v1:hi", "the old build still serves its instance")
+        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v1:x")
+
+        // The next good build swaps in as usual.
+        try Self.buildEcho(scratch, prefix: "v2:")
+        guard case .swapped = host.reload(pluginAt: path).outcome else {
+            Issue.record("the good build after a bad one did not swap in")
+            return
+        }
+        #expect(try echo.render().text == "v2:hi")
+    }
+
     @Test("the same content again is not reloaded")
     func unchanged() throws {
         let scratch = try Scratch()

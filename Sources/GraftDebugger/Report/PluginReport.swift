@@ -45,6 +45,7 @@ public struct PluginReport: Sendable {
             "abi": .string(plugin.abi.description),
             "status": "loaded",
             "canUnload": .bool(plugin.canUnload),
+            "mapped": .bool(plugin.isMapped),
             "components": .list(plugin.components.map(json(component:))),
             "validators": .list(plugin.validators.map(json(validator:))),
             "actions": .list(plugin.actions.map(json(action:))),
@@ -117,7 +118,8 @@ public struct PluginReport: Sendable {
         var lines: [String] = []
         for plugin in plugins {
             let unloading = plugin.canUnload ? "can unload" : "never unloaded (contains Swift)"
-            lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [ABI \(plugin.abi), loaded, \(unloading)]")
+            let mapped = plugin.isMapped ? "mapped" : "maps on first use"
+            lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [ABI \(plugin.abi), loaded, \(mapped), \(unloading)]")
             lines.append("  path: \(plugin.path)")
             if !plugin.components.isEmpty {
                 lines.append("  components:")

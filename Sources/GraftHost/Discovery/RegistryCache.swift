@@ -30,6 +30,8 @@ final class RegistryCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
     private var changed = false
+    /// Entries removed here, which a merge with the file must not bring back.
+    private var removed: Set<String> = []
     /// Why the file on disk was not used, if it was not (for one warning).
     private(set) var problem: String?
 
@@ -93,6 +95,7 @@ final class RegistryCache: @unchecked Sendable {
     func record(_ realPath: String, _ identity: FileIdentity, _ outcome: Outcome, hash: String? = nil) {
         lock.lock()
         defer { lock.unlock() }
+        removed.remove(realPath)
         entries[realPath] = Entry(
             realPath: realPath, identity: identity, outcome: outcome, hash: hash, written: Int64(time(nil)))
         changed = true
@@ -116,7 +119,10 @@ final class RegistryCache: @unchecked Sendable {
             guard case .quarantined = entry.outcome else { return false }
             return realPath == nil || entry.realPath == realPath
         }.map(\.realPath)
-        for path in lifted { entries[path] = nil }
+        for path in lifted {
+            entries[path] = nil
+            removed.insert(path)
+        }
         if !lifted.isEmpty { changed = true }
         return lifted.sorted()
     }
@@ -133,6 +139,7 @@ final class RegistryCache: @unchecked Sendable {
         // Another process may have written since we read: keep its entries
         // too, ours winning; drop entries whose file is gone or changed.
         var merged = read(quietly: true)
+        for path in removed { merged[path] = nil }
         for (path, entry) in entries { merged[path] = entry }
         merged = merged.filter { Self.stillMatches($0.value) }
         if merged.count > Self.maximumEntries {
@@ -168,6 +175,7 @@ final class RegistryCache: @unchecked Sendable {
         }
         entries = merged
         changed = false
+        removed = []
         return nil
     }
 

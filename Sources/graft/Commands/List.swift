@@ -1,15 +1,25 @@
 import ArgumentParser
 import GraftDebugger
+import Foundation
 import GraftHost
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every plugin on the search path with its components, validators and actions, then the plugins that failed to load.")
 
+    @Flag(help: "List only the plugin files in quarantine: those that crashed or hung the scanner.")
+    var quarantined = false
+
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-        let report = PluginReport(host: options.makeHost())
+        let host = options.makeHost()
+        var report = PluginReport(host: host)
+        if quarantined {
+            let held = Set(host.quarantined.map(\.path))
+            report = PluginReport(
+                plugins: [], failures: report.failures.filter { held.contains(($0.path as NSString).resolvingSymlinksInPath) })
+        }
         if options.json {
             Output.json(report.json)
         } else {

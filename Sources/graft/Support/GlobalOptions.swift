@@ -22,6 +22,9 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Load plugin files straight into this process, without the scanner child that survives crashes.")
     var noScanner = false
 
+    @Flag(help: "Neither read nor write the registry cache: scan every plugin file again.")
+    var noCache = false
+
     @Option(help: ArgumentHelp("How long one plugin file may take to load in the scanner, in seconds.", valueName: "seconds"))
     var scanTimeout: Double = 10
 
@@ -34,7 +37,7 @@ struct GlobalOptions: ParsableArguments {
         LoggingSetup.bootstrap(level: logLevel)
         let configuration = GraftConfiguration(
             searchPath: searchPath, trust: TrustPolicy(allowsUntrusted: allowUntrusted), loadsFromCopies: loadsFromCopies,
-            scanning: scanning)
+            scanning: scanning, cacheFolder: noCache ? nil : GraftConfiguration.defaultCacheFolder)
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
         // Never released: the process exits with its plugins mapped, since a
