@@ -21,6 +21,9 @@ public struct GraftConfiguration: Sendable {
     /// When `loadPlugins()` maps a plugin that scanned clean into this
     /// process: on first use (default), or at once.
     public var mapping: Mapping
+    /// A `graft.lock` to enforce: only files whose content it pins may load
+    /// (see `LockFile`). Nil: no pinning.
+    public var lockFile: String?
 
     /// `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`; nil without either.
     public static var defaultCacheFolder: String? { RegistryCache.defaultFolder() }
@@ -35,8 +38,9 @@ public struct GraftConfiguration: Sendable {
     public init(
         searchPath: SearchPath = .standard(), trust: TrustPolicy = .strict, loadsFromCopies: Bool = false,
         scanning: Scanning = Scanning(), cacheFolder: String? = GraftConfiguration.defaultCacheFolder,
-        mapping: Mapping = .onFirstUse
+        mapping: Mapping = .onFirstUse, lockFile: String? = nil
     ) {
+        self.lockFile = lockFile
         self.searchPath = searchPath
         self.trust = trust
         self.loadsFromCopies = loadsFromCopies

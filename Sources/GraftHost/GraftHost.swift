@@ -34,6 +34,9 @@ public final class GraftHost: Sendable {
     let scanner: Scanner?
     /// What earlier scans found; nil without a cache.
     let cache: RegistryCache?
+    /// The pins to enforce, or why the lock file could not be read; nil when
+    /// the host does not pin.
+    let pins: Result<LockFile, GraftError>?
     let swapObservers = Locked<[Int: @Sendable (SwapEvent) -> Void]>([:])
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
     let reloads = Locked(())
@@ -89,6 +92,8 @@ public final class GraftHost: Sendable {
             scanner = nil
         }
         cache = configuration.cacheFolder.map { RegistryCache(folder: $0) }
+        pins = configuration.lockFile.map { path in Result { () throws(GraftError) in try LockFile(contentsOf: path) } }
+        if case .failure(let error) = pins { logger.error("\(error); no plugin will load in locked mode.") }
         if let problem = cache?.problem { logger.warning("registry cache: \(problem)") }
         for warning in searchPath.warnings { logger.warning("\(warning)") }
         if configuration.trust.allowsUntrusted {

@@ -99,3 +99,29 @@ struct CrashProofTests {
         return state != "Z" && state != "X"
     }
 }
+
+@Suite("graft lock and --locked")
+struct LockCommandTests {
+    @Test("graft lock pins the plugins on the path; --locked refuses a rebuilt one with hash_mismatch")
+    func lockThenLocked() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        let lock = scratch.file("graft.lock").path
+        let common = ["--only-plugin-path", "--plugin-path", folder.path, "--lock-file", lock]
+        let locked = try runCommand(try BuildProducts.graft(), ["lock", "--json"] + common)
+        #expect(locked.status == 0, "\(locked.stderr)")
+        let pins = try #require((try parseJSON(locked.stdout) as? [String: Any])?["plugins"] as? [[String: Any]])
+        #expect(pins.count == 1 && pins.first?["id"] as? String == "test.echo" && (pins.first?["sha256"] as? String)?.count == 64)
+
+        let fine = try runCommand(try BuildProducts.graft(), ["try", "echo", "--locked"] + common)
+        #expect(fine.status == 0, "\(fine.stderr)")
+
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PREFIX": "\"v2:\""])
+        let listed = try runCommand(try BuildProducts.graft(), ["list", "--json", "--locked"] + common)
+        let failures = try #require((try parseJSON(listed.stdout) as? [String: Any])?["failures"] as? [[String: Any]])
+        #expect(failures.first?["code"] as? String == "hash_mismatch")
+        let refused = try runCommand(try BuildProducts.graft(), ["try", "echo", "--locked"] + common)
+        #expect(refused.status != 0)
+    }
+}

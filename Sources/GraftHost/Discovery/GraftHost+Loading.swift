@@ -43,7 +43,8 @@ extension GraftHost {
                     path: path)
             }
             try checkTrust(file)
-            let description = try describe(file)
+            let hash = try checkPin(file)
+            let description = try describe(file, hash: hash)
             let plugin: LoadedPlugin
             if let description, when == .onFirstUse {
                 let identity = file.identity
@@ -87,6 +88,23 @@ extension GraftHost {
         logger.warning("loading an untrusted plugin: \(violation.message)", metadata: ["path": "\(file.path)"])
     }
 
+    /// In locked mode, refuses a file whose content the lock file does not
+    /// pin; returns the file's hash when it computed one.
+    @discardableResult
+    func checkPin(_ file: PluginFile) throws(GraftError) -> String? {
+        guard let pins, let lockPath = configuration.lockFile else { return nil }
+        let lock = try pins.get()
+        let hash: String
+        if let known = cache?.hash(of: file.realPath, file.identity) {
+            hash = known
+        } else {
+            hash = try ContentHash.of(file)
+            cache?.remember(hash: hash, of: file.realPath, file.identity)
+        }
+        if let violation = lock.violation(path: file.path, hash: hash, lockPath: lockPath) { throw violation }
+        return hash
+    }
+
     var imageMapping: PluginLoader.Mapping { loadsFromCopies ? .copy : .link }
 
     /// What `file` declares, from the cache when the file has not changed,
@@ -94,7 +112,7 @@ extension GraftHost {
     /// file that crashed or hung a scanner, now or before, is refused: it is
     /// quarantined and never loaded in process. Nil when there is no scanner:
     /// only loading the file in process can tell.
-    func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil) throws(GraftError) -> PluginInfo? {
+    func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil, hash: String? = nil) throws(GraftError) -> PluginInfo? {
         switch cache?.lookup(file.realPath, file.identity) {
         case .described(var info):
             info.path = file.path
@@ -111,7 +129,7 @@ extension GraftHost {
         case nil:
             return nil
         case .described(var info):
-            cache?.record(file.realPath, file.identity, .described(info))
+            cache?.record(file.realPath, file.identity, .described(info), hash: hash)
             info.imagePath = file.realPath
             return info
         case .refused(let errors):
@@ -121,7 +139,7 @@ extension GraftHost {
             }
             throw first
         case .crashed(let error):
-            cache?.record(file.realPath, file.identity, .quarantined(error))
+            cache?.record(file.realPath, file.identity, .quarantined(error), hash: hash)
             throw error
         }
     }
@@ -135,6 +153,7 @@ extension GraftHost {
         do throws(GraftError) {
             let file = try PluginFile(opening: path)
             try checkTrust(file)
+            if file.identity != identity { try checkPin(file) }
             if file.identity != identity, let rescanned = try describe(file), !rescanned.declaresSame(as: plugin.info) {
                 throw GraftError(
                     .invalidDescriptor,

@@ -92,12 +92,25 @@ final class RegistryCache: @unchecked Sendable {
         return entry.hash
     }
 
+    /// Keeps `hash` with the entry of `realPath` while the file is unchanged,
+    /// so locked hosts hash each file once.
+    func remember(hash: String, of realPath: String, _ identity: FileIdentity) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var entry = entries[realPath], entry.identity == identity else { return }
+        entry.hash = hash
+        entries[realPath] = entry
+        changed = true
+    }
+
     func record(_ realPath: String, _ identity: FileIdentity, _ outcome: Outcome, hash: String? = nil) {
         lock.lock()
         defer { lock.unlock() }
         removed.remove(realPath)
+        // A hash already known for the same file stays with the new entry.
+        let known = entries[realPath].flatMap { $0.identity == identity ? $0.hash : nil }
         entries[realPath] = Entry(
-            realPath: realPath, identity: identity, outcome: outcome, hash: hash, written: Int64(time(nil)))
+            realPath: realPath, identity: identity, outcome: outcome, hash: hash ?? known, written: Int64(time(nil)))
         changed = true
     }
 

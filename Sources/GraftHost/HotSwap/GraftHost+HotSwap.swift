@@ -65,6 +65,7 @@ extension GraftHost {
         let plugin: LoadedPlugin
         do throws(GraftError) {
             try checkTrust(file)
+            try checkPin(file)
             // A build that crashes or hangs while loading does so in the
             // scanner child; the running build keeps serving.
             _ = try describe(file, mapping: .copy)

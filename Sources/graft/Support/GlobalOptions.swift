@@ -22,6 +22,12 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Load plugin files straight into this process, without the scanner child that survives crashes.")
     var noScanner = false
 
+    @Flag(help: "Load only the plugins pinned in the lock file (--lock-file, default ./graft.lock): others are refused with plugin_not_pinned or hash_mismatch.")
+    var locked = false
+
+    @Option(help: ArgumentHelp("The lock file `graft lock` writes and --locked enforces.", valueName: "path"))
+    var lockFile: String = LockFile.defaultName
+
     @Flag(help: "Neither read nor write the registry cache: scan every plugin file again.")
     var noCache = false
 
@@ -37,7 +43,8 @@ struct GlobalOptions: ParsableArguments {
         LoggingSetup.bootstrap(level: logLevel)
         let configuration = GraftConfiguration(
             searchPath: searchPath, trust: TrustPolicy(allowsUntrusted: allowUntrusted), loadsFromCopies: loadsFromCopies,
-            scanning: scanning, cacheFolder: noCache ? nil : GraftConfiguration.defaultCacheFolder)
+            scanning: scanning, cacheFolder: noCache ? nil : GraftConfiguration.defaultCacheFolder,
+            lockFile: locked ? lockFile : nil)
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
         // Never released: the process exits with its plugins mapped, since a

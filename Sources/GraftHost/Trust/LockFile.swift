@@ -1,0 +1,99 @@
+import Foundation
+
+/// `graft.lock`: the plugins a host may load, pinned by content, after
+/// Terraform's lock file and Extism's manifest hashes. `graft lock` writes it
+/// for the plugins on the search path; a host in locked mode
+/// (`GraftConfiguration.lockFile`, `--locked`) refuses any other file:
+/// `plugin_not_pinned` for a file the lock does not list, `hash_mismatch`
+/// (with both hashes) for a listed file name whose content changed.
+///
+///     {"version": 1, "plugins": [{"id": "dev.acme.widgets", "version": "1.4.0",
+///                                 "file": "libacme.so", "sha256": "9f86d0…"}]}
+public struct LockFile: Sendable, Hashable, Codable {
+    public struct Pin: Sendable, Hashable, Codable {
+        public var id: String
+        public var version: String
+        /// The file's name (not its folder: a locked set of plugins may be installed anywhere).
+        public var file: String
+        public var sha256: String
+
+        public init(id: String, version: String, file: String, sha256: String) {
+            self.id = id
+            self.version = version
+            self.file = file
+            self.sha256 = sha256
+        }
+    }
+
+    public var version: Int
+    public var plugins: [Pin]
+
+    public static let currentVersion = 1
+    public static let defaultName = "graft.lock"
+
+    public init(plugins: [Pin]) {
+        version = Self.currentVersion
+        self.plugins = plugins.sorted { ($0.file, $0.id) < ($1.file, $1.id) }
+    }
+
+    /// Reads and checks the lock file at `path`. Throws `invalid_config` naming it.
+    public init(contentsOf path: String) throws(GraftError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw GraftError(.invalidConfig, "the lock file \(path) cannot be read: \(error.localizedDescription)", path: path)
+        }
+        do {
+            self = try JSONDecoder().decode(LockFile.self, from: data)
+        } catch {
+            throw GraftError(
+                .invalidConfig, "the lock file \(path) is not a Graft lock file: \(GraftValue.describe(error))", path: path)
+        }
+        guard version == Self.currentVersion else {
+            throw GraftError(
+                .invalidConfig, "the lock file \(path) has version \(version); this Graft reads version \(Self.currentVersion).",
+                path: path)
+        }
+        for pin in plugins where pin.sha256.count != 64 || !pin.sha256.allSatisfy(\.isHexDigit) {
+            throw GraftError(.invalidConfig, "the lock file \(path) pins \(pin.file) with '\(pin.sha256)', which is not a SHA-256.", path: path)
+        }
+    }
+
+    /// Writes the file atomically (a temporary file beside it, then rename).
+    public func write(to path: String) throws(GraftError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            let data = try encoder.encode(self) + Data("\n".utf8)
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw GraftError(.permissionDenied, "could not write the lock file \(path): \(error.localizedDescription)", path: path)
+        }
+    }
+
+    /// Why the file `path` with content `hash` may not load, or nil.
+    func violation(path: String, hash: String, lockPath: String) -> GraftError? {
+        if plugins.contains(where: { $0.sha256 == hash }) { return nil }
+        let name = (path as NSString).lastPathComponent
+        let pinned = plugins.filter { $0.file == name }
+        if pinned.isEmpty {
+            return GraftError(
+                .pluginNotPinned,
+                "\(path) is not pinned in \(lockPath) (no entry for \(name) or its SHA-256 \(hash)); run `graft lock` to pin the plugins you trust.",
+                path: path)
+        }
+        return GraftError(
+            .hashMismatch,
+            "\(path) has SHA-256 \(hash), but \(lockPath) pins \(name) (\(pinned.map { "\($0.id) \($0.version)" }.joined(separator: ", "))) at \(pinned.map(\.sha256).joined(separator: " or ")); it changed since it was locked. Run `graft lock` again if the change is yours.",
+            path: path)
+    }
+}
+
+extension GraftHost {
+    /// The SHA-256 of the plugin file at `path`, as `graft.lock` pins it
+    /// (streamed from the file, never read whole).
+    public static func contentHash(ofPluginAt path: String) throws(GraftError) -> String {
+        try ContentHash.of(PluginFile(opening: path))
+    }
+}
