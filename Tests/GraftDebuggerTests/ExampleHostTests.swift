@@ -18,7 +18,7 @@ struct ExampleHostTests {
         let socketPath: String
         let output: URL
 
-        init(socketPath: String, folder: URL, interval: Int = 40) throws {
+        init(socketPath: String, folder: URL, interval: Int = 40, extraPluginPaths: [String] = []) throws {
             self.socketPath = socketPath
             output = folder.appendingPathComponent("host.out")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -28,7 +28,7 @@ struct ExampleHostTests {
                 "--plugin-path", try BuildProducts.plugin("DatePicker").path, "--plugin-path", try BuildProducts.plugin("Checkout").path,
                 "--flow", repositoryFile("Examples/flows/checkout.json").path,
                 "--events", repositoryFile("Examples/flows/checkout.events.jsonl").path,
-            ]
+            ] + extraPluginPaths.flatMap { ["--plugin-path", $0] }
             process.standardOutput = try FileHandle(forWritingTo: output)
             process.standardError = process.standardOutput
             process.standardInput = FileHandle.nullDevice
@@ -54,6 +54,26 @@ struct ExampleHostTests {
         }
 
         deinit { stop() }
+    }
+
+    @Test("plugins that crash or exit while loading do not stop the example host: it lists them as failures and runs the flow")
+    func crashingPluginsBeside() throws {
+        let folder = try SocketFolder()
+        let bad = folder.url.appendingPathComponent("bad")
+        for fixture in ["bad_crash_init", "bad_exit_init", "bad_crash_constructor"] { try Fixtures.build(fixture, into: bad) }
+        let host = try HostProcess(socketPath: folder.path("host.sock"), folder: folder.url, extraPluginPaths: [bad.path])
+        defer { host.stop() }
+        let client = try DebugClient(socketPath: host.socketPath)
+        _ = try client.hello()
+        let report = try client.request(["request": "plugins"])["report"]
+        #expect(report?["plugins"]?.listValue?.compactMap { $0["id"]?.stringValue } == ["dev.graft.checkout", "dev.graft.date-picker"])
+        let failures = report?["failures"]?.listValue ?? []
+        #expect(failures.count == 3)
+        #expect(failures.allSatisfy { $0["code"]?.stringValue == "plugin_crashed" }, "\(failures)")
+        // The flow runs on: the action log gets the timer's events.
+        _ = try client.request(["request": "follow", "filter": ["instance": "offer"]])
+        let line = try client.nextStreamed(timeout: .seconds(20))
+        #expect(line?["record"] != nil, "the host kept running the flow:\n\(host.log)")
     }
 
     @Test("attach to the running example host: plugins, then the log followed while its timer feeds events")
