@@ -125,3 +125,46 @@ struct LockCommandTests {
         #expect(refused.status != 0)
     }
 }
+
+@Suite("The registry cache from the CLI")
+struct CacheCommandTests {
+    @Test("with a warm cache, list, inspect, debug plugins and check --flow run no plugin code")
+    func warmCacheRunsNothing() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let marker = scratch.file("marker")
+        try Fixtures.build("good_marker", into: folder, defines: ["MARKER_PATH": "\"\(marker.path)\""])
+        try Fixtures.build("good_echo", into: folder)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = scratch.file("cache").path
+        let common = ["--only-plugin-path", "--plugin-path", folder.path]
+        func traces() -> Int { ((try? String(contentsOf: marker, encoding: .utf8)) ?? "").split(separator: "\n").count }
+
+        let first = try runCommand(try BuildProducts.graft(), ["list"] + common, environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(traces() == 1, "scanned once, in the scanner")
+        for command in [["list", "--json"], ["inspect", "echo"], ["debug", "plugins"],
+                        ["check", "--flow", Fixtures.root.appendingPathComponent("Examples/flows/checkout.json").path]] {
+            let result = try runCommand(try BuildProducts.graft(), command + common, environment: environment)
+            #expect(result.status != 2, "\(command): \(result.stderr)")
+            #expect(traces() == 1, "\(command.joined(separator: " ")) ran plugin code")
+        }
+        // Using the plugin maps it, in graft's own process.
+        let validated = try runCommand(try BuildProducts.graft(), ["validate", "marker_ok", "1"] + common, environment: environment)
+        #expect(validated.status == 0, "\(validated.stderr)")
+        #expect(traces() == 2)
+    }
+
+    @Test("a plugin whose thread outlives it does not crash graft at exit: nothing is unloaded")
+    func threadAtExit() throws {
+        let scratch = try Scratch()
+        try Fixtures.build("good_thread", into: scratch.url)
+        try Fixtures.build("good_echo", into: scratch.url)
+        for _ in 0..<5 {
+            // In process and mapped at start, so the thread runs in graft itself.
+            let result = try graft("list", "--no-scanner", "--no-cache", "--only-plugin-path", "--plugin-path", scratch.url.path)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("test.thread"))
+        }
+    }
+}

@@ -160,8 +160,12 @@ final class RegistryCache: @unchecked Sendable {
             merged = Dictionary(uniqueKeysWithValues: newest.map { ($0.realPath, $0) })
         }
         let folder = (file as NSString).deletingLastPathComponent
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            return "could not create \(folder): \(String(cString: strerror(errno)))"
+        do {
+            // The folders above (~/.cache, say) as usual; the cache's own, this user's only.
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            return "could not create \(folder): \(error.localizedDescription)"
         }
         let bytes = Self.encode(merged)
         let temporary = "\(file).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
