@@ -21,6 +21,11 @@ public struct GraftConfiguration: Sendable {
     /// When `loadPlugins()` maps a plugin that scanned clean into this
     /// process: on first use (default), or at once.
     public var mapping: Mapping
+    /// Where plugin code runs once loaded: in this process (default), or in
+    /// supervised child processes that may crash without taking the host down.
+    public var isolation: Isolation
+    /// Deadlines and limits for isolated plugins.
+    public var limits: IsolationLimits
     /// A `graft.lock` to enforce: only files whose content it pins may load
     /// (see `LockFile`). Nil: no pinning.
     public var lockFile: String?
@@ -38,8 +43,11 @@ public struct GraftConfiguration: Sendable {
     public init(
         searchPath: SearchPath = .standard(), trust: TrustPolicy = .strict, loadsFromCopies: Bool = false,
         scanning: Scanning = Scanning(), cacheFolder: String? = GraftConfiguration.defaultCacheFolder,
-        mapping: Mapping = .onFirstUse, lockFile: String? = nil
+        mapping: Mapping = .onFirstUse, lockFile: String? = nil, isolation: Isolation = .inProcess,
+        limits: IsolationLimits = IsolationLimits()
     ) {
+        self.isolation = isolation
+        self.limits = limits
         self.lockFile = lockFile
         self.searchPath = searchPath
         self.trust = trust
@@ -73,4 +81,38 @@ public struct Scanning: Sendable, Hashable {
 
     /// Load straight into the host, with no scanner.
     public static let inProcess = Scanning(inChild: false)
+}
+
+/// Where a host runs its plugins' code (components, validators, actions).
+public enum Isolation: String, Sendable, Hashable, CaseIterable {
+    /// In the host's own process: the fastest, and a crash in a plugin is a
+    /// crash of the host.
+    case inProcess = "in-process"
+    /// Each plugin in a child process of its own: a crash, hang or runaway
+    /// allocation fails that plugin's call and restarts its process.
+    case perPlugin = "per-plugin"
+    /// All plugins in one shared child process: one process for all, and a
+    /// crash restarts them all.
+    case shared
+}
+
+/// Deadlines and limits for isolated plugins' calls.
+public struct IsolationLimits: Sendable, Hashable {
+    /// For create, render, interact, update, state and actions.
+    public var call: Duration
+    /// For validators.
+    public var validator: Duration
+    /// An address-space limit per child process (RLIMIT_AS), in bytes; nil for none.
+    public var memory: UInt64?
+    /// The largest render output accepted, in bytes; more is `output_too_large`.
+    public var output: Int
+
+    public init(
+        call: Duration = .seconds(2), validator: Duration = .milliseconds(500), memory: UInt64? = nil, output: Int = 4 << 20
+    ) {
+        self.call = call
+        self.validator = validator
+        self.memory = memory
+        self.output = output
+    }
 }

@@ -32,6 +32,8 @@ public final class GraftHost: Sendable {
     let cacheWarning = Atomic<Bool>(false)
     /// The scanner child's client; nil when scanning in process.
     let scanner: Scanner?
+    /// The one runner child of a host with `.shared` isolation.
+    private let sharedRunner = Locked<PluginRunner?>(nil)
     /// What earlier scans found; nil without a cache.
     let cache: RegistryCache?
     /// The pins to enforce, or why the lock file could not be read; nil when
@@ -53,6 +55,8 @@ public final class GraftHost: Sendable {
         var failures: [PluginFailure] = []
         /// The content hash of each loaded file, by real path.
         var hashes: [String: String] = [:]
+        /// The identity each isolated plugin's file had when it was described, by real path.
+        var identities: [String: FileIdentity] = [:]
         /// Files removed while instances still used their plugin.
         var removedInUse: Set<String> = []
     }
@@ -106,6 +110,38 @@ public final class GraftHost: Sendable {
         // nothing: a plugin's own threads may still run in its image.
         for plugin in state.withLock({ Array($0.plugins.values) }) {
             plugin.staysMapped.store(true, ordering: .relaxed)
+        }
+    }
+
+    // MARK: Isolation
+
+    /// Whether plugins run in child processes: isolation asked for, and a
+    /// runner executable found (else the host warned and runs them here).
+    var isolates: Bool { configuration.isolation != .inProcess && scanner != nil }
+
+    /// The runner for a new isolated plugin: its own, or the host's shared one.
+    func runner() -> PluginRunner? {
+        guard isolates, let scanner else { return nil }
+        let make = { [weak self] () -> PluginRunner in
+            let limits = self?.configuration.limits ?? IsolationLimits()
+            return PluginRunner(
+                executable: scanner.executable,
+                limits: PluginRunner.Limits(
+                    call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
+                    output: limits.output),
+                mapsCopies: self?.loadsFromCopies ?? false, logger: self?.logger ?? Logger(label: "graft.runner"),
+                open: { [weak self] plugin throws(GraftError) in
+                    guard let self else { throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.") }
+                    return try self.openForRunner(plugin)
+                },
+                quarantine: { [weak self] plugin, error in self?.quarantine(plugin, error) })
+        }
+        guard configuration.isolation == .shared else { return make() }
+        return sharedRunner.withLock { shared in
+            if let shared { return shared }
+            let runner = make()
+            shared = runner
+            return runner
         }
     }
 

@@ -85,17 +85,20 @@ struct ScannerTests {
     func childReaped() throws {
         let scratch = try Scratch()
         let echo = try Fixtures.build("good_echo", into: scratch.url)
-        let descriptorsBefore = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
         var pid: pid_t = 0
+        var endpoints: Set<String> = []
         do {
             let host = Self.host(scratch.url)
             try host.load(pluginAt: echo.path)
             pid = try #require(host.scanner?.childPID)
+            endpoints = Set(host.scanner?.childDescriptors.compactMap(IsolationTests.target) ?? [])
             #expect(kill(pid, 0) == 0, "the scanner runs while its host lives")
         }
         // Reaped: the pid no longer exists (a zombie would still answer kill 0).
         #expect(kill(pid, 0) != 0)
-        let descriptorsAfter = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
-        #expect(descriptorsAfter <= descriptorsBefore + 2, "other tests may open a few meanwhile")
+        #expect(endpoints.count == 2)
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+            .compactMap(IsolationTests.target)
+        #expect(endpoints.isDisjoint(with: open), "the scanner's socket and pipe are closed")
     }
 }

@@ -46,7 +46,10 @@ extension GraftHost {
             let hash = try checkPin(file)
             let description = try describe(file, hash: hash)
             let plugin: LoadedPlugin
-            if let description, when == .onFirstUse {
+            if let description, let runner = runner() {
+                plugin = LoadedPlugin(described: description, runner: runner)
+                state.withLock { $0.identities[file.realPath] = file.identity }
+            } else if let description, when == .onFirstUse {
                 let identity = file.identity
                 plugin = LoadedPlugin(described: description) { [weak self] plugin throws(GraftError) in
                     guard let self else {
@@ -144,6 +147,35 @@ extension GraftHost {
         }
     }
 
+    /// Opens an isolated plugin's file for its runner child, with the same
+    /// checks as a first mapping: trust, pins, and a rebuilt file scanned again.
+    func openForRunner(_ plugin: LoadedPlugin) throws(GraftError) -> PluginFile {
+        let path = plugin.info.path
+        let file = try PluginFile(opening: path)
+        try checkTrust(file)
+        let identity = state.withLock { $0.identities[file.realPath] }
+        if file.identity != identity {
+            try checkPin(file)
+            if let rescanned = try describe(file), !rescanned.declaresSame(as: plugin.info) {
+                throw GraftError(
+                    .invalidDescriptor,
+                    "\(path) changed since it was registered and now declares other components, validators or actions; reload it (hot swap) to use the new build.",
+                    path: path)
+            }
+            state.withLock { $0.identities[file.realPath] = file.identity }
+        }
+        return file
+    }
+
+    /// An isolated plugin crashed its runners too often: it is quarantined
+    /// (in the cache, so other hosts refuse it too) until its file changes.
+    func quarantine(_ plugin: LoadedPlugin, _ error: GraftError) {
+        recordFailure(error, path: plugin.info.path)
+        guard let cache, let file = try? PluginFile(opening: plugin.info.path) else { return }
+        cache.record(file.realPath, file.identity, .quarantined(error))
+        saveCache()
+    }
+
     /// Maps a plugin registered from its description, the first time it is
     /// used. The file must still be the file described; a rebuilt file is
     /// scanned again first, and must declare the same things (a changed
@@ -184,7 +216,7 @@ extension GraftHost {
         }
     }
 
-    private func saveCache() {
+    func saveCache() {
         guard let cache, let problem = cache.save() else { return }
         // Once per host: a read-only home only costs the speed-up.
         if cacheWarning.exchange(true, ordering: .relaxed) == false {

@@ -29,6 +29,13 @@ final class Scanner: @unchecked Sendable {
         child?.finish()
     }
 
+    /// The host's descriptors for the running child (for tests).
+    var childDescriptors: [Int32] {
+        lock.lock()
+        defer { lock.unlock() }
+        return child?.descriptors ?? []
+    }
+
     /// The running child's process id, if one runs (for tests).
     var childPID: pid_t? {
         lock.lock()

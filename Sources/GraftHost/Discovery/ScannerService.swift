@@ -14,17 +14,16 @@ import Glibc
 /// the child exits, and it exits with `_exit`: no plugin's deinit or
 /// destructor runs, so none can turn a good scan into a crash.
 package enum ScannerService {
-    static let channel: Int32 = 3
-
     package static func main(arguments: [String]) -> Never {
-        guard arguments.first == "scan" else {
-            FileHandle.standardError.write(Data("usage: graft-scanner scan (started by a Graft host, which talks to it on descriptor 3)\n".utf8))
+        guard arguments.first == "scan" || arguments.first == "serve" else {
+            FileHandle.standardError.write(Data("usage: graft-scanner scan|serve (started by a Graft host, which talks to it on descriptor 3)\n".utf8))
             exit(64)
         }
         if let parent = ProcessInfo.processInfo.environment["GRAFT_PARENT_PID"].flatMap({ pid_t($0) }) {
             _ = graft_die_with_parent(parent)
         }
         signal(SIGPIPE, SIG_IGN)
+        if arguments.first == "serve" { RunnerService.serve(arguments: arguments.dropFirst()) }
         var hello = WireWriter()
         hello.u16(UInt16(ABIVersion.host.major))
         hello.u16(UInt16(ABIVersion.host.minor))
@@ -34,8 +33,8 @@ package enum ScannerService {
         let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))
         let images = ImageStore()
         var kept: [LoadedPlugin] = []
-        var reader = FrameReader()
-        while let (header, payload, descriptor) = reader.next() {
+        var channel = ChildChannel()
+        while let (header, payload, descriptor) = channel.next() {
             guard header.kind == .scan, descriptor >= 0 else {
                 if descriptor >= 0 { close(descriptor) }
                 continue
@@ -84,33 +83,6 @@ package enum ScannerService {
     }
 
     private static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
-        let frame = Wire.frame(kind, id: id, payload: payload)
-        return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, -1) } == 0
-    }
-
-    /// Frames from the host, with the descriptor that came with each.
-    private struct FrameReader {
-        var buffer: [UInt8] = []
-        var descriptors: [Int32] = []
-
-        mutating func next() -> (Wire.Header, [UInt8], Int32)? {
-            while true {
-                if buffer.count >= Wire.headerSize {
-                    guard let header = try? Wire.header(buffer[0..<Wire.headerSize]) else { return nil }
-                    if buffer.count >= Wire.headerSize + header.length {
-                        let payload = Array(buffer[Wire.headerSize..<Wire.headerSize + header.length])
-                        buffer.removeFirst(Wire.headerSize + header.length)
-                        let descriptor = descriptors.isEmpty ? -1 : descriptors.removeFirst()
-                        return (header, payload, descriptor)
-                    }
-                }
-                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-                var descriptor: Int32 = -1
-                let count = chunk.withUnsafeMutableBytes { graft_receive_with_fd(channel, $0.baseAddress, $0.count, &descriptor) }
-                if descriptor >= 0 { descriptors.append(descriptor) }
-                guard count > 0 else { return nil }
-                buffer += chunk[0..<count]
-            }
-        }
+        ChildChannel.send(kind, id: id, payload)
     }
 }

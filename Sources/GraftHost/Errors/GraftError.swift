@@ -22,6 +22,9 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case pluginNotPinned = "plugin_not_pinned"
         case hashMismatch = "hash_mismatch"
         case scannerUnavailable = "scanner_unavailable"
+        case pluginMemoryLimit = "plugin_memory_limit"
+        case outputTooLarge = "output_too_large"
+        case pluginRestarted = "plugin_restarted"
         // Registry
         case duplicateComponent = "duplicate_component"
         case customComponentNotFound = "custom_component_not_found"

@@ -104,6 +104,9 @@ final class ChildProcess: @unchecked Sendable {
         for descriptor in receivedFD { close(descriptor) }
     }
 
+    /// The host's descriptors for this child: its channel and its output (for tests).
+    var descriptors: [Int32] { [channel, output] }
+
     // MARK: Talking
 
     /// Sends one frame, with `descriptor` attached when given. False when the
@@ -211,16 +214,21 @@ final class ChildProcess: @unchecked Sendable {
         return stop()
     }
 
+    /// The child's peak resident memory, in bytes, once it has been reaped.
+    private(set) var peakMemory: Int = 0
+
     private func reap(blocking: Bool) -> Termination? {
         var status: Int32 = 0
+        var usage = rusage()
         while true {
-            let result = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+            let result = wait4(pid, &status, blocking ? 0 : WNOHANG, &usage)
             if result == pid { break }
             if result == 0 { return nil }
             if errno == EINTR { continue }
             reaped = .exited(-1)  // already reaped elsewhere: nothing left to wait for
             return reaped
         }
+        peakMemory = Int(usage.ru_maxrss) * 1024
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7F
         reaped = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)

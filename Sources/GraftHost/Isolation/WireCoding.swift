@@ -68,6 +68,13 @@ extension WireWriter {
         list(info.actions) { $0.action($1) }
     }
 
+    mutating func warnings(_ warnings: [GraftWarning]) {
+        list(warnings) { writer, warning in
+            writer.string(warning.code.rawValue)
+            writer.string(warning.message)
+        }
+    }
+
     mutating func error(_ error: GraftError) {
         string(error.code.rawValue)
         string(error.message)
@@ -142,8 +149,15 @@ extension WireReader {
             actions: try list { (reader) throws(Wire.Violation) in try reader.action() })
     }
 
+    mutating func warnings(instanceID: String?) throws(Wire.Violation) -> [GraftWarning] {
+        try list { (reader) throws(Wire.Violation) in
+            let code = try reader.string()
+            return GraftWarning(GraftError.Code(rawValue: code) ?? .contractMismatch, try reader.string(), instanceID: instanceID)
+        }
+    }
+
     /// An error about the file at `path`.
-    mutating func error(path: String) throws(Wire.Violation) -> GraftError {
+    mutating func error(path: String?) throws(Wire.Violation) -> GraftError {
         let rawCode = try string()
         guard let code = GraftError.Code(rawValue: rawCode) else { throw Wire.Violation(description: "unknown error code '\(rawCode)'") }
         return GraftError(code, try string(), path: path, symbol: try optional(), key: try optional())

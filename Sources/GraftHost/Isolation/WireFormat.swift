@@ -31,6 +31,44 @@ enum Wire {
         case described = 4
         /// child → host: the file was refused; its errors follow.
         case refused = 5
+
+        // The runner (`graft-scanner serve`): every request gets one answer
+        // with its id, `failed` (a GraftError) or the kind named beside it.
+        /// host → child, with the plugin file's descriptor: map it → `loaded` (slot).
+        case load = 10
+        case loaded = 11
+        /// child → host: the request failed; the error follows.
+        case failed = 12
+        /// slot, key, version, inputs, container size → `created` (instance number).
+        case create = 13
+        case created = 14
+        /// instance, media type → `rendered` (media type, bytes).
+        case render = 15
+        case rendered = 16
+        /// instance, action, data? → `answer`.
+        case interact = 17
+        /// A yes or no, with the instance's new warnings.
+        case answer = 18
+        /// instance, inputs → `answer`.
+        case update = 19
+        /// instance → `state` (bytes?).
+        case saveState = 20
+        case state = 21
+        /// instance, bytes → `answer`.
+        case loadState = 22
+        /// instance → `answer`.
+        case destroy = 23
+        /// instance, container size → `answer`.
+        case resize = 24
+        /// slot, validator name, value, params → `validated` (valid, message?).
+        case validate = 25
+        case validated = 26
+        /// slot, action key, params, payload? → `acted`.
+        case action = 27
+        case acted = 28
+        /// child → host, unasked, before the answer to the call that caused it:
+        /// instance, event, payload?, warnings.
+        case emitted = 29
     }
 
     struct Header: Sendable, Equatable {

@@ -63,9 +63,14 @@ final class LoadedPlugin: @unchecked Sendable {
     nonisolated(unsafe) private var mapper: Mapper?
     nonisolated(unsafe) private var failure: GraftError?
 
+    /// The child process that runs the plugin, for a host that isolates its
+    /// plugins; nil when the plugin runs in this process.
+    let runner: PluginRunner?
+
     /// A plugin whose image is already mapped.
     init(info: PluginInfo, image: Image) {
         self.info = info
+        self.runner = nil
         self.image = image
         isMappedFlag.store(true, ordering: .releasing)
     }
@@ -74,6 +79,13 @@ final class LoadedPlugin: @unchecked Sendable {
     init(described info: PluginInfo, mapper: @escaping Mapper) {
         self.info = info
         self.mapper = mapper
+        self.runner = nil
+    }
+
+    /// A plugin that runs in `runner`'s child process: never mapped here.
+    init(described info: PluginInfo, runner: PluginRunner) {
+        self.info = info
+        self.runner = runner
     }
 
     var isMapped: Bool { isMappedFlag.load(ordering: .acquiring) }
@@ -92,7 +104,9 @@ final class LoadedPlugin: @unchecked Sendable {
         if let image { return image }
         if let failure { throw failure }
         guard let mapper else {
-            throw GraftError(.pluginNotFound, "\(info.path) has no image to map.", path: info.path)
+            throw GraftError(
+                .pluginNotFound,
+                "\(info.path) has no image in this process\(runner == nil ? "" : ": it runs in a child process").", path: info.path)
         }
         do throws(GraftError) {
             let mapped = try mapper(self)

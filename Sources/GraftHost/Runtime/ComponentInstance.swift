@@ -6,6 +6,13 @@ import Logging
 /// from different threads at once. Events the component emits reach the
 /// handler given at creation, with their drift warnings.
 ///
+/// The plugin's side lives in this process (a C instance pointer) or, for a
+/// host that isolates its plugins, in a runner child (see `PluginRunner`).
+/// Every method works the same either way. When an isolated plugin's process
+/// dies, the call that killed it fails (`plugin_crashed`, `plugin_timeout`);
+/// the next call re-creates the instance in a new process from its last
+/// inputs, with a `plugin_restarted` warning (its state is lost).
+///
 /// Hot swap can move an instance to a new build of its plugin: the same
 /// object, the same inputs, and the state when both builds can carry it.
 ///
@@ -19,9 +26,17 @@ public final class ComponentInstance: @unchecked Sendable {
     /// Called once when the instance closes, so the host stops tracking it.
     private let onClose: @Sendable (ObjectIdentifier) -> Void
 
+    /// The plugin's side of the instance.
+    enum Handle: @unchecked Sendable {
+        /// In this process: the plugin's pointer, valid until destroy.
+        case local(UnsafePointer<graft_component_instance_t>)
+        /// In a runner child.
+        case remote(PluginRunner, PluginRunner.Instance)
+    }
+
     struct Live: @unchecked Sendable {
-        // Only touched with the mutex held; the pointer is the plugin's until destroy.
-        var instance: UnsafePointer<graft_component_instance_t>?
+        // Only touched with the mutex held.
+        var handle: Handle?
         var component: RegisteredComponent
         var inputs: [String: GraftValue]
     }
@@ -36,7 +51,7 @@ public final class ComponentInstance: @unchecked Sendable {
         self.context = InstanceContext(
             instanceID: id, component: component, containerSize: containerSize, logger: logger, onEvent: onEvent)
         self.cContext = context.makeCContext()
-        let created: UnsafePointer<graft_component_instance_t>
+        let created: Handle
         do throws(GraftError) {
             created = try Self.create(component: component, inputs: inputs, context: context, cContext: cContext)
         } catch {
@@ -44,16 +59,38 @@ public final class ComponentInstance: @unchecked Sendable {
             cContext.deallocate()
             throw error
         }
-        self.live = Locked(Live(instance: created, component: component, inputs: inputs))
+        self.live = Locked(Live(handle: created, component: component, inputs: inputs))
     }
 
     private static func create(
         component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
         cContext: UnsafeMutablePointer<graft_component_context_t>
-    ) throws(GraftError) -> UnsafePointer<graft_component_instance_t> {
+    ) throws(GraftError) -> Handle {
+        let contract = component.contract
+        if let runner = component.plugin.runner {
+            let size = context.containerSize
+            let (answer, generation) = try runner.call(
+                .create, plugin: component.plugin, what: "create of \(contract.reference) (instance '\(context.instanceID)')",
+                context: context
+            ) { writer, slot in
+                writer.u32(slot)
+                writer.string(contract.key)
+                writer.u32(UInt32(contract.version))
+                writer.value(.object(inputs))
+                writer.f64(size.width)
+                writer.f64(size.height)
+            }
+            var reader = answer.reader
+            guard answer.kind == .created, let number = try? reader.u32() else {
+                throw GraftError(.instanceCreateFailed, "the runner of \(component.pluginPath) answered create with \(answer.kind).")
+            }
+            context.record((try? reader.warnings(instanceID: context.instanceID)) ?? [])
+            let instance = PluginRunner.Instance(generation: generation, number: number)
+            runner.attach(context, to: instance)
+            return .remote(runner, instance)
+        }
         let (forwarded, warnings) = DriftCheck.bind(inputs, to: component.contract, instanceID: context.instanceID)
         context.record(warnings)
-        let contract = component.contract
         guard let factory = try component.plugin.mapped().componentFactory, let create = factory.pointee.create else {
             throw GraftError(.instanceCreateFailed, "\(component.pluginPath) has no component factory.", key: contract.key)
         }
@@ -68,7 +105,7 @@ public final class ComponentInstance: @unchecked Sendable {
                 "plugin '\(component.pluginID)' (\(component.pluginPath)) could not create \(contract.reference)\(instance == nil ? "" : ": the instance lacks render or destroy").",
                 path: component.pluginPath, key: contract.key)
         }
-        return instance
+        return .local(instance)
     }
 
     deinit {
@@ -85,7 +122,7 @@ public final class ComponentInstance: @unchecked Sendable {
     public var inputs: [String: GraftValue] { live.withLock { $0.inputs } }
 
     /// Whether `close` has run.
-    public var isClosed: Bool { live.withLock { $0.instance == nil } }
+    public var isClosed: Bool { live.withLock { $0.handle == nil } }
 
     /// Contract drift recorded so far: unknown or mistyped inputs, undeclared
     /// events, payloads off their schema, and the plugin's own warnings.
@@ -96,63 +133,152 @@ public final class ComponentInstance: @unchecked Sendable {
 
     public var containerSize: ContainerSize {
         get { context.containerSize }
-        set { context.containerSize = newValue }
+        set {
+            context.containerSize = newValue
+            _ = try? remoteCall(.resize, "resize") { writer in
+                writer.f64(newValue.width)
+                writer.f64(newValue.height)
+            }
+        }
+    }
+
+    // MARK: Calls
+
+    /// Runs `body` on the live handle, under the instance's lock.
+    private func withHandle<T>(
+        _ body: (inout Live, Handle) throws(GraftError) -> T
+    ) throws(GraftError) -> T {
+        let result: Result<T, GraftError> = live.withLock { live in
+            guard let handle = live.handle else { return .failure(closedError(live.component)) }
+            do throws(GraftError) {
+                return .success(try body(&live, handle))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// One call on a remote handle, re-creating the instance first if its
+    /// process restarted since. Nil for a local handle.
+    private func remote(
+        _ live: inout Live, _ kind: Wire.Kind, _ what: String, deadline: Duration? = nil,
+        _ payload: (inout WireWriter) -> Void
+    ) throws(GraftError) -> PluginRunner.Answer? {
+        guard case .remote(let runner, var instance) = live.handle else { return nil }
+        let description = "\(what) of \(live.component.contract.reference) (instance '\(id)')"
+        for attempt in 0..<2 {
+            do throws(GraftError) {
+                let (answer, _) = try runner.call(kind, plugin: live.component.plugin, what: description, instance: instance, deadline: deadline) { writer, _ in
+                    writer.u32(instance.number)
+                    payload(&writer)
+                }
+                return answer
+            } catch where error.code == .pluginRestarted && attempt == 0 {
+                let recreated = try Self.create(component: live.component, inputs: live.inputs, context: context, cContext: cContext)
+                live.handle = recreated
+                if case .remote(_, let fresh) = recreated { instance = fresh }
+                context.record([GraftWarning(
+                    .pluginRestarted,
+                    "instance '\(id)' of \(live.component.contract.reference) was re-created from its last inputs: the process of plugin '\(live.component.pluginID)' restarted, and its state was lost.",
+                    instanceID: id)])
+            }
+        }
+        throw GraftError(.pluginRestarted, "the process of plugin '\(live.component.pluginID)' keeps restarting.")
+    }
+
+    private func remoteCall(_ kind: Wire.Kind, _ what: String, _ payload: (inout WireWriter) -> Void) throws(GraftError) -> PluginRunner.Answer? {
+        try withHandle { (live, _) throws(GraftError) in try remote(&live, kind, what, payload) }
+    }
+
+    /// The warnings that close every answer about an instance.
+    private func recordWarnings(_ reader: inout WireReader) {
+        context.record((try? reader.warnings(instanceID: id)) ?? [])
     }
 
     /// Renders in `mediaType` (the component may answer in another type).
     public func render(as mediaType: MediaType = .plain) throws(GraftError) -> Rendering {
-        let result: Result<Rendering, GraftError> = live.withLock { live in
-            guard let instance = live.instance else { return .failure(closedError(live.component)) }
-            let output = OutputWriter()
+        try render(as: mediaType, outputLimit: OutputWriter.defaultLimit).rendering
+    }
+
+    /// Renders, writing at most `outputLimit` bytes; says whether the output was cut.
+    func render(as mediaType: MediaType, outputLimit: Int) throws(GraftError) -> (rendering: Rendering, overflowed: Bool) {
+        try withHandle { (live, handle) throws(GraftError) in
+            if var answer = try remote(&live, .render, "render", { $0.string(mediaType.rawValue) }) {
+                guard answer.kind == .rendered, let type = try? answer.reader.string(), let text = try? answer.reader.string() else {
+                    throw GraftError(.renderFailed, "the runner of \(live.component.pluginPath) answered render with \(answer.kind).")
+                }
+                recordWarnings(&answer.reader)
+                return (Rendering(mediaType: MediaType(rawValue: type), text: text), false)
+            }
+            guard case .local(let instance) = handle else { throw closedError(live.component) }
+            let output = OutputWriter(limit: outputLimit)
             let ok = output.withWriter { writer in instance.pointee.render!(instance, mediaType.rawValue, writer) }
             guard ok else {
                 let component = live.component
-                return .failure(GraftError(
+                throw GraftError(
                     .renderFailed, "\(component.contract.reference) from plugin '\(component.pluginID)' failed to render.",
-                    path: component.pluginPath, key: component.contract.key))
+                    path: component.pluginPath, key: component.contract.key)
             }
             if output.overflowed {
                 context.record([GraftWarning(
                     .renderFailed, "instance '\(id)' wrote more than \(output.limit) bytes; the output was cut.", instanceID: id)])
             }
-            return .success(Rendering(mediaType: output.mediaType.map(MediaType.init(rawValue:)) ?? mediaType, text: output.text))
+            return (
+                Rendering(mediaType: output.mediaType.map(MediaType.init(rawValue:)) ?? mediaType, text: output.text),
+                output.overflowed
+            )
         }
-        return try result.get()
     }
 
     /// Simulates a user interaction (a tap, a selection) named `action`.
-    /// Returns false when the component does not know the action.
+    /// Returns false when the component does not know the action (or, for an
+    /// isolated plugin, when the call failed: the reason is in `warnings`).
     @discardableResult
     public func interact(_ action: String, data: GraftValue? = nil) -> Bool {
-        live.withLock { live in
-            guard let instance = live.instance, let interact = instance.pointee.interact else { return false }
-            let arena = CArena()
-            return interact(instance, arena.cString(action).pointer, data.map { arena.cValuePointer($0) })
+        do throws(GraftError) {
+            return try withHandle { (live, handle) throws(GraftError) in
+                if var answer = try remote(&live, .interact, "interact '\(action)'", { writer in
+                    writer.string(action)
+                    writer.bool(data != nil)
+                    if let data { writer.value(data) }
+                }) {
+                    let answered = (try? answer.reader.bool()) ?? false
+                    recordWarnings(&answer.reader)
+                    return answered
+                }
+                guard case .local(let instance) = handle, let interact = instance.pointee.interact else { return false }
+                let arena = CArena()
+                return interact(instance, arena.cString(action).pointer, data.map { arena.cValuePointer($0) })
+            }
+        } catch {
+            context.record([GraftWarning(error.code, error.message, instanceID: id)])
+            return false
         }
     }
 
     /// Replaces the inputs. When the component cannot take them in place it is
     /// recreated with them (its state is carried when it can save and load it).
     public func update(inputs: [String: GraftValue]) throws(GraftError) {
-        let result: Result<Void, GraftError> = live.withLock { live in
-            guard let instance = live.instance else { return .failure(closedError(live.component)) }
+        try withHandle { (live, handle) throws(GraftError) in
+            if var answer = try remote(&live, .update, "update", { $0.value(.object(inputs)) }) {
+                _ = try? answer.reader.bool()
+                recordWarnings(&answer.reader)
+                live.inputs = inputs
+                return
+            }
+            guard case .local(let instance) = handle else { throw closedError(live.component) }
             let (forwarded, warnings) = DriftCheck.bind(inputs, to: live.component.contract, instanceID: id)
             context.record(warnings)
             if let update = instance.pointee.update_inputs {
                 let arena = CArena()
                 if update(instance, arena.cValuePointer(.object(forwarded))) {
                     live.inputs = inputs
-                    return .success(())
+                    return
                 }
             }
-            do throws(GraftError) {
-                _ = try replace(&live, with: live.component, inputs: inputs)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
+            _ = try replace(&live, with: live.component, inputs: inputs)
         }
-        try result.get()
     }
 
     /// What moving an instance to a new build did.
@@ -168,15 +294,7 @@ public final class ComponentInstance: @unchecked Sendable {
     /// and version), with the same inputs, carrying state when both builds
     /// can. On failure the instance stays on its old build.
     func move(to component: RegisteredComponent) throws(GraftError) -> Recreation {
-        let result: Result<Recreation, GraftError> = live.withLock { live in
-            guard live.instance != nil else { return .failure(closedError(live.component)) }
-            do throws(GraftError) {
-                return .success(try replace(&live, with: component, inputs: live.inputs))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try withHandle { (live, _) throws(GraftError) in try replace(&live, with: component, inputs: live.inputs) }
     }
 
     /// Creates the replacement first and destroys the old instance only once
@@ -186,58 +304,95 @@ public final class ComponentInstance: @unchecked Sendable {
     private func replace(
         _ live: inout Live, with component: RegisteredComponent, inputs: [String: GraftValue]
     ) throws(GraftError) -> Recreation {
-        guard let old = live.instance else { throw closedError(live.component) }
-        let state = Self.saveState(old)
+        guard let old = live.handle else { throw closedError(live.component) }
+        let state = saveState(&live)
         context.component = component
-        let replacement: UnsafePointer<graft_component_instance_t>
+        let replacement: Handle
         do throws(GraftError) {
             replacement = try Self.create(component: component, inputs: inputs, context: context, cContext: cContext)
         } catch {
             context.component = live.component
             throw error
         }
-        old.pointee.destroy!(old)
-        let carried = state.map { Self.loadState(replacement, $0) } ?? false
-        live.instance = replacement
+        destroy(old, plugin: live.component.plugin)
+        live.handle = replacement
         live.component = component
         live.inputs = inputs
+        let carried = state.map { loadState(&live, $0) } ?? false
         return carried ? .stateCarried : .startedFresh
     }
 
     /// The component's saved state, or nil when it does not save state.
     public func saveState() -> [UInt8]? {
-        live.withLock { live in live.instance.flatMap(Self.saveState) }
+        (try? withHandle { (live, _) throws(GraftError) in saveState(&live) }) ?? nil
     }
 
     /// Restores state from `saveState`. Returns false when not understood.
     @discardableResult
     public func loadState(_ state: [UInt8]) -> Bool {
-        live.withLock { live in live.instance.map { Self.loadState($0, state) } ?? false }
+        (try? withHandle { (live, _) throws(GraftError) in loadState(&live, state) }) ?? false
+    }
+
+    private func saveState(_ live: inout Live) -> [UInt8]? {
+        switch live.handle {
+        case .local(let instance):
+            guard let save = instance.pointee.save_state else { return nil }
+            let output = OutputWriter()
+            let ok = output.withWriter { save(instance, $0) }
+            return ok && !output.overflowed ? output.bytes : nil
+        case .remote:
+            guard var answer = try? remote(&live, .saveState, "save_state", { _ in }), answer.kind == .state,
+                (try? answer.reader.bool()) == true, let count = try? answer.reader.u32(),
+                let bytes = try? answer.reader.raw(Int(count))
+            else { return nil }
+            return Array(bytes)
+        case nil:
+            return nil
+        }
+    }
+
+    private func loadState(_ live: inout Live, _ state: [UInt8]) -> Bool {
+        switch live.handle {
+        case .local(let instance):
+            guard let load = instance.pointee.load_state else { return false }
+            return state.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { load(instance, $0.baseAddress, $0.count) }
+            }
+        case .remote:
+            guard var answer = try? remote(&live, .loadState, "load_state", { writer in
+                writer.u32(UInt32(state.count))
+                writer.bytes += state
+            }) else { return false }
+            let loaded = (try? answer.reader.bool()) ?? false
+            recordWarnings(&answer.reader)
+            return loaded
+        case nil:
+            return false
+        }
+    }
+
+    private func destroy(_ handle: Handle, plugin: LoadedPlugin) {
+        switch handle {
+        case .local(let instance):
+            instance.pointee.destroy!(instance)
+        case .remote(let runner, let instance):
+            runner.detach(instance)
+            // A process that restarted has no such instance any more: nothing to destroy.
+            _ = try? runner.call(.destroy, plugin: plugin, what: "destroy of instance '\(id)'", instance: instance) { writer, _ in
+                writer.u32(instance.number)
+            }
+        }
     }
 
     /// Destroys the plugin's instance. Later calls fail; closing twice is harmless.
     public func close() {
         let closed: Bool = live.withLock { live in
-            guard let instance = live.instance else { return false }
-            live.instance = nil
-            instance.pointee.destroy!(instance)
+            guard let handle = live.handle else { return false }
+            live.handle = nil
+            destroy(handle, plugin: live.component.plugin)
             return true
         }
         if closed { onClose(ObjectIdentifier(self)) }
-    }
-
-    private static func saveState(_ instance: UnsafePointer<graft_component_instance_t>) -> [UInt8]? {
-        guard let save = instance.pointee.save_state else { return nil }
-        let output = OutputWriter()
-        let ok = output.withWriter { save(instance, $0) }
-        return ok && !output.overflowed ? output.bytes : nil
-    }
-
-    private static func loadState(_ instance: UnsafePointer<graft_component_instance_t>, _ state: [UInt8]) -> Bool {
-        guard let load = instance.pointee.load_state else { return false }
-        return state.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { load(instance, $0.baseAddress, $0.count) }
-        }
     }
 
     private func closedError(_ component: RegisteredComponent) -> GraftError {

@@ -69,6 +69,15 @@ final class InstanceContext: Sendable {
             payload: payload, warnings: warnings))
     }
 
+    /// An event the instance emitted in its runner child, already checked
+    /// there: handed on as is (its warnings are recorded with the call's answer).
+    func deliver(_ event: String, payload: GraftValue?, warnings: [GraftWarning]) {
+        let component = self.component
+        onEvent(EmittedEvent(
+            instanceID: instanceID, component: component.reference, pluginID: component.pluginID, event: event,
+            payload: payload, warnings: warnings))
+    }
+
     /// Allocates the C context that points back here. The caller keeps this
     /// object alive and frees the context after the instance's destroy.
     func makeCContext() -> UnsafeMutablePointer<graft_component_context_t> {

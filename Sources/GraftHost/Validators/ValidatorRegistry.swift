@@ -22,7 +22,8 @@ public final class RegisteredValidator: Sendable {
     public let contract: ValidatorContract
     public let pluginID: String
     public let pluginPath: String
-    let descriptor: UnsafeDescriptor
+    /// Nil for a validator of an isolated plugin: it runs in the plugin's runner child.
+    let descriptor: UnsafeDescriptor?
     /// Owns the prepared call of a native validator.
     let native: NativeFunction?
     /// `native`'s call and fast path, plain values kept inline so the hot
@@ -32,7 +33,7 @@ public final class RegisteredValidator: Sendable {
     /// Keeps the image mapped while a lookup's result is in use.
     let plugin: LoadedPlugin
 
-    init(contract: ValidatorContract, plugin: LoadedPlugin, descriptor: UnsafeDescriptor, native: NativeFunction?) {
+    init(contract: ValidatorContract, plugin: LoadedPlugin, descriptor: UnsafeDescriptor?, native: NativeFunction?) {
         self.contract = contract
         self.plugin = plugin
         self.pluginID = plugin.info.id
@@ -110,6 +111,7 @@ final class ValidatorRegistry: Sendable {
                     path: plugin.info.path, key: reference.key)
             }
         }
+        if plugin.runner != nil { return Prepared(entries: [:], functions: [:], isPending: false) }
         guard plugin.isMapped else { return Prepared(entries: [:], functions: [:], isPending: true) }
         let entries = try plugin.mapped().validators
         var functions: [ComponentReference: NativeFunction] = [:]
@@ -141,6 +143,13 @@ final class ValidatorRegistry: Sendable {
                 entries[reference] = RegisteredValidator(
                     contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
                     native: functions[reference])
+            }
+            // An isolated plugin's validators answer from its runner child.
+            if plugin.runner != nil {
+                for contract in plugin.info.validators {
+                    entries[ComponentReference(key: contract.name, version: contract.version)] = RegisteredValidator(
+                        contract: contract, plugin: plugin, descriptor: nil, native: nil)
+                }
             }
             return (Table(entries), ())
         }
@@ -285,10 +294,31 @@ extension RegisteredValidator {
         }
     }
 
+    /// A validator of an isolated plugin, called in its runner child (where
+    /// the native ones take the same fast path or libffi).
+    private func validateRemotely(_ runner: PluginRunner, _ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+        let name = ComponentReference(key: contract.name, version: contract.version).description
+        var (answer, _) = try runner.call(.validate, plugin: plugin, what: "validator '\(name)'", deadline: runner.limits.validator) { writer, slot in
+            writer.u32(slot)
+            writer.string(name)
+            writer.value(value)
+            writer.list(params) { $0.string($1) }
+        }
+        do throws(Wire.Violation) {
+            guard answer.kind == .validated else { throw Wire.Violation(description: "\(answer.kind)") }
+            let valid = try answer.reader.bool()
+            return ValidationResult(isValid: valid, message: try answer.reader.optional(), validator: contract.name)
+        } catch {
+            throw GraftError(
+                .validatorNotFound, "the runner of \(pluginPath) answered validator '\(name)' with \(error.description).",
+                key: contract.name)
+        }
+    }
+
     /// A generic validator: the plugin's function, on graft values.
     private func validateGeneric(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
-        let descriptor = self.descriptor.pointer
-        guard let validate = descriptor.pointee.validate else {
+        if let runner = plugin.runner { return try validateRemotely(runner, value, params: params) }
+        guard let descriptor = self.descriptor?.pointer, let validate = descriptor.pointee.validate else {
             throw GraftError(.validatorNotFound, "validator '\(contract.name)' has no function to call.", key: contract.name)
         }
         guard contract.params.isEmpty || params.count == contract.params.count else {
@@ -372,7 +402,7 @@ extension GraftHost {
     @_spi(Benchmarks)
     public func nativeFunctionAddress(ofValidator name: String) -> UnsafeRawPointer? {
         guard let validator = try? validatorRegistry.resolve(ComponentReference(parsing: name)),
-            let function = validator.descriptor.pointer.pointee.function
+            let function = validator.descriptor?.pointer.pointee.function
         else { return nil }
         return unsafeBitCast(function, to: UnsafeRawPointer.self)
     }

@@ -1,0 +1,61 @@
+import CGraftSystem
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The child's end of the socket to its host (descriptor 3): frames in, with
+/// the descriptor that came with each, and frames out. Shared by the scanner
+/// and the runner; the host's end is `ChildProcess`.
+struct ChildChannel {
+    static let descriptor: Int32 = 3
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var descriptors: [Int32] = []
+
+    /// The next frame, or nil when the host has gone or broke the protocol.
+    mutating func next() -> (header: Wire.Header, payload: [UInt8], descriptor: Int32)? {
+        while true {
+            let available = buffer.count - start
+            if available >= Wire.headerSize {
+                guard let header = try? Wire.header(buffer[start..<start + Wire.headerSize]) else { return nil }
+                if available >= Wire.headerSize + header.length {
+                    let payloadStart = start + Wire.headerSize
+                    let payload = Array(buffer[payloadStart..<payloadStart + header.length])
+                    start = payloadStart + header.length
+                    if start == buffer.count {
+                        buffer.removeAll(keepingCapacity: true)
+                        start = 0
+                    }
+                    let descriptor = descriptors.isEmpty ? -1 : descriptors.removeFirst()
+                    return (header, payload, descriptor)
+                }
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            var descriptor: Int32 = -1
+            let oldCount = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: 64 * 1024))
+            let count = buffer.withUnsafeMutableBytes { raw in
+                graft_receive_with_fd(Self.descriptor, raw.baseAddress! + oldCount, 64 * 1024, &descriptor)
+            }
+            buffer.removeLast(64 * 1024 - max(count, 0))
+            if descriptor >= 0 { descriptors.append(descriptor) }
+            guard count > 0 else { return nil }
+        }
+    }
+
+    /// Sends one frame; false when the host has gone. Frames from several
+    /// threads (a plugin may emit from its own) never interleave.
+    static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
+        let frame = Wire.frame(kind, id: id, payload: payload)
+        sending.lock()
+        defer { sending.unlock() }
+        return frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, -1) } == 0
+    }
+
+    private static let sending = NSLock()
+}

@@ -1,0 +1,284 @@
+import Foundation
+import Logging
+
+/// The host's side of one runner child (`graft-scanner serve`): it maps the
+/// plugins given to it and serves their calls, so that a plugin that crashes,
+/// hangs or allocates without bound takes down the child, not the host.
+///
+/// Calls are made on the caller's thread, one at a time per child (the lock);
+/// the frames carry request ids, so calls could be pipelined later. Every
+/// call has a deadline: past it the child is killed and the call fails with
+/// `plugin_timeout`. A child that dies mid-call fails that call with
+/// `plugin_crashed` (the signal, or `plugin_memory_limit` when a memory limit
+/// was set and reached). The child is started again on the next call; the
+/// instances it held are re-created by their `ComponentInstance` from their
+/// last inputs. A plugin that crashes its runner three times within a minute
+/// is quarantined until its file changes.
+final class PluginRunner: @unchecked Sendable {
+    /// Limits every call on a runner obeys.
+    struct Limits: Sendable, Hashable {
+        var call: Duration
+        var validator: Duration
+        var load: Duration
+        var memory: UInt64?
+        var output: Int
+    }
+
+    let executable: String
+    let limits: Limits
+    /// Whether the child maps private copies (a host that hot-swaps).
+    let mapsCopies: Bool
+    private let logger: Logger
+    /// Opens a plugin's file for the child, with the host's checks (trust,
+    /// identity); set by the host.
+    private let open: @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile
+    /// Told when a plugin has crashed its runners too often.
+    private let quarantine: @Sendable (LoadedPlugin, GraftError) -> Void
+
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var child: ChildProcess?
+    /// Bumped every time a child starts: instances of an older generation are gone.
+    private var generation = 0
+    private var slots: [ObjectIdentifier: UInt32] = [:]
+    private var contexts: [UInt32: InstanceContext] = [:]
+    private var nextID: UInt32 = 0
+    private var crashes: [ObjectIdentifier: [ContinuousClock.Instant]] = [:]
+    private var quarantined: [ObjectIdentifier: GraftError] = [:]
+
+    static let crashesBeforeQuarantine = 3
+    static let crashWindow = Duration.seconds(60)
+
+    init(
+        executable: String, limits: Limits, mapsCopies: Bool, logger: Logger,
+        open: @escaping @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile,
+        quarantine: @escaping @Sendable (LoadedPlugin, GraftError) -> Void
+    ) {
+        self.executable = executable
+        self.limits = limits
+        self.mapsCopies = mapsCopies
+        self.logger = logger
+        self.open = open
+        self.quarantine = quarantine
+    }
+
+    deinit {
+        child?.finish()
+    }
+
+    /// The running child's process id, if one runs (for tests).
+    var childPID: pid_t? {
+        lock.lock()
+        defer { lock.unlock() }
+        return child?.pid
+    }
+
+    /// The host's descriptors for the running child (for tests).
+    var childDescriptors: [Int32] {
+        lock.lock()
+        defer { lock.unlock() }
+        return child?.descriptors ?? []
+    }
+
+    // MARK: Calls
+
+    /// A remote instance: the child generation that created it and its number there.
+    struct Instance: Sendable, Hashable {
+        var generation: Int
+        var number: UInt32
+    }
+
+    struct Answer {
+        var kind: Wire.Kind
+        var reader: WireReader
+    }
+
+    /// Sends one request about `plugin` and waits for its answer, delivering
+    /// the events emitted meanwhile. `what` names the call in errors
+    /// ("render of echo@1 (instance 'e')"). With `instance`, the call fails
+    /// with `plugin_restarted` if that instance's child is gone.
+    func call(
+        _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance? = nil,
+        deadline: Duration? = nil, context: InstanceContext? = nil,
+        _ payload: (inout WireWriter, _ slot: UInt32) -> Void
+    ) throws(GraftError) -> (answer: Answer, generation: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
+        if let instance, instance.generation != generation || child == nil {
+            throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
+        }
+        let child = try running()
+        let slot = try slot(for: plugin, in: child)
+        var writer = WireWriter()
+        payload(&writer, slot)
+        if kind == .create, let context { pendingContext = context }
+        defer { pendingContext = nil }
+        let answer = try exchange(kind, writer.bytes, with: child, plugin: plugin, what: what, deadline: deadline ?? limits.call)
+        return (answer, generation)
+    }
+
+    /// Registers where `emitted` frames for `number` go (after `create`).
+    func attach(_ context: InstanceContext, to instance: Instance) {
+        lock.lock()
+        defer { lock.unlock() }
+        if instance.generation == generation { contexts[instance.number] = context }
+    }
+
+    /// Forgets an instance (after `destroy`, or when its owner goes).
+    func detach(_ instance: Instance) {
+        lock.lock()
+        defer { lock.unlock() }
+        if instance.generation == generation { contexts[instance.number] = nil }
+    }
+
+    /// The context of an instance being created, for events it emits before
+    /// `create` answers. Guarded by `lock`.
+    private var pendingContext: InstanceContext?
+
+    private func running() throws(GraftError) -> ChildProcess {
+        if let child { return child }
+        var arguments = ["serve", "--output-limit", String(limits.output)]
+        if let memory = limits.memory { arguments += ["--memory-limit", String(memory)] }
+        let started = try ChildProcess(executable: executable, arguments: arguments)
+        switch started.receive(until: .now + Scanner.startDeadline, onOutput: { self.logger.notice("runner: \($0)") }) {
+        case .frame(let header, _) where header.kind == .hello:
+            generation += 1
+            slots = [:]
+            contexts = [:]
+            child = started
+            return started
+        default:
+            let ended = started.stop()
+            throw GraftError(.scannerUnavailable, "\(executable) did not start as a Graft runner; it \(ended).", path: executable)
+        }
+    }
+
+    private func slot(for plugin: LoadedPlugin, in child: ChildProcess) throws(GraftError) -> UInt32 {
+        if let slot = slots[ObjectIdentifier(plugin)] { return slot }
+        let file = try open(plugin)
+        var writer = WireWriter()
+        writer.string(file.path)
+        writer.string(file.realPath)
+        writer.bool(mapsCopies)
+        nextID &+= 1
+        guard child.send(.load, id: nextID, payload: writer.bytes, descriptor: file.descriptor) else {
+            throw died(child, plugin: plugin, what: "loading it", stage: "while it was loaded")
+        }
+        var answer = try wait(for: nextID, from: child, plugin: plugin, what: "loading it", deadline: limits.load)
+        guard answer.kind == .loaded, let slot = try? answer.reader.u32() else {
+            throw abandon(child, plugin: plugin, "answered a load with \(answer.kind)")
+        }
+        slots[ObjectIdentifier(plugin)] = slot
+        return slot
+    }
+
+    private func exchange(
+        _ kind: Wire.Kind, _ payload: [UInt8], with child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
+    ) throws(GraftError) -> Answer {
+        nextID &+= 1
+        guard child.send(kind, id: nextID, payload: payload) else {
+            throw died(child, plugin: plugin, what: what, stage: "before it answered")
+        }
+        return try wait(for: nextID, from: child, plugin: plugin, what: what, deadline: deadline)
+    }
+
+    private func wait(
+        for id: UInt32, from child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
+    ) throws(GraftError) -> Answer {
+        let until = ContinuousClock.now + deadline
+        let output = { (line: String) in self.logger.notice("\(line)", metadata: ["plugin": "\(plugin.info.id)"]) }
+        while true {
+            switch child.receive(until: until, onOutput: output) {
+            case .frame(let header, let payload):
+                var reader = WireReader(payload)
+                if header.kind == .emitted {
+                    deliver(&reader)
+                    continue
+                }
+                guard header.id == id else { throw abandon(child, plugin: plugin, "answered request \(header.id) while \(id) was asked") }
+                if header.kind == .failed {
+                    throw (try? reader.error(path: plugin.info.path))
+                        ?? abandon(child, plugin: plugin, "sent an error that does not decode")
+                }
+                return Answer(kind: header.kind, reader: reader)
+            case .closed:
+                throw died(child, plugin: plugin, what: what, stage: "")
+            case .timedOut:
+                reset(child)
+                child.stop()
+                let error = GraftError(
+                    .pluginTimeout,
+                    "plugin '\(plugin.info.id)' (\(plugin.info.path)) did not answer \(what) within \(deadline); its process was killed and starts again on the next call.",
+                    path: plugin.info.path)
+                noteCrash(of: plugin, error)
+                throw error
+            case .violation(let reason):
+                throw abandon(child, plugin: plugin, "broke the protocol (\(reason))")
+            }
+        }
+    }
+
+    /// An event an instance emitted during the call.
+    private func deliver(_ reader: inout WireReader) {
+        guard let number = try? reader.u32(), let event = try? reader.string(), let hasPayload = try? reader.bool() else { return }
+        let payload = hasPayload ? try? reader.value() : nil
+        guard let context = contexts[number] ?? pendingContext else { return }
+        let warnings = (try? reader.warnings(instanceID: context.instanceID)) ?? []
+        context.deliver(event, payload: payload, warnings: warnings)
+    }
+
+    private func reset(_ child: ChildProcess) {
+        if self.child === child {
+            self.child = nil
+            slots = [:]
+            contexts = [:]
+        }
+    }
+
+    private func died(_ child: ChildProcess, plugin: LoadedPlugin, what: String, stage: String) -> GraftError {
+        reset(child)
+        let ended = child.termination()
+        var error: GraftError
+        if let memory = limits.memory, child.peakMemory >= Int(memory / 2) {
+            error = GraftError(
+                .pluginMemoryLimit,
+                "plugin '\(plugin.info.id)' (\(plugin.info.path)) reached its memory limit (\(memory >> 20) MiB) in \(what): its process \(ended) with \(child.peakMemory >> 20) MiB resident. It starts again on the next call.",
+                path: plugin.info.path)
+        } else {
+            error = GraftError(
+                .pluginCrashed,
+                "plugin '\(plugin.info.id)' (\(plugin.info.path)) crashed in \(what): its process \(ended)\(stage.isEmpty ? "" : " " + stage). It starts again on the next call.",
+                path: plugin.info.path)
+        }
+        noteCrash(of: plugin, error)
+        if let held = quarantined[ObjectIdentifier(plugin)] { error.message += " " + held.message }
+        return error
+    }
+
+    private func abandon(_ child: ChildProcess, plugin: LoadedPlugin, _ reason: String) -> GraftError {
+        reset(child)
+        child.stop()
+        let error = GraftError(
+            .pluginCrashed, "plugin '\(plugin.info.id)': its runner \(reason); the process was killed.", path: plugin.info.path)
+        noteCrash(of: plugin, error)
+        return error
+    }
+
+    /// Three crashes within a minute quarantine the plugin.
+    private func noteCrash(of plugin: LoadedPlugin, _ error: GraftError) {
+        let key = ObjectIdentifier(plugin)
+        let now = ContinuousClock.now
+        var times = (crashes[key] ?? []).filter { now - $0 < Self.crashWindow }
+        times.append(now)
+        crashes[key] = times
+        logger.error("\(error)")
+        guard times.count >= Self.crashesBeforeQuarantine, quarantined[key] == nil else { return }
+        let held = GraftError(
+            error.code,
+            "plugin '\(plugin.info.id)' (\(plugin.info.path)) crashed \(times.count) times within \(Self.crashWindow): it is quarantined until its file changes (`graft quarantine clear \(plugin.info.path)` lifts it). Last: \(error.message)",
+            path: plugin.info.path)
+        quarantined[key] = held
+        quarantine(plugin, held)
+    }
+}

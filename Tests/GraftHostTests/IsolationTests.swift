@@ -1,0 +1,170 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+@testable import GraftHost
+
+/// Plugins run in supervised child processes: every host API works the same,
+/// and a plugin that crashes, exits, hangs or allocates without bound in any
+/// call fails that call with the right code while the host and the other
+/// plugins go on.
+@Suite("Isolated plugins")
+struct IsolationTests {
+    static func host(
+        _ folder: URL, isolation: Isolation, cache: URL, limits: IsolationLimits = IsolationLimits()
+    ) -> GraftHost {
+        GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: cache.path, isolation: isolation, limits: limits),
+            logger: quietLogger)
+    }
+
+    /// Whether this process maps a file under `path` (/proc/self/maps).
+    static func mapsFile(_ path: String) -> Bool {
+        let data = FileManager.default.contents(atPath: "/proc/self/maps") ?? Data()
+        return String(decoding: data, as: UTF8.self).contains(path)
+    }
+
+    @Test("every host API works the same isolated", arguments: [Isolation.perPlugin, .shared])
+    func everyAPI(isolation: Isolation) throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echoFile = try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder, isolation: isolation, cache: scratch.file("cache"))
+        host.loadPlugins()
+        #expect(host.plugins.map(\.id) == ["test.echo"])
+
+        let events = EventLog()
+        let echo = try host.makeInstance(
+            of: ComponentReference(key: "echo"), id: "e", inputs: ["text": "hi", "count": "three"], onEvent: events.handler)
+        #expect(echo.warnings.map(\.code) == [.inputTypeMismatch], "drift is checked as in process")
+        #expect(try echo.render().text == "echo:hi")
+        #expect(echo.interact("say"))
+        #expect(events.all.map(\.event) == ["said"])
+        #expect(events.all.first?.payload == ["text": "hi"])
+        #expect(events.all.first?.instanceID == "e")
+        #expect(echo.interact("drift"))
+        #expect(events.all.last?.warnings.map(\.code) == [.undeclaredEvent])
+        #expect(!echo.interact("no_such_action"))
+        try echo.update(inputs: ["text": "again"])
+        #expect(try echo.render(as: .html).text == "echo:again")
+        let state = try #require(echo.saveState())
+        #expect(String(decoding: state, as: UTF8.self).hasPrefix("renders="))
+        #expect(echo.loadState(Array("renders=7".utf8)))
+        #expect(echo.saveState().map { String(decoding: $0, as: UTF8.self) } == "renders=7")
+
+        #expect(try host.validate("is_even", value: 4).isValid)
+        #expect(try !host.validate("is_even", value: 3).isValid)
+        #expect(try host.validate("nonempty", value: "x").isValid)
+        #expect(try host.validate("nonempty", value: "").message == "must not be empty")
+        #expect(try host.invokeAction("echo_action", params: ["text": "t"]).variables["echoed"] == "t")
+        echo.close()
+        #expect(echo.isClosed)
+        #expect(!Self.mapsFile(echoFile.path), "the plugin never ran in the host")
+    }
+
+    static let places = ["create", "render", "interact", "destroy", "validate", "action"]
+    static let faults = ["segv", "abort", "exit", "hang", "alloc"]
+    static let cases = places.flatMap { place in faults.map { (place, $0) } }
+
+    @Test("a plugin that misbehaves in a call fails that call; the good plugin and the host go on", arguments: cases)
+    func misbehavingCall(place: String, fault: String) throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        try Fixtures.build("bad_runtime", into: folder, defines: ["FAULT_IN": "\"\(place)\"", "FAULT": "\"\(fault)\""])
+        // Allocating up to the limit takes a while on a busy machine: a longer deadline for it.
+        let deadline: Duration = fault == "alloc" ? .seconds(5) : .milliseconds(400)
+        let limits = IsolationLimits(call: deadline, validator: deadline, memory: 256 << 20)
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"), limits: limits)
+        host.loadPlugins()
+        let good = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "ok"])
+        #expect(try good.render().text == "echo:ok")
+
+        let expected: GraftError.Code =
+            switch fault {
+            case "hang": .pluginTimeout
+            case "alloc": .pluginMemoryLimit
+            default: .pluginCrashed
+            }
+        var error: GraftError?
+        switch place {
+        case "create":
+            error = #expect(throws: GraftError.self) { try host.makeInstance(of: ComponentReference(key: "fragile")) }
+        case "render":
+            let fragile = try host.makeInstance(of: ComponentReference(key: "fragile"), inputs: ["text": "x"])
+            error = #expect(throws: GraftError.self) { try fragile.render() }
+            // The next call gets a fresh process and a re-created instance.
+            #expect(throws: GraftError.self) { try fragile.render() }
+        case "interact":
+            let fragile = try host.makeInstance(of: ComponentReference(key: "fragile"), inputs: ["text": "x"])
+            #expect(!fragile.interact("poke"))
+            error = fragile.takeWarnings().map { GraftError($0.code, $0.message) }.first
+            #expect(try fragile.render().text == "fragile:x", "re-created from its last inputs")
+            #expect(fragile.warnings.contains { $0.code == .pluginRestarted })
+        case "destroy":
+            let fragile = try host.makeInstance(of: ComponentReference(key: "fragile"), inputs: ["text": "x"])
+            fragile.close()  // the crash is the runner's; close never throws
+            #expect(fragile.isClosed)
+            let next = try host.makeInstance(of: ComponentReference(key: "fragile"), inputs: ["text": "y"])
+            #expect(try next.render().text == "fragile:y")
+            error = GraftError(expected, "")
+        case "validate":
+            error = #expect(throws: GraftError.self) { try host.validate("fragile_check", value: "v") }
+        default:
+            error = #expect(throws: GraftError.self) { try host.invokeAction("fragile_action") }
+        }
+        #expect(error?.code == expected, "\(place)/\(fault): \(error?.description ?? "no error")")
+        if place != "destroy" { #expect(error?.message.contains("test.fragile") == true) }
+        // The good plugin never noticed.
+        #expect(try good.render().text == "echo:ok")
+        #expect(try host.validate("is_even", value: 2).isValid)
+    }
+
+    @Test("a plugin that crashes three times within a minute is quarantined, here and for other hosts")
+    func quarantineAfterThreeCrashes() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins"), cache = scratch.file("cache")
+        let file = try Fixtures.build("bad_runtime", into: folder, defines: ["FAULT_IN": "\"validate\""])
+        let host = Self.host(folder, isolation: .perPlugin, cache: cache)
+        host.loadPlugins()
+        for _ in 0..<3 { #expect(throws: GraftError.self) { try host.validate("fragile_check", value: 1) } }
+        let held = #expect(throws: GraftError.self) { try host.validate("fragile_check", value: 1) }
+        #expect(held?.message.contains("quarantined") == true)
+        #expect(host.quarantined.map(\.path) == [file.path])
+
+        let other = Self.host(folder, isolation: .perPlugin, cache: cache)
+        other.loadPlugins()
+        #expect(other.failures.first?.error.message.contains("is quarantined") == true)
+    }
+
+    @Test("runner children are reaped when their host goes away; no descriptor is left")
+    func noLeaks() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        var pids: [pid_t] = []
+        var endpoints: Set<String> = []
+        do {
+            let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
+            host.loadPlugins()
+            let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"])
+            #expect(try echo.render().text == "echo:x")
+            let runner = try #require(host.registry.all.first?.plugin.runner)
+            if let pid = runner.childPID { pids.append(pid) }
+            // The socket and pipe inodes the host holds for its child.
+            endpoints = Set(runner.childDescriptors.compactMap { Self.target(of: $0) })
+            echo.close()
+        }
+        #expect(pids.count == 1 && endpoints.count == 2)
+        for pid in pids { #expect(kill(pid, 0) != 0, "reaped") }
+        // Descriptor numbers are reused by other tests: compare what they point to.
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }.compactMap(Self.target)
+        #expect(endpoints.isDisjoint(with: open), "the child's socket and pipe are closed")
+    }
+
+    /// What descriptor `fd` points to ("socket:[123]", "pipe:[456]").
+    static func target(of fd: Int32) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
+    }
+}
