@@ -50,6 +50,9 @@ struct ExampleHost: ParsableCommand {
     @Flag(help: "Do not print the action log on standard output.")
     var quiet = false
 
+    @Flag(help: "Run plugin code in this process instead of a child process per plugin: faster, but a crashing plugin takes the host down.")
+    var inProcess = false
+
     func validate() throws {
         guard interval >= 1 else { throw ValidationError("--interval must be at least 1 ms.") }
     }
@@ -113,7 +116,10 @@ struct ExampleHost: ParsableCommand {
             onlyPluginPath
             ? SearchPath.standard(explicit: pluginPaths, environment: [:], includeSystemFolders: false)
             : SearchPath.standard(explicit: pluginPaths)
-        let host = GraftHost(searchPath: searchPath, logger: Logger(label: "graft.example"), loadsFromCopies: watch)
+        // One setting isolates every plugin: the rest of the app does not change.
+        let configuration = GraftConfiguration(
+            searchPath: searchPath, loadsFromCopies: watch, isolation: inProcess ? .inProcess : .perPlugin)
+        let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.example"))
         host.loadPlugins()
         return host
     }

@@ -33,7 +33,8 @@ struct ExampleHostTests {
             process.standardError = process.standardOutput
             process.standardInput = FileHandle.nullDevice
             try process.run()
-            guard eventually(timeout: .seconds(30), { FileManager.default.fileExists(atPath: socketPath) || !process.isRunning }),
+            // Connectable, not merely present: the socket file exists from bind(), before listen().
+            guard eventually(timeout: .seconds(30), { (try? DebugClient(socketPath: socketPath)) != nil || !process.isRunning }),
                 process.isRunning
             else {
                 stop()

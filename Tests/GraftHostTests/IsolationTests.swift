@@ -138,6 +138,49 @@ struct IsolationTests {
         #expect(other.failures.first?.error.message.contains("is quarantined") == true)
     }
 
+    @Test("hot swap, isolated: the new build's child takes over with the instances and their state; the old child exits")
+    func isolatedSwap() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let build = { (prefix: String) throws -> URL in
+            try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PREFIX": "\"\(prefix)\""], outputName: "libecho.so")
+        }
+        let path = try build("v1:").path
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: []), loadsFromCopies: true, cacheFolder: scratch.file("cache").path,
+                isolation: .perPlugin),
+            logger: quietLogger)
+        try host.load(pluginAt: path)
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+        #expect(try echo.render().text == "v1:hi")
+        let oldChild = try #require(echo.component.plugin.runner?.childPID)
+
+        try build("v2:")
+        let event = host.reload(pluginAt: path)
+        guard case .swapped = event.outcome else {
+            Issue.record("expected a swap, got \(event.summary)")
+            return
+        }
+        #expect(event.recreated.first?.stateCarried == true)
+        #expect(try echo.render().text == "v2:hi")
+        #expect(echo.saveState().map { String(decoding: $0, as: UTF8.self) } == "renders=2", "the state came across")
+        let newChild = try #require(echo.component.plugin.runner?.childPID)
+        #expect(newChild != oldChild)
+        // The old build is released with its last user: its child exits.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while kill(oldChild, 0) == 0, ContinuousClock.now < deadline { usleep(10_000) }
+        #expect(kill(oldChild, 0) != 0, "the old child is gone")
+
+        // A build whose create crashes cannot take over: the old build serves on.
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_CRASH_IN_CREATE": "1"], outputName: "libecho.so")
+        guard case .failed = host.reload(pluginAt: path).outcome else {
+            Issue.record("a build that cannot create its components swapped in")
+            return
+        }
+        #expect(try echo.render().text == "v2:hi")
+    }
+
     @Test("runner children are reaped when their host goes away; no descriptor is left")
     func noLeaks() throws {
         let scratch = try Scratch()

@@ -79,7 +79,11 @@ extension FlowRunner {
                 rendering: rendering, isPlaceholder: false)))
         } catch {
             collectWarnings(from: instance)
-            warn(error.code, error.message, instance: slot.placement.id)
+            warn(error.code, "\(error.message) A placeholder is shown instead.", instance: slot.placement.id)
+            record(.render(RenderRecord(
+                screen: screen?.id ?? "", instance: slot.placement.id, component: slot.placement.component, reason: reason,
+                rendering: Placeholder.rendering(for: slot.placement.component, reason: error, as: mediaType),
+                isPlaceholder: true)))
         }
     }
 

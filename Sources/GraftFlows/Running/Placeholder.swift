@@ -1,10 +1,12 @@
 import GraftHost
 
 /// What stands on a screen in place of a component that could not be
-/// created, so the rest of the screen still renders and the gap is visible.
+/// created or rendered (missing, or its isolated plugin crashed or hung), so
+/// the rest of the screen still renders and the gap is visible.
 enum Placeholder {
     static func rendering(for reference: ComponentReference, reason: GraftError, as mediaType: MediaType) -> Rendering {
-        let text = "missing component \(reference) (\(reason.code.rawValue)): \(reason.message)"
+        let missing = reason.code == .customComponentNotFound || reason.code == .componentVersionMismatch
+        let text = "\(missing ? "missing" : "failed") component \(reference) (\(reason.code.rawValue)): \(reason.message)"
         guard mediaType == .html else { return Rendering(mediaType: .plain, text: "[\(text)]") }
         return Rendering(
             mediaType: .html,

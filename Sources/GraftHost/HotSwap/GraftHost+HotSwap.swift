@@ -68,10 +68,26 @@ extension GraftHost {
             try checkPin(file)
             // A build that crashes or hangs while loading does so in the
             // scanner child; the running build keeps serving.
-            _ = try describe(file, mapping: .copy)
-            // Mapped from a private copy: the file may be rewritten again while
-            // this build runs.
-            plugin = try loader.load(file, mapping: .copy, images: images)
+            let description = try describe(file, mapping: .copy)
+            if let description, let runner = runner() {
+                // Isolated: the new build runs in a new child, which must
+                // create every live instance's component before it takes over.
+                plugin = LoadedPlugin(described: description, runner: runner)
+                let previous = state.withLock { state in
+                    defer { state.identities[file.realPath] = file.identity }
+                    return state.identities[file.realPath]
+                }
+                do throws(GraftError) {
+                    try rehearse(plugin, for: old)
+                } catch {
+                    state.withLock { $0.identities[file.realPath] = previous }
+                    throw error
+                }
+            } else {
+                // Mapped from a private copy: the file may be rewritten again
+                // while this build runs.
+                plugin = try loader.load(file, mapping: .copy, images: images)
+            }
         } catch {
             return event(.failed(error))
         }
@@ -118,6 +134,34 @@ extension GraftHost {
             }
         }
         return event(.swapped, new: plugin.info, recreated: recreated, failed: failed, orphaned: orphaned)
+    }
+
+    /// Before an isolated new build takes over: its child creates, from the
+    /// debugConfig, every component that live instances of `old` use, and
+    /// destroys it again. A build that cannot is rejected while the old one
+    /// serves.
+    private func rehearse(_ plugin: LoadedPlugin, for old: LoadedPlugin?) throws(GraftError) {
+        guard let runner = plugin.runner else { return }
+        let used = Set(instances.filter { $0.component.plugin === old }.map(\.component.reference))
+        for contract in plugin.info.components where used.contains(contract.reference) {
+            var (answer, generation) = try runner.call(
+                .create, plugin: plugin, what: "create of \(contract.reference) from its debugConfig (before the swap)"
+            ) { writer, slot in
+                writer.u32(slot)
+                writer.string(contract.key)
+                writer.u32(UInt32(contract.version))
+                writer.value(.object(contract.debugConfig))
+                writer.f64(0)
+                writer.f64(0)
+            }
+            guard answer.kind == .created, let number = try? answer.reader.u32() else {
+                throw GraftError(.instanceCreateFailed, "the new build of \(plugin.info.path) answered create with \(answer.kind).")
+            }
+            let probe = PluginRunner.Instance(generation: generation, number: number)
+            _ = try runner.call(.destroy, plugin: plugin, what: "destroy of a rehearsal instance", instance: probe) { writer, _ in
+                writer.u32(number)
+            }
+        }
     }
 
     /// Publishes `plugin` in place of `old`: validators, actions and

@@ -37,12 +37,7 @@ package enum RunnerService {
         hello.string(Scanner.architecture)
         guard ChildChannel.send(.hello, id: 0, hello.bytes) else { _exit(0) }
 
-        let logger = Logger(label: "graft.runner", factory: { StreamLogHandler.standardError(label: $0) })
-        let host = GraftHost(
-            configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
-            logger: logger)
-        var server = Server(host: host, settings: settings)
+        var server = Server(settings: settings)
         var channel = ChildChannel()
         while let (header, payload, descriptor) = channel.next() {
             var reader = WireReader(payload)
@@ -60,15 +55,22 @@ package enum RunnerService {
     }
 
     private struct Server {
-        let host: GraftHost
         let settings: Settings
-        var slots: [LoadedPlugin] = []
+        /// One host per plugin loaded here: plugins sharing a runner never
+        /// see each other, and a new build of a plugin (hot swap) loads beside
+        /// the old one while its instances move.
+        var slots: [GraftHost] = []
         var instances: [UInt32: ComponentInstance] = [:]
         var nextInstance: UInt32 = 0
+        let logger = Logger(label: "graft.runner", factory: { StreamLogHandler.standardError(label: $0) })
 
-        init(host: GraftHost, settings: Settings) {
-            self.host = host
+        init(settings: Settings) {
             self.settings = settings
+        }
+
+        private func host(_ slot: UInt32) throws(GraftError) -> GraftHost {
+            guard Int(slot) < slots.count else { throw GraftError(.pluginNotFound, "no plugin in slot \(slot) of this runner.") }
+            return slots[Int(slot)]
         }
 
         private func malformed(_ violation: Wire.Violation) -> GraftError {
@@ -91,13 +93,17 @@ package enum RunnerService {
                     let path = try reader.string(), realPath = try reader.string(), copy = try reader.bool()
                     guard descriptor >= 0 else { throw GraftError(.pluginNotFound, "\(path) arrived without its descriptor.", path: path) }
                     let file = try PluginFile(adopting: descriptor, path: path, realPath: realPath)
-                    let plugin = try host.loadInRunner(file, mapping: copy ? .copy : .link)
-                    slots.append(plugin)
+                    let host = GraftHost(
+                        configuration: GraftConfiguration(
+                            searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
+                        logger: logger)
+                    _ = try host.loadInRunner(file, mapping: copy ? .copy : .link)
+                    slots.append(host)
                     writer.u32(UInt32(slots.count - 1))
                     return (.loaded, writer.bytes)
 
                 case .create:
-                    _ = try reader.u32()  // the slot: keys are unique across a host's plugins
+                    let host = try host(try reader.u32())
                     let key = try reader.string(), version = Int(try reader.u32())
                     guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
                     let size = ContainerSize(width: try reader.f64(), height: try reader.f64())
@@ -182,7 +188,7 @@ package enum RunnerService {
                     return (.answer, writer.bytes)
 
                 case .validate:
-                    _ = try reader.u32()
+                    let host = try host(try reader.u32())
                     let name = try reader.string(), value = try reader.value()
                     let params = try reader.list { (reader) throws(Wire.Violation) in try reader.string() }
                     let result = try host.validate(name, value: value, params: params)
@@ -191,7 +197,7 @@ package enum RunnerService {
                     return (.validated, writer.bytes)
 
                 case .action:
-                    _ = try reader.u32()
+                    let host = try host(try reader.u32())
                     let key = try reader.string()
                     let params = try reader.value()
                     let payload = try reader.bool() ? try reader.value() : nil

@@ -40,7 +40,9 @@ struct Bench: ParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let host = options.makeHost()
+        var inProcess = options
+        inProcess.inProcess = true  // the in-process paths are what these parts time
+        let host = inProcess.makeHost()
 
         var results: [BenchPart] = []
         func attempt(_ name: String, _ body: () throws -> BenchPart) {

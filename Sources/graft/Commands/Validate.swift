@@ -15,12 +15,14 @@ struct Validate: ParsableCommand {
     @Argument(help: "The validator's params, in order.")
     var params: [String] = []
 
-    @Flag(help: "Force native validators through libffi instead of the typed fast path.")
+    @Flag(help: "Force native validators through libffi instead of the typed fast path (runs the plugin in process).")
     var ffi = false
 
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
+        var options = self.options
+        if ffi { options.inProcess = true }  // the call path is this process's to choose
         let host = options.makeHost()
         let result: ValidationResult
         do throws(GraftError) {

@@ -28,6 +28,18 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The lock file `graft lock` writes and --locked enforces.", valueName: "path"))
     var lockFile: String = LockFile.defaultName
 
+    @Option(help: ArgumentHelp("Where plugin code runs: per-plugin (a child process each, the default), shared (one child for all) or in-process.", valueName: "mode"))
+    var isolation: Isolation = .perPlugin
+
+    @Flag(help: "Run plugin code in this process (the same as --isolation in-process): faster, but a crashing plugin takes graft down.")
+    var inProcess = false
+
+    @Option(help: ArgumentHelp("How long an isolated plugin's call may take before its process is killed, in seconds (validators: a quarter of it).", valueName: "seconds"))
+    var callTimeout: Double = 2
+
+    @Option(help: ArgumentHelp("An address-space limit for each isolated plugin's process, in MiB.", valueName: "MiB"))
+    var memoryLimit: UInt64?
+
     @Flag(help: "Neither read nor write the registry cache: scan every plugin file again.")
     var noCache = false
 
@@ -44,7 +56,10 @@ struct GlobalOptions: ParsableArguments {
         let configuration = GraftConfiguration(
             searchPath: searchPath, trust: TrustPolicy(allowsUntrusted: allowUntrusted), loadsFromCopies: loadsFromCopies,
             scanning: scanning, cacheFolder: noCache ? nil : GraftConfiguration.defaultCacheFolder,
-            lockFile: locked ? lockFile : nil)
+            lockFile: locked ? lockFile : nil, isolation: inProcess ? .inProcess : isolation,
+            limits: IsolationLimits(
+                call: .milliseconds(Int64(max(callTimeout, 0.001) * 1000)),
+                validator: .milliseconds(Int64(max(callTimeout, 0.004) * 250)), memory: memoryLimit.map { $0 << 20 }))
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
         // Never released: the process exits with its plugins mapped, since a
@@ -67,3 +82,4 @@ struct GlobalOptions: ParsableArguments {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension Isolation: ExpressibleByArgument {}

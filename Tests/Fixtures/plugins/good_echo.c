@@ -8,7 +8,8 @@
 //   save_state writes "renders=N" (renders so far); load_state reads it back.
 // Validators: `nonempty` (generic: a non-empty string) and `is_even` (native, "bool(int64)").
 // Action: `echo_action` (param `text: string`) sets the flow variable `echoed` to `text`.
-// Rebuild with -DECHO_PREFIX='"v2:"' and/or -DECHO_PLUGIN_VERSION='"2.0.0"' for a different build.
+// Rebuild with -DECHO_PREFIX='"v2:"' and/or -DECHO_PLUGIN_VERSION='"2.0.0"' for a different build,
+// and with -DECHO_CRASH_IN_CREATE for one that crashes whenever it creates an instance.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,9 @@ static const graft_component_instance_t *component_create(const graft_component_
                                                           const graft_component_context_t *context) {
     echo_t *echo;
     (void)factory;
+#ifdef ECHO_CRASH_IN_CREATE
+    *(volatile int *)NULL = 1; /* a build that crashes whenever it creates (hot-swap tests) */
+#endif
     if (strcmp(key, "echo") != 0 || version != 1) return NULL;
     echo = calloc(1, sizeof *echo);
     if (!echo) return NULL;
