@@ -168,3 +168,37 @@ struct CacheCommandTests {
         }
     }
 }
+
+@Suite("Isolated plugins from the CLI")
+struct IsolatedCommandTests {
+    static func folder(_ scratch: borrowing Scratch, faultIn place: String) throws -> URL {
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        try Fixtures.build("bad_runtime", into: folder, defines: ["FAULT_IN": "\"\(place)\""])
+        return folder
+    }
+
+    @Test("graft try of a component whose render crashes reports plugin_crashed and exits; graft survives")
+    func tryCrash() throws {
+        let scratch = try Scratch()
+        let folder = try Self.folder(scratch, faultIn: "render")
+        let result = try graft("try", "fragile", "--json", "--only-plugin-path", "--plugin-path", folder.path)
+        #expect(result.status != 0 && result.status < 128, "graft itself did not die: \(result.status)")
+        #expect((result.stdout + result.stderr).contains("plugin_crashed"))
+        let good = try graft("try", "echo", "--json", "--only-plugin-path", "--plugin-path", folder.path)
+        #expect(good.status == 0, "\(good.stderr)")
+        // --in-process opts out: the crash is graft's own.
+        let inProcess = try graft("try", "fragile", "--in-process", "--only-plugin-path", "--plugin-path", folder.path)
+        #expect(inProcess.status >= 128 || inProcess.status == -1 || inProcess.status == 11, "in process, the crash takes graft down: \(inProcess.status)")
+    }
+
+    @Test("graft validate of a validator that crashes reports plugin_crashed with exit 2")
+    func validateCrash() throws {
+        let scratch = try Scratch()
+        let folder = try Self.folder(scratch, faultIn: "validate")
+        let result = try graft("validate", "fragile_check", "x", "--only-plugin-path", "--plugin-path", folder.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("plugin_crashed"))
+        #expect(try graft("validate", "is_even", "2", "--only-plugin-path", "--plugin-path", folder.path).status == 0)
+    }
+}
