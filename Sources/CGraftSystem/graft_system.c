@@ -29,3 +29,10 @@ void graft_restore_cpu_mask(const graft_cpu_mask_t *saved) {
     memcpy(&previous, saved->bytes, sizeof previous);
     sched_setaffinity(0, sizeof previous, &previous);
 }
+
+int graft_pin_to_cpu(int pid, int cpu) {
+    cpu_set_t only;
+    CPU_ZERO(&only);
+    CPU_SET(cpu, &only);
+    return sched_setaffinity(pid, sizeof only, &only);
+}

@@ -43,6 +43,11 @@ typedef struct {
  * the previous mask in *saved. Returns the CPU, or -1 (nothing changed). */
 int graft_pin_to_current_cpu(graft_cpu_mask_t *saved);
 
+/* Pins process (or thread) `pid` (0: the calling thread) to CPU `cpu`.
+ * Returns 0, or -1 with errno set. For benchmarks that place a child on
+ * the same CPU as the host, or on another. */
+int graft_pin_to_cpu(int pid, int cpu);
+
 /* Restores a mask saved by graft_pin_to_current_cpu. */
 void graft_restore_cpu_mask(const graft_cpu_mask_t *saved);
 

@@ -13,6 +13,9 @@ struct ChildChannel {
     private var buffer: [UInt8] = []
     private var start = 0
     private var descriptors: [Int32] = []
+    /// Where each read lands before its bytes join `buffer`: allocated once,
+    /// for the life of the child.
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     /// The next frame, or nil when the host has gone or broke the protocol.
     mutating func next() -> (header: Wire.Header, payload: [UInt8], descriptor: Int32)? {
@@ -37,13 +40,9 @@ struct ChildChannel {
                 start = 0
             }
             var descriptor: Int32 = -1
-            let oldCount = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: 64 * 1024))
-            let count = buffer.withUnsafeMutableBytes { raw in
-                graft_receive_with_fd(Self.descriptor, raw.baseAddress! + oldCount, 64 * 1024, &descriptor)
-            }
-            buffer.removeLast(64 * 1024 - max(count, 0))
+            let count = graft_receive_with_fd(Self.descriptor, scratch.baseAddress, scratch.count, &descriptor)
             if descriptor >= 0 { descriptors.append(descriptor) }
+            if count > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count])) }
             guard count > 0 else { return nil }
         }
     }

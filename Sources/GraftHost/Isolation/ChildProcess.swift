@@ -24,6 +24,8 @@ final class ChildProcess: @unchecked Sendable {
     private var receivedFD: [Int32] = []
     private var pendingOutput: [UInt8] = []
     private var reaped: Termination?
+    /// Where each read lands first: allocated once per child, not per call.
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     /// How a child ended.
     enum Termination: Sendable, Equatable, CustomStringConvertible {
@@ -102,6 +104,7 @@ final class ChildProcess: @unchecked Sendable {
         close(channel)
         close(output)
         for descriptor in receivedFD { close(descriptor) }
+        scratch.deallocate()
     }
 
     /// The host's descriptors for this child: its channel and its output (for tests).
@@ -143,26 +146,24 @@ final class ChildProcess: @unchecked Sendable {
             if ready < 0 && errno != EINTR { return .closed }
             if descriptors[1].revents != 0 { drainOutput(onOutput) }
             if descriptors[0].revents != 0 {
-                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
                 var descriptor: Int32 = -1
-                let count = buffer.withUnsafeMutableBytes { graft_receive_with_fd(channel, $0.baseAddress, $0.count, &descriptor) }
+                let count = graft_receive_with_fd(channel, scratch.baseAddress, scratch.count, &descriptor)
                 if descriptor >= 0 { receivedFD.append(descriptor) }
                 if count <= 0 {
                     drainOutput(onOutput)
                     flushOutput(onOutput)
                     return .closed
                 }
-                received += buffer[0..<count]
+                received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
             }
         }
     }
 
     private func drainOutput(_ onOutput: (String) -> Void) {
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            let count = read(output, scratch.baseAddress, scratch.count)
             guard count > 0 else { break }
-            pendingOutput += buffer[0..<count]
+            pendingOutput.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
             while let newline = pendingOutput.firstIndex(of: 10) {
                 onOutput(String(decoding: pendingOutput[..<newline], as: UTF8.self))
                 pendingOutput.removeFirst(newline + 1)

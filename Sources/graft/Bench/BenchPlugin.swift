@@ -28,6 +28,9 @@ enum BenchPlugin {
         }
         static bool interact(const graft_component_instance_t *self, const char *action, const graft_value_t *data) {
             (void)data; const echo_t *e = self->plugin_data;
+        #ifdef BENCH_CRASH
+            if (strcmp(action, "crash") == 0) *(volatile int *)0 = 1;
+        #endif
             if (strcmp(action, "say") != 0) return false;
             graft_member_t m = { "text", graft_string(e->text, e->n) };
             graft_value_t payload = graft_object(&m, 1);

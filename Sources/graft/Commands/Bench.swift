@@ -6,13 +6,13 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load, hotswap (default: all). Build with -c release first:
+            Parts: registry, components, validators, load, hotswap, isolation (default: all). Build with -c release first:
               swift build -c release && .build/release/graft bench
             Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, all
+        case registry, components, validators, load, hotswap, isolation, all
     }
 
     @Argument(help: "The parts to run.")
@@ -26,6 +26,9 @@ struct Bench: ParsableCommand {
 
     @Option(help: "Swaps timed by the hotswap part (latency, and again under load).")
     var swaps: Int = 500
+
+    @Option(help: "Isolated swaps of the Swift plugin before the host's memory is read (isolation part).")
+    var isolatedSwaps: Int = 1000
 
     @Option(help: "Swaps of a plain-cc plugin before its memory is read.")
     var memorySwaps: Int = 1000
@@ -63,6 +66,10 @@ struct Bench: ParsableCommand {
             attempt("hotswap") {
                 try HotSwapBench.run(folder: folder, swaps: swaps, memorySwaps: memorySwaps, swiftPlugin: swiftPlugin)
             }
+        }
+
+        if selected.contains(.isolation) {
+            attempt("isolation") { try IsolationBench.run(folder: folder, iterations: iterations, swaps: isolatedSwaps) }
         }
 
         if options.json {
