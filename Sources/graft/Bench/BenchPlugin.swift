@@ -1,7 +1,8 @@
 import Foundation
 
 /// A small C plugin the benchmarks compile with `cc`: one component, `echo`,
-/// whose render is a prefix and an input and whose `say` interaction emits.
+/// whose render is a prefix and an input and whose `say` interaction emits
+/// (`BENCH_ID`, `BENCH_KEY` and `BENCH_PREFIX` make distinct builds).
 /// Its Swift twin, `SwiftEcho`, does the same work in-process, so the
 /// difference between the two is what the C ABI and the host cost.
 enum BenchPlugin {
@@ -12,6 +13,9 @@ enum BenchPlugin {
         #ifndef BENCH_ID
         #define BENCH_ID "bench.echo"
         #endif
+        #ifndef BENCH_KEY
+        #define BENCH_KEY "echo"
+        #endif
         #ifndef BENCH_PREFIX
         #define BENCH_PREFIX "echo:"
         #endif
@@ -19,7 +23,7 @@ enum BenchPlugin {
         static const graft_field_t said[] = { { "text", GRAFT_TYPE_STRING, NULL } };
         static const graft_output_t outputs[] = { { "said", NULL, said, 1 } };
         static const graft_component_descriptor_t echo = {
-            .key = "echo", .version = 1, .inputs = inputs, .input_count = 1,
+            .key = BENCH_KEY, .version = 1, .inputs = inputs, .input_count = 1,
             .outputs = outputs, .output_count = 1, .debug_config = "{\"text\":\"hi\"}" };
         typedef struct { graft_component_instance_t base; const graft_component_context_t *ctx; char *text; size_t n; } echo_t;
         static bool render(const graft_component_instance_t *self, const char *type, const graft_writer_t *w) {
@@ -49,7 +53,7 @@ enum BenchPlugin {
         }
         static const graft_component_instance_t *create(const graft_component_factory_t *f, const char *key, uint32_t v,
                                                         const graft_value_t *in, const graft_component_context_t *ctx) {
-            (void)f; if (strcmp(key, "echo") != 0 || v != 1) return NULL;
+            (void)f; if (strcmp(key, BENCH_KEY) != 0 || v != 1) return NULL;
             echo_t *e = calloc(1, sizeof *e); if (!e) return NULL;
             const graft_value_t *t = graft_object_get(in, "text");
             e->n = t && t->type == GRAFT_TYPE_STRING ? t->data.string.length : 0;

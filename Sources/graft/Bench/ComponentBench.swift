@@ -10,7 +10,7 @@ enum ComponentBench {
     static func run(folder: URL, iterations: Int) throws -> BenchPart {
         var part = BenchPart(name: "component create + render + emit")
         let library = try BenchPlugin.build(into: folder)
-        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger)
+        let host = GraftHost(configuration: BenchHosts.inProcess(), logger: quietLogger)
         try host.load(pluginAt: library.path)
         let reference = ComponentReference(key: "echo")
         let emitted = Atomic<Int>(0)

@@ -19,7 +19,7 @@ enum HotSwapBench {
         try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
         let path = live.appendingPathComponent("libbench_echo.so").path
         try install(builds[0], at: path)
-        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger, loadsFromCopies: true)
+        let host = GraftHost(configuration: BenchHosts.swapping(cache: folder.appendingPathComponent("cache").path), logger: quietLogger)
         try host.load(pluginAt: path)
 
         // 1. Latency: from the file complete on disk to the new build serving.

@@ -33,7 +33,7 @@ enum LoadBench {
         var hosts: [GraftHost] = []
         let loaded = Stopwatch.samples(count: count) { index in
             // One host per copy: the copies share a plugin id.
-            let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger)
+            let host = GraftHost(configuration: BenchHosts.inProcess(), logger: quietLogger)
             _ = try? host.load(pluginAt: hostCopies[index])
             hosts.append(host)
         }

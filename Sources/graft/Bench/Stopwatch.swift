@@ -50,6 +50,9 @@ enum Stopwatch {
 
     static func median(_ values: [Double]) -> Double { percentile(values, 50) }
 
+    /// The 99th percentile (nearest rank): of 50 samples or fewer, the largest.
+    static func p99(_ values: [Double]) -> Double { percentile(values, 99) }
+
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         guard !values.isEmpty else { return .nan }
         let sorted = values.sorted()

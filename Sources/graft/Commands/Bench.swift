@@ -6,13 +6,13 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load, hotswap, isolation (default: all). Build with -c release first:
+            Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all). Build with -c release first:
               swift build -c release && .build/release/graft bench
             Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, isolation, all
+        case registry, components, validators, load, hotswap, discovery, isolation, all
     }
 
     @Argument(help: "The parts to run.")
@@ -33,6 +33,12 @@ struct Bench: ParsableCommand {
     @Option(help: "Swaps of a plain-cc plugin before its memory is read.")
     var memorySwaps: Int = 1000
 
+    @Option(help: "Distinct plugins discovered by the discovery part.")
+    var discoveryPlugins: Int = 200
+
+    @Option(help: "Rounds timed by the discovery part, each on fresh copies of the plugins.")
+    var discoveryRounds: Int = 21
+
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
@@ -43,9 +49,18 @@ struct Bench: ParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var inProcess = options
-        inProcess.inProcess = true  // the in-process paths are what these parts time
-        let host = inProcess.makeHost()
+        // The plugins on the search path, loaded only for the parts that use them.
+        var loaded: GraftHost?
+        func host() -> GraftHost {
+            if let loaded { return loaded }
+            // In process (what these parts time), and without the user's registry cache.
+            var inProcess = options
+            inProcess.inProcess = true
+            inProcess.noCache = true
+            let host = inProcess.makeHost()
+            loaded = host
+            return host
+        }
 
         var results: [BenchPart] = []
         func attempt(_ name: String, _ body: () throws -> BenchPart) {
@@ -57,9 +72,9 @@ struct Bench: ParsableCommand {
                 results.append(failed)
             }
         }
-        if selected.contains(.registry) { attempt("registry") { RegistryBench.run(host: host, iterations: iterations) } }
+        if selected.contains(.registry) { attempt("registry") { RegistryBench.run(host: host(), iterations: iterations) } }
         if selected.contains(.components) { attempt("components") { try ComponentBench.run(folder: folder, iterations: iterations / 10) } }
-        if selected.contains(.validators) { attempt("validators") { try ValidatorBench.run(host: host, iterations: iterations) } }
+        if selected.contains(.validators) { attempt("validators") { try ValidatorBench.run(host: host(), iterations: iterations) } }
         if selected.contains(.load) { attempt("load") { try LoadBench.run(folder: folder, count: plugins) } }
         if selected.contains(.hotswap) {
             let swiftPlugin = SearchPath.executableFolder.map { $0 + "/libDatePicker.so" }
@@ -67,6 +82,7 @@ struct Bench: ParsableCommand {
                 try HotSwapBench.run(folder: folder, swaps: swaps, memorySwaps: memorySwaps, swiftPlugin: swiftPlugin)
             }
         }
+        if selected.contains(.discovery) { attempt("discovery") { try DiscoveryBench.run(folder: folder, count: discoveryPlugins, rounds: discoveryRounds) } }
 
         if selected.contains(.isolation) {
             attempt("isolation") { try IsolationBench.run(folder: folder, iterations: iterations, swaps: isolatedSwaps) }

@@ -1,0 +1,314 @@
+import CGraftSystem
+import Foundation
+import GraftHost
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `graft bench discovery`: finding out what N distinct plugins declare,
+/// through crash-proof discovery (open, trust check, the registry cache or
+/// the scanner child, registration without mapping), against the floor: a C
+/// program that loads each file and walks its descriptors (`DiscoveryFloor`).
+/// Every round uses fresh copies of the N files (new inodes, never loaded)
+/// and an empty cache folder, and times, back to back:
+///   floor       the C loop, in its own process, timed inside it;
+///   cold scan   `GraftHost(configuration:)` + `loadPlugins()`, empty cache: every file through the scanner child;
+///   warm list   a fresh host + `loadPlugins()` + reading `host.plugins`, the cache the cold scan wrote;
+///   host start  a fresh host + `loadPlugins()`, same cache, nothing used or listed (these two take turns);
+///   processes   `graft list --json` (release, warm cache) and `gst-inspect-1.0` (its warm registry), start to reaped.
+/// Ratios are medians of each round's own ratio; p99 is over rounds.
+enum DiscoveryBench {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `graft list` / `gst-inspect-1.0` pairs per round: processes are cheap
+    /// enough to sample more often.
+    static let processPairsPerRound = 3
+
+    /// `rounds` timed rounds follow one untimed warm-up round.
+    static func run(folder: URL, count: Int, rounds: Int) throws -> BenchPart {
+        var part = BenchPart(name: "discovery of \(count) plugins")
+        guard count > 0, rounds > 0 else { throw Failure(description: "--discovery-plugins and --discovery-rounds must be at least 1") }
+        let root = folder.appendingPathComponent("discovery")
+        try makeFolder(root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Every graft-scanner leaves its empty image folder (graft-images-PID-…)
+        // in $TMPDIR when it exits: point TMPDIR into our folder while this
+        // part runs, so the scanners it starts leave nothing behind.
+        let scratch = root.appendingPathComponent("tmp")
+        try makeFolder(scratch)
+        let previousTemporary = getenv("TMPDIR").map { String(cString: $0) }
+        setenv("TMPDIR", scratch.path + "/", 1)
+        defer {
+            if let previousTemporary { setenv("TMPDIR", previousTemporary, 1) } else { unsetenv("TMPDIR") }
+        }
+        let builds = try buildPlugins(count, into: root.appendingPathComponent("builds"))
+        let floorProgram = try DiscoveryFloor.build(into: root)
+
+        // The `graft` beside this one (the release build, when this is it),
+        // and gst-inspect-1.0 with its registry warmed in a cache folder of ours.
+        let graft = SearchPath.executableFolder.map { $0 + "/graft" }.flatMap {
+            FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
+        }
+        if graft == nil { part.notes.append("no graft executable beside this one: the whole-process figures are skipped") }
+        let gstCache = root.appendingPathComponent("gst-cache")
+        try makeFolder(gstCache)
+        var gstInspect = executableOnPath("gst-inspect-1.0")
+        var gstPlugins: Int?
+        if let path = gstInspect {
+            let warmed = try spawn(path, [], environment: environment(cacheHome: gstCache), capturingOutput: true)
+            gstPlugins = totalCount(inGstInspectOutput: warmed.output)
+            if warmed.status != 0 || gstPlugins == nil {
+                part.notes.append("gst-inspect-1.0 failed (status \(warmed.status)): the gst-inspect comparison is skipped")
+                gstInspect = nil
+            }
+        } else {
+            part.notes.append(
+                "gst-inspect-1.0 not found: `apt-get install -y gstreamer1.0-tools` is needed for the graft list / gst-inspect comparison; skipped")
+        }
+
+        var floor: [Double] = [], cold: [Double] = [], warm: [Double] = [], start: [Double] = []
+        var graftProcess: [Double] = [], gstProcess: [Double] = [], processRatios: [Double] = []
+        var graftPlugins: Int?
+        for round in 0...rounds {
+            // Round 0 warms up (the page cache, each executable's first run)
+            // and is not recorded.
+            let recorded = round > 0
+            let base = root.appendingPathComponent("round-\(round)")
+            defer { try? FileManager.default.removeItem(at: base) }
+            let plugins = base.appendingPathComponent("plugins")
+            let floorFiles = try copies(of: builds, into: base.appendingPathComponent("floor"))
+            _ = try copies(of: builds, into: plugins)
+            let cacheHome = base.appendingPathComponent("cache")
+            try makeFolder(cacheHome)
+            let configuration = GraftConfiguration(
+                searchPath: SearchPath(folders: [plugins.path]), cacheFolder: cacheHome.path + "/graft", mapping: .onFirstUse)
+
+            let floorNs = try DiscoveryFloor.run(floorProgram, files: floorFiles)
+            let coldNs = try timeHost(configuration, expecting: count, listing: false)
+            // The two warm figures take turns going first after the cold scan.
+            let warmNs: Double, startNs: Double
+            if round.isMultiple(of: 2) {
+                warmNs = try timeHost(configuration, expecting: count, listing: true)
+                startNs = try timeHost(configuration, expecting: count, listing: false)
+            } else {
+                startNs = try timeHost(configuration, expecting: count, listing: false)
+                warmNs = try timeHost(configuration, expecting: count, listing: true)
+            }
+            if recorded {
+                floor.append(floorNs)
+                cold.append(coldNs)
+                warm.append(warmNs)
+                start.append(startNs)
+            }
+
+            guard let graft else { continue }
+            let arguments = ["list", "--json", "--only-plugin-path", "--plugin-path", plugins.path]
+            if !recorded {
+                let listed = try spawn(graft, arguments, environment: environment(cacheHome: cacheHome), capturingOutput: true)
+                let json = try? JSONSerialization.jsonObject(with: listed.output) as? [String: Any]
+                graftPlugins = (json?["plugins"] as? [Any])?.count
+                guard listed.status == 0, graftPlugins == count else {
+                    throw Failure(description: "graft list exited \(listed.status) listing \(graftPlugins ?? 0) of \(count) plugins")
+                }
+            }
+            for _ in 0..<processPairsPerRound {
+                let listed = try spawn(graft, arguments, environment: environment(cacheHome: cacheHome))
+                guard listed.status == 0 else { throw Failure(description: "graft list exited with status \(listed.status)") }
+                guard let gstInspect else {
+                    if recorded { graftProcess.append(listed.nanoseconds) }
+                    continue
+                }
+                let inspected = try spawn(gstInspect, [], environment: environment(cacheHome: gstCache))
+                guard inspected.status == 0 else { throw Failure(description: "gst-inspect-1.0 exited with status \(inspected.status)") }
+                if recorded {
+                    graftProcess.append(listed.nanoseconds)
+                    gstProcess.append(inspected.nanoseconds)
+                    processRatios.append(listed.nanoseconds / inspected.nanoseconds)
+                }
+            }
+        }
+
+        spread(&part, "floor", floor, plugins: count)
+        spread(&part, "cold_scan", cold, plugins: count)
+        spread(&part, "warm_list", warm, plugins: count)
+        spread(&part, "host_start", start, plugins: count)
+        part.ratio("warm list / floor", roundRatio(warm, floor), target: "<= 0.2")
+        part.ratio("cold scan / floor", roundRatio(cold, floor), target: "<= 2")
+        part.ratio("host start / floor", roundRatio(start, floor), target: "<= 0.2")
+        part.ratio("warm list / floor, p99", Stopwatch.p99(warm) / Stopwatch.p99(floor))
+        part.ratio("cold scan / floor, p99", Stopwatch.p99(cold) / Stopwatch.p99(floor))
+        part.ratio("host start / floor, p99", Stopwatch.p99(start) / Stopwatch.p99(floor))
+        if !graftProcess.isEmpty {
+            part.figure("graft_list_process_p50_ms", Stopwatch.median(graftProcess) / 1e6, "ms per process, \(count) plugins")
+            part.figure("graft_list_process_p99_ms", Stopwatch.p99(graftProcess) / 1e6, "ms per process, \(count) plugins")
+            part.figure("graft_list_plugins", Double(graftPlugins ?? 0), "plugins listed")
+        }
+        if !gstProcess.isEmpty {
+            part.figure("gst_inspect_process_p50_ms", Stopwatch.median(gstProcess) / 1e6, "ms per process")
+            part.figure("gst_inspect_process_p99_ms", Stopwatch.p99(gstProcess) / 1e6, "ms per process")
+            part.figure("gst_inspect_plugins", Double(gstPlugins ?? 0), "plugins listed")
+            part.ratio("graft list / gst-inspect (process)", Stopwatch.median(processRatios), target: "<= 1")
+            part.ratio("graft list / gst-inspect, p99", Stopwatch.p99(graftProcess) / Stopwatch.p99(gstProcess))
+        }
+        part.notes.append(
+            "floor: a C program (cc -O2) doing dlopen(RTLD_NOW|RTLD_LOCAL), dlsym(graft_entry), entry, ABI major, init, get_factory x3 and every descriptor for each file; its loop timed inside it")
+        part.notes.append("cold scan: GraftHost(configuration:) + loadPlugins(), new inodes, empty cache: every file through graft-scanner, cache written")
+        part.notes.append("warm list: GraftHost(configuration:) + loadPlugins() + host.plugins, the cache the cold scan wrote; host start: the same without host.plugins")
+        if !graftProcess.isEmpty {
+            part.notes.append(
+                "processes: spawn to reaped, output to /dev/null; `graft list --json --only-plugin-path` (warm cache, XDG_CACHE_HOME) against `gst-inspect-1.0` (warm registry, its own XDG_CACHE_HOME)")
+        }
+        part.notes.append(
+            "\(rounds) rounds (\(rounds * processPairsPerRound) process pairs), each on fresh copies of \(count) distinct plugins; p99 is over rounds (of 50 or fewer samples, the largest)")
+        return part
+    }
+
+    /// Times a fresh host loading the search path of `configuration`, and
+    /// reading `host.plugins` when `listing`; checks, untimed, that every
+    /// plugin registered unmapped.
+    static func timeHost(_ configuration: GraftConfiguration, expecting count: Int, listing: Bool) throws -> Double {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let host = GraftHost(configuration: configuration, logger: quietLogger)
+        host.loadPlugins()
+        if listing { blackHole(host.plugins.reduce(0) { $0 + $1.components.count }) }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started)
+        let plugins = host.plugins
+        guard plugins.count == count, host.failures.isEmpty, !plugins.contains(where: \.isMapped) else {
+            let failure = host.failures.first.map { ": \($0.error)" } ?? ""
+            throw Failure(
+                description: "discovery registered \(plugins.count) of \(count) plugins, \(plugins.filter(\.isMapped).count) mapped\(failure)")
+        }
+        return elapsed
+    }
+
+    /// Total and per-plugin figures, median and p99, of `samples` (ns for N plugins).
+    static func spread(_ part: inout BenchPart, _ key: String, _ samples: [Double], plugins count: Int) {
+        let median = Stopwatch.median(samples), p99 = Stopwatch.p99(samples)
+        part.figure("\(key)_p50_ms", median / 1e6, "ms for \(count) plugins")
+        part.figure("\(key)_p99_ms", p99 / 1e6, "ms for \(count) plugins")
+        part.figure("\(key)_per_plugin_p50_us", median / Double(count) / 1e3, "µs per plugin (total / \(count))")
+        part.figure("\(key)_per_plugin_p99_us", p99 / Double(count) / 1e3, "µs per plugin (total / \(count))")
+    }
+
+    /// The median over rounds of `measured / baseline` in the same round.
+    static func roundRatio(_ measured: [Double], _ baseline: [Double]) -> Double {
+        Stopwatch.median(zip(measured, baseline).map { $0 / $1 })
+    }
+
+    // MARK: Files
+
+    /// Compiles `count` distinct plugins (ids `bench.p0`…, component keys
+    /// `echo.p0`…) from `BenchPlugin`'s source, a few `cc` at a time.
+    static func buildPlugins(_ count: Int, into folder: URL) throws -> [URL] {
+        try makeFolder(folder)
+        @Sendable func build(_ index: Int) throws -> URL {
+            try BenchPlugin.build(
+                into: folder, name: "libbench_p\(index).so",
+                defines: ["BENCH_ID=\"bench.p\(index)\"", "BENCH_KEY=\"echo.p\(index)\""])
+        }
+        // The first build writes the shared source; the rest only read it.
+        let first = try build(0)
+        let built = Mutex<[Int: Result<URL, any Error>]>([0: .success(first)])
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: 1 + worker, to: count, by: workers) {
+                let result = Result { try build(index) }
+                built.withLock { $0[index] = result }
+            }
+        }
+        return try built.withLock { built in try (0..<count).map { try built[$0]!.get() } }
+    }
+
+    /// Copies `files` into a new `folder` (new inodes, mode 0755); returns the copies' paths.
+    static func copies(of files: [URL], into folder: URL) throws -> [String] {
+        try makeFolder(folder)
+        return try files.map { file in
+            let copy = folder.appendingPathComponent(file.lastPathComponent).path
+            try FileManager.default.copyItem(atPath: file.path, toPath: copy)
+            chmod(copy, 0o755)
+            return copy
+        }
+    }
+
+    /// A folder only this user can write: the trust checks accept its files.
+    static func makeFolder(_ folder: URL) throws {
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    // MARK: Processes
+
+    /// This process's environment with `XDG_CACHE_HOME` set: graft's registry
+    /// cache and GStreamer's registry go there, never into ~/.cache.
+    static func environment(cacheHome: URL) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = cacheHome.path
+        return environment
+    }
+
+    static func executableOnPath(_ name: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return folders.map { "\($0)/\(name)" }.first { $0.hasPrefix("/") && FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The N of gst-inspect-1.0's closing "Total count: N plugins, M features" line.
+    static func totalCount(inGstInspectOutput output: Data) -> Int? {
+        let text = String(decoding: output, as: UTF8.self)
+        guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("Total count:") }) else { return nil }
+        return line.dropFirst("Total count:".count).split(separator: " ").first.flatMap { Int($0) }
+    }
+
+    /// Runs `path` through posix_spawn, stdin from /dev/null, stdout and
+    /// stderr to /dev/null (or captured), waits for it and reaps it. The time
+    /// is from just before the spawn to just after the reap.
+    static func spawn(
+        _ path: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        capturingOutput: Bool = false
+    ) throws -> (status: Int32, nanoseconds: Double, output: Data) {
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        // graft_spawn gives the child a descriptor 3: here, /dev/null.
+        let channel = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard channel >= 0 else { throw Failure(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
+        defer { close(channel) }
+        var pipeEnds: [Int32] = [-1, -1]
+        if capturingOutput {
+            guard pipe(&pipeEnds) == 0 else { throw Failure(description: "pipe failed: \(String(cString: strerror(errno)))") }
+            // The child gets the write end as its stdout and stderr only.
+            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        }
+        var pid: pid_t = 0
+        let started = DispatchTime.now().uptimeNanoseconds
+        let error = graft_spawn(path, argv, envp, channel, pipeEnds[1], &pid)
+        if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
+        guard error == 0 else {
+            if pipeEnds[0] >= 0 { close(pipeEnds[0]) }
+            throw Failure(description: "cannot start \(path): \(String(cString: strerror(error)))")
+        }
+        var output = Data()
+        if pipeEnds[0] >= 0 {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                output.append(contentsOf: buffer[0..<count])
+            }
+            close(pipeEnds[0])
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started)
+        // Exited: the status byte; killed: 128 + the signal, as a shell says it.
+        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (code, elapsed, output)
+    }
+}
