@@ -12,7 +12,7 @@
 
 #include "graft_child.h"
 
-int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int output, pid_t *pid) {
+int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int side, int output, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int status = posix_spawn_file_actions_init(&actions);
@@ -26,6 +26,7 @@ int graft_spawn(const char *path, char *const argv[], char *const envp[], int ch
     /* dup2 onto itself would keep close-on-exec set: move the channel first
      * when it already is 3. */
     if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, channel, 3);
+    if (side >= 0 && status == 0) status = posix_spawn_file_actions_adddup2(&actions, side, 4);
     if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     if (output >= 0) {
         if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, output, 1);
@@ -34,7 +35,7 @@ int graft_spawn(const char *path, char *const argv[], char *const envp[], int ch
         if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
         if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, 1, 2);
     }
-    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, side >= 0 ? 5 : 4);
 
     sigset_t all, none;
     sigfillset(&all);

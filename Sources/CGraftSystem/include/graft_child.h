@@ -8,13 +8,14 @@
 #include <sys/types.h>
 
 /* Starts `path` with `argv` and `envp` (NULL-terminated) through posix_spawn:
- * the child's descriptor 3 is `channel`, its stdin is /dev/null, its stdout
- * and stderr are `output` (or /dev/null when output < 0), and every other
- * descriptor is closed. Signal dispositions are reset to their defaults and
+ * the child's descriptor 3 is `channel`, its descriptor 4 is `side` (when
+ * side >= 0: a pipe the child writes progress bytes to), its stdin is
+ * /dev/null, its stdout and stderr are `output` (or /dev/null when
+ * output < 0), and every other descriptor is closed. Signal dispositions are reset to their defaults and
  * the signal mask is emptied; the child stays in the caller's process group,
  * so Ctrl-C and a terminal hang-up reach it too. Returns 0 and sets *pid, or
  * an errno value. */
-int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int output, pid_t *pid);
+int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int side, int output, pid_t *pid);
 
 /* Sends `length` bytes of `data` on the stream socket `socket`, with `fd`
  * attached as SCM_RIGHTS to the first byte (fd < 0: none). Writes everything

@@ -73,7 +73,7 @@ final class Scanner: @unchecked Sendable {
     private func running() -> ChildProcess? {
         if let child { return child }
         do throws(GraftError) {
-            let started = try ChildProcess(executable: executable, arguments: ["scan"])
+            let started = try ChildProcess(executable: executable, arguments: ["scan"], progress: true)
             switch started.receive(until: .now + Self.startDeadline, onOutput: { self.logger.notice("scanner: \($0)") }) {
             case .frame(let header, let payload) where header.kind == .hello:
                 var reader = WireReader(payload)
@@ -106,9 +106,8 @@ final class Scanner: @unchecked Sendable {
             switch child.receive(until: until, onOutput: output) {
             case .frame(let header, let payload) where header.id == id:
                 var reader = WireReader(payload)
+                _ = child.latestProgress()  // consumed: the pipe never fills
                 switch header.kind {
-                case .stage:
-                    if let raw = try? reader.u8(), let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
                 case .described:
                     if let info = try? reader.plugin(path: file.path) { return .described(info) }
                     return abandon(child, file, "sent a description that does not decode")
@@ -125,6 +124,7 @@ final class Scanner: @unchecked Sendable {
                 return abandon(child, file, "broke the protocol (\(reason))")
             case .closed:
                 self.child = nil
+                if let raw = child.latestProgress(), let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
                 let ended = child.termination()
                 return .crashed(GraftError(
                     .pluginCrashed,
@@ -132,6 +132,7 @@ final class Scanner: @unchecked Sendable {
                     path: file.path, symbol: stage.symbol))
             case .timedOut:
                 self.child = nil
+                if let raw = child.latestProgress(), let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
                 child.stop()
                 return .crashed(GraftError(
                     .pluginTimeout,

@@ -9,7 +9,8 @@ import Glibc
 /// The scanner child's side (the `graft-scanner scan` executable): describe
 /// each plugin file the host sends, with the descriptor it sends, and answer
 /// with everything the file declares or every problem found. Before each
-/// stage (constructors, graft_entry, init, descriptors) it tells the host, so
+/// stage (constructors, graft_entry, init, descriptors) it writes one byte to
+/// its progress pipe (descriptor 4), so
 /// a crash can be reported with where it happened. Plugins stay loaded until
 /// the child exits, and it exits with `_exit`: no plugin's deinit or
 /// destructor runs, so none can turn a good scan into a crash.
@@ -28,7 +29,7 @@ package enum ScannerService {
         hello.u16(UInt16(ABIVersion.host.major))
         hello.u16(UInt16(ABIVersion.host.minor))
         hello.string(Scanner.architecture)
-        guard send(.hello, id: 0, hello.bytes) else { _exit(0) }
+        guard send(.hello, id: 0, hello.bytes) else { finish() }
 
         let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))
         let images = ImageStore()
@@ -53,9 +54,10 @@ package enum ScannerService {
                 continue
             }
             let outcome = loader.open(file, mapping: copy ? .copy : .link, images: images) { stage in
-                var writer = WireWriter()
-                writer.u8(stage.rawValue)
-                _ = send(.stage, id: id, writer.bytes)
+                // One byte on the progress pipe (descriptor 4): the host reads
+                // it only if this process dies or hangs.
+                var byte = stage.rawValue
+                _ = write(progressDescriptor, &byte, 1)
             }
             switch outcome {
             case .failure(let problems):
@@ -70,16 +72,26 @@ package enum ScannerService {
                 }
                 var writer = WireWriter()
                 writer.plugin(plugin.info)
-                if !send(.described, id: id, writer.bytes) { _exit(0) }
+                if !send(.described, id: id, writer.bytes) { finish() }
             }
         }
+        finish()
+    }
+
+    /// The progress pipe the host gave the scanner (see `ChildProcess`).
+    static let progressDescriptor: Int32 = 4
+
+    /// Ends the child: no plugin's deinit or destructor runs, and the image
+    /// folder a copying host made is removed first.
+    static func finish() -> Never {
+        ImageStore.removeFolders(ofProcess: getpid())
         _exit(0)
     }
 
     private static func refuse(_ id: UInt32, _ errors: [GraftError]) {
         var writer = WireWriter()
         writer.list(errors) { $0.error($1) }
-        if !send(.refused, id: id, writer.bytes) { _exit(0) }
+        if !send(.refused, id: id, writer.bytes) { finish() }
     }
 
     private static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {

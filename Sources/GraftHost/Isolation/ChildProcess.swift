@@ -20,6 +20,8 @@ final class ChildProcess: @unchecked Sendable {
     let executable: String
     private let channel: Int32
     private let output: Int32
+    /// The read end of the child's progress pipe (its descriptor 4), or -1.
+    private let progress: Int32
     private var received: [UInt8] = []
     private var receivedFD: [Int32] = []
     private var pendingOutput: [UInt8] = []
@@ -51,11 +53,24 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Starts `executable` with the host's environment plus `environment`.
-    init(executable: String, arguments: [String], environment extra: [String: String] = [:]) throws(GraftError) {
+    /// With `progress`, the child's descriptor 4 is a pipe whose bytes the
+    /// host reads with `latestProgress()` (the scanner's stages: writing a
+    /// byte costs the child one system call and wakes nobody).
+    init(executable: String, arguments: [String], environment extra: [String: String] = [:], progress: Bool = false) throws(GraftError) {
         self.executable = executable
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw GraftError(.scannerUnavailable, "could not create a socket pair for \(executable): \(String(cString: strerror(errno))).")
+        }
+        var progressEnds: [Int32] = [-1, -1]
+        if progress {
+            guard pipe(&progressEnds) == 0 else {
+                close(pair[0]); close(pair[1])
+                throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(String(cString: strerror(errno))).")
+            }
+            _ = fcntl(progressEnds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(progressEnds[1], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(progressEnds[0], F_SETFL, fcntl(progressEnds[0], F_GETFL) | O_NONBLOCK)
         }
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0,
@@ -72,22 +87,25 @@ final class ChildProcess: @unchecked Sendable {
         environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
         let argv = [executable] + arguments
         let envp = environment.map { "\($0.key)=\($0.value)" }
-        let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds] in
-            Self.spawn(executable, argv, envp, channel: pair[1], output: pipeEnds[1])
+        let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds, progressEnds] in
+            Self.spawn(executable, argv, envp, channel: pair[1], side: progressEnds[1], output: pipeEnds[1])
         }
         close(pair[1])
         close(pipeEnds[1])
+        if progressEnds[1] >= 0 { close(progressEnds[1]) }
         guard status == 0 else {
             close(pair[0]); close(pipeEnds[0])
+            if progressEnds[0] >= 0 { close(progressEnds[0]) }
             throw GraftError(.scannerUnavailable, "could not start \(executable): \(String(cString: strerror(status))).", path: executable)
         }
         self.pid = pid
         channel = pair[0]
         output = pipeEnds[0]
+        self.progress = progressEnds[0]
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
     }
 
-    private static func spawn(_ path: String, _ argv: [String], _ envp: [String], channel: Int32, output: Int32) -> (Int32, pid_t) {
+    private static func spawn(_ path: String, _ argv: [String], _ envp: [String], channel: Int32, side: Int32, output: Int32) -> (Int32, pid_t) {
         var cArgv = argv.map { strdup($0) } + [nil]
         var cEnvp = envp.map { strdup($0) } + [nil]
         defer {
@@ -95,7 +113,7 @@ final class ChildProcess: @unchecked Sendable {
             for pointer in cEnvp { free(pointer) }
         }
         var pid: pid_t = 0
-        let status = graft_spawn(path, &cArgv, &cEnvp, channel, output, &pid)
+        let status = graft_spawn(path, &cArgv, &cEnvp, channel, side, output, &pid)
         return (status, pid)
     }
 
@@ -103,12 +121,26 @@ final class ChildProcess: @unchecked Sendable {
         stop()
         close(channel)
         close(output)
+        if progress >= 0 { close(progress) }
         for descriptor in receivedFD { close(descriptor) }
         scratch.deallocate()
     }
 
     /// The host's descriptors for this child: its channel and its output (for tests).
     var descriptors: [Int32] { [channel, output] }
+
+    /// The last progress byte the child wrote, reading everything it wrote
+    /// since the last call; nil when it wrote nothing since.
+    func latestProgress() -> UInt8? {
+        guard progress >= 0 else { return nil }
+        var latest: UInt8?
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while true {
+            let count = bytes.withUnsafeMutableBytes { read(progress, $0.baseAddress, $0.count) }
+            guard count > 0 else { return latest }
+            latest = bytes[count - 1]
+        }
+    }
 
     // MARK: Talking
 
@@ -230,6 +262,7 @@ final class ChildProcess: @unchecked Sendable {
             return reaped
         }
         peakMemory = Int(usage.ru_maxrss) * 1024
+        ImageStore.removeFolders(ofProcess: pid)
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7F
         reaped = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)

@@ -35,7 +35,7 @@ package enum RunnerService {
         hello.u16(UInt16(ABIVersion.host.major))
         hello.u16(UInt16(ABIVersion.host.minor))
         hello.string(Scanner.architecture)
-        guard ChildChannel.send(.hello, id: 0, hello.bytes) else { _exit(0) }
+        guard ChildChannel.send(.hello, id: 0, hello.bytes) else { ScannerService.finish() }
 
         var server = Server(settings: settings)
         var channel = ChildChannel()
@@ -51,7 +51,7 @@ package enum RunnerService {
             }
             if !ChildChannel.send(answer.0, id: header.id, answer.1) { break }
         }
-        _exit(0)
+        ScannerService.finish()
     }
 
     private struct Server {

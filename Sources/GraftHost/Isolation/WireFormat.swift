@@ -25,8 +25,7 @@ enum Wire {
         case hello = 1
         /// host → child: describe the file whose descriptor travels with the frame.
         case scan = 2
-        /// child → host: the scan of a file reached a stage (`PluginLoader.Stage`).
-        case stage = 3
+        // 3 is not used: the scanner reports its stages on a pipe of their own.
         /// child → host: the file loaded; its `PluginInfo` follows.
         case described = 4
         /// child → host: the file was refused; its errors follow.

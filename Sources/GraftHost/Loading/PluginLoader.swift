@@ -84,6 +84,8 @@ struct PluginLoader: Sendable {
                 path: path, symbol: GRAFT_ENTRY_SYMBOL))
         }
 
+        // Through a private name of its own (see ImageStore): the checked
+        // descriptor itself, or, for a host that hot-swaps, a private copy.
         let imagePath: String
         do throws(GraftError) {
             imagePath = try mapping == .copy ? images.copy(of: file) : images.link(to: file)

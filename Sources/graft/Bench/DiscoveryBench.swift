@@ -287,7 +287,7 @@ enum DiscoveryBench {
         }
         var pid: pid_t = 0
         let started = DispatchTime.now().uptimeNanoseconds
-        let error = graft_spawn(path, argv, envp, channel, pipeEnds[1], &pid)
+        let error = graft_spawn(path, argv, envp, channel, -1, pipeEnds[1], &pid)
         if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
         guard error == 0 else {
             if pipeEnds[0] >= 0 { close(pipeEnds[0]) }

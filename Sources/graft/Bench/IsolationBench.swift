@@ -55,7 +55,7 @@ enum IsolationBench {
             var envp: [UnsafeMutablePointer<CChar>?] = [nil]
             defer { for pointer in argv { free(pointer) } }
             var pid: pid_t = 0
-            let status = graft_spawn(executable, &argv, &envp, pair[1], -1, &pid)
+            let status = graft_spawn(executable, &argv, &envp, pair[1], -1, -1, &pid)
             close(pair[1])
             guard status == 0 else { throw BenchPlugin.CompileError(description: "could not start the ping-pong child") }
             self.pid = pid
