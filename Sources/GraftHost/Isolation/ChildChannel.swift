@@ -50,7 +50,11 @@ struct ChildChannel {
     /// Sends one frame; false when the host has gone. Frames from several
     /// threads (a plugin may emit from its own) never interleave.
     static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
-        let frame = Wire.frame(kind, id: id, payload: payload)
+        send(Wire.frame(kind, id: id, payload: payload))
+    }
+
+    /// Sends whole frames, already framed.
+    static func send(_ frame: [UInt8]) -> Bool {
         sending.lock()
         defer { sending.unlock() }
         return frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, -1) } == 0

@@ -44,6 +44,9 @@ final class PluginRunner: @unchecked Sendable {
     private var contexts: [UInt32: InstanceContext] = [:]
     private var nextID: UInt32 = 0
     private var crashes: [ObjectIdentifier: [ContinuousClock.Instant]] = [:]
+    /// Requests sent without waiting (`post`): their answers are skipped
+    /// when they arrive.
+    private var unanswered: Set<UInt32> = []
     private var quarantined: [ObjectIdentifier: GraftError] = [:]
 
     static let crashesBeforeQuarantine = 3
@@ -108,14 +111,39 @@ final class PluginRunner: @unchecked Sendable {
         if let instance, instance.generation != generation || child == nil {
             throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
         }
-        let child = try running()
-        let slot = try slot(for: plugin, in: child)
-        var writer = WireWriter()
-        payload(&writer, slot)
         if kind == .create, let context { pendingContext = context }
         defer { pendingContext = nil }
-        let answer = try exchange(kind, writer.bytes, with: child, plugin: plugin, what: what, deadline: deadline ?? limits.call)
-        return (answer, generation)
+        for attempt in 0..<2 {
+            let child = try running()
+            let posted = !unanswered.isEmpty
+            do throws(GraftError) {
+                let slot = try slot(for: plugin, in: child)
+                var writer = WireWriter()
+                payload(&writer, slot)
+                let answer = try exchange(kind, writer.bytes, with: child, plugin: plugin, what: what, deadline: deadline ?? limits.call)
+                return (answer, generation)
+            } catch where posted && attempt == 0 && self.child == nil && instance == nil
+                && [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout].contains(error.code) {
+                // The child died with requests posted before this call still
+                // unanswered: the death may be theirs. Once more, on a new child.
+                logger.notice("the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
+            }
+        }
+        throw GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': its runner could not serve \(what).", path: plugin.info.path)
+    }
+
+    /// Sends a request about an instance without waiting for its answer (a
+    /// destroy: nothing the caller could do with a failure). If the child
+    /// dies before the next call is answered, that call is tried once more on
+    /// a new child, since the death may be this request's.
+    func post(_ kind: Wire.Kind, plugin: LoadedPlugin, instance: Instance, _ payload: (inout WireWriter) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let child, instance.generation == generation else { return }
+        var writer = WireWriter()
+        payload(&writer)
+        nextID &+= 1
+        if child.send(kind, id: nextID, payload: writer.bytes) { unanswered.insert(nextID) }
     }
 
     /// Registers where `emitted` frames for `number` go (after `create`).
@@ -196,6 +224,10 @@ final class PluginRunner: @unchecked Sendable {
                     deliver(&reader)
                     continue
                 }
+                if unanswered.remove(header.id) != nil {
+                    if header.kind == .failed, let error = try? reader.error(path: plugin.info.path) { logger.warning("\(error)") }
+                    continue
+                }
                 guard header.id == id else { throw abandon(child, plugin: plugin, "answered request \(header.id) while \(id) was asked") }
                 if header.kind == .failed {
                     throw (try? reader.error(path: plugin.info.path))
@@ -233,6 +265,7 @@ final class PluginRunner: @unchecked Sendable {
             self.child = nil
             slots = [:]
             contexts = [:]
+            unanswered = []
         }
     }
 

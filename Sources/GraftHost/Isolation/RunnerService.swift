@@ -42,6 +42,7 @@ package enum RunnerService {
         while let (header, payload, descriptor) = channel.next() {
             var reader = WireReader(payload)
             let answer: (Wire.Kind, [UInt8])
+            Outbox.shared.begin()
             do throws(GraftError) {
                 answer = try server.handle(header.kind, &reader, descriptor: descriptor)
             } catch {
@@ -49,7 +50,10 @@ package enum RunnerService {
                 writer.error(error)
                 answer = (.failed, writer.bytes)
             }
-            if !ChildChannel.send(answer.0, id: header.id, answer.1) { break }
+            // The events of the call, then its answer: one write, one wake-up.
+            var bytes = Outbox.shared.end()
+            bytes += Wire.frame(answer.0, id: header.id, payload: answer.1)
+            if !ChildChannel.send(bytes) { break }
         }
         ScannerService.finish()
     }
@@ -119,7 +123,7 @@ package enum RunnerService {
                             writer.bool(event.payload != nil)
                             if let payload = event.payload { writer.value(payload) }
                             writer.warnings(event.warnings)
-                            _ = ChildChannel.send(.emitted, id: 0, writer.bytes)
+                            Outbox.shared.emit(Wire.frame(.emitted, id: 0, payload: writer.bytes))
                         })
                     instances[number] = instance
                     writer.u32(number)
@@ -220,6 +224,42 @@ package enum RunnerService {
                 throw GraftError(.invalidConfig, "the runner failed: \(error).")
             }
         }
+    }
+}
+
+/// Events emitted while the serving thread handles a call wait here and
+/// leave with the call's answer; one emitted from another thread (a plugin's
+/// own) leaves at once.
+final class Outbox: @unchecked Sendable {
+    static let shared = Outbox()
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var bytes: [UInt8] = []
+    private var serving: pthread_t?
+
+    func begin() {
+        lock.lock()
+        serving = pthread_self()
+        lock.unlock()
+    }
+
+    func end() -> [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        serving = nil
+        defer { bytes = [] }
+        return bytes
+    }
+
+    func emit(_ frame: [UInt8]) {
+        lock.lock()
+        if let serving, pthread_equal(serving, pthread_self()) != 0 {
+            bytes += frame
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        _ = ChildChannel.send(frame)
     }
 }
 

@@ -377,10 +377,9 @@ public final class ComponentInstance: @unchecked Sendable {
             instance.pointee.destroy!(instance)
         case .remote(let runner, let instance):
             runner.detach(instance)
-            // A process that restarted has no such instance any more: nothing to destroy.
-            _ = try? runner.call(.destroy, plugin: plugin, what: "destroy of instance '\(id)'", instance: instance) { writer, _ in
-                writer.u32(instance.number)
-            }
+            // Not waited for (its answer is skipped); a process that restarted
+            // has no such instance any more, and nothing is sent.
+            runner.post(.destroy, plugin: plugin, instance: instance) { $0.u32(instance.number) }
         }
     }
 
