@@ -185,6 +185,73 @@ public final class GraftHost: Sendable {
         return try result.get()
     }
 
+    /// Registers plugins known from their description (the registry cache)
+    /// in one step: each is checked as `register` checks one (its id, its
+    /// components, validators and actions against what is registered and what
+    /// came before it in the batch), and everything that passes is published
+    /// at once, so loading N plugins costs N checks, not N copies of the
+    /// registry. Returns the refused ones with why.
+    func registerDescribed(_ batch: [(plugin: LoadedPlugin, file: FileKey, realPath: String)]) -> [(path: String, error: GraftError)] {
+        state.withLock { state in
+            var ids: [String: String] = [:]
+            for plugin in state.plugins.values { ids[plugin.info.id] = plugin.info.path }
+            var components = registry.snapshot.components.mapValues(\.pluginPath)
+            var validators = validatorRegistry.references
+            var actions = actionRegistry.references
+            var accepted: [(plugin: LoadedPlugin, file: FileKey, realPath: String)] = []
+            var refused: [(path: String, error: GraftError)] = []
+            for item in batch {
+                let info = item.plugin.info
+                if let other = ids[info.id] {
+                    refused.append((info.path, GraftError(
+                        .duplicatePlugin, "plugin '\(info.id)' at \(info.path) is already loaded from \(other); the first stays.",
+                        path: info.path)))
+                    continue
+                }
+                if let taken = info.components.first(where: { components[$0.reference] != nil }) {
+                    refused.append((info.path, GraftError(
+                        .duplicateComponent,
+                        "component '\(taken.reference)' from \(info.path) is already registered by \(components[taken.reference]!); the first registration stays.",
+                        path: info.path, key: taken.key)))
+                    continue
+                }
+                let names = info.validators.map { ComponentReference(key: $0.name, version: $0.version) }
+                if let taken = names.first(where: validators.contains) {
+                    refused.append((info.path, GraftError(
+                        .duplicateValidator, "validator '\(taken)' from \(info.path) is already registered; the first stays.",
+                        path: info.path, key: taken.key)))
+                    continue
+                }
+                let keys = info.actions.map { ComponentReference(key: $0.key, version: $0.version) }
+                if let taken = keys.first(where: actions.contains) {
+                    refused.append((info.path, GraftError(
+                        .duplicateAction, "action '\(taken)' from \(info.path) is already registered; the first stays.",
+                        path: info.path, key: taken.key)))
+                    continue
+                }
+                ids[info.id] = info.path
+                for contract in info.components { components[contract.reference] = info.path }
+                validators.formUnion(names)
+                actions.formUnion(keys)
+                accepted.append(item)
+            }
+            // No key is taken (checked above): publishing cannot fail.
+            _ = try? registry.register(accepted.flatMap { item in
+                item.plugin.info.components.map { RegisteredComponent(contract: $0, plugin: item.plugin) }
+            })
+            validatorRegistry.registerDescribed(accepted.map(\.plugin))
+            actionRegistry.register(accepted.map(\.plugin))
+            let paths = Set(accepted.map(\.plugin.info.path))
+            for item in accepted {
+                state.plugins[item.realPath] = item.plugin
+                state.files[item.file] = item.realPath
+                state.order.append(item.realPath)
+            }
+            state.failures.removeAll { paths.contains($0.path) }
+            return refused
+        }
+    }
+
     /// Forgets a plugin registered in-process: its components leave the
     /// registry unless something else has replaced them since.
     func forget(_ plugin: LoadedPlugin, realPath: String) {

@@ -60,6 +60,22 @@ final class ActionRegistry: Sendable {
         }
     }
 
+    /// Every action key + version taken.
+    var references: Set<ComponentReference> { actions.withLock { Set($0.keys) } }
+
+    /// Publishes the actions of many plugins in one step; the caller has
+    /// checked the keys are free.
+    func register(_ plugins: [LoadedPlugin]) {
+        actions.withLock { actions in
+            for plugin in plugins {
+                for contract in plugin.info.actions {
+                    actions[ComponentReference(key: contract.key, version: contract.version)] = RegisteredAction(
+                        contract: contract, pluginID: plugin.info.id, pluginPath: plugin.info.path, plugin: plugin)
+                }
+            }
+        }
+    }
+
     func removeAll(providedBy plugin: LoadedPlugin) {
         actions.withLock { actions in actions = actions.filter { $0.value.plugin !== plugin } }
     }

@@ -9,16 +9,77 @@ extension GraftHost {
     /// process the first time something of theirs is used
     /// (`GraftConfiguration.mapping`).
     public func loadPlugins() {
-        let (files, problems) = searchPath.discover()
+        let (entries, problems) = searchPath.discoverEntries()
         for problem in problems { recordFailure(problem.error, path: problem.path) }
-        for path in files {
-            do {
-                _ = try load(pluginAt: path, mapping: configuration.mapping)
-            } catch {
+        // Files the registry cache knows take the quick way: what `stat` said
+        // of them, their folders' trust checked once per folder, and one
+        // registration for all. Everything else, and everything odd, goes
+        // through `load`, which opens, checks and scans each file.
+        var folders: [String: String?] = [:]
+        var quick: [(plugin: LoadedPlugin, file: FileKey, realPath: String)] = []
+        var seen: Set<FileKey> = []
+        // Registered in search order: the quick ones found so far go first.
+        func flush() {
+            for (path, error) in registerDescribed(quick) {
+                recordFailure(error, path: path)
                 logger.error("\(error)", metadata: ["path": "\(path)"])
             }
+            quick.removeAll()
         }
+        for entry in entries {
+            if let described = quickDescription(of: entry, folders: &folders), seen.insert(described.file).inserted {
+                quick.append(described)
+                continue
+            }
+            flush()
+            do {
+                _ = try load(pluginAt: entry.path, mapping: configuration.mapping)
+            } catch {
+                logger.error("\(error)", metadata: ["path": "\(entry.path)"])
+            }
+        }
+        flush()
         saveCache()
+    }
+
+    /// A plugin for `entry` straight from the registry cache, when `stat`
+    /// says the file is the one described, it passes the trust rules and
+    /// (when locked) its cached hash is pinned; else nil.
+    private func quickDescription(
+        of entry: SearchPath.Entry, folders: inout [String: String?]
+    ) -> (plugin: LoadedPlugin, file: FileKey, realPath: String)? {
+        let status = entry.status
+        guard let cache, configuration.mapping == .onFirstUse, (status.st_mode & S_IFMT) == S_IFREG,
+            status.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0, Int64(status.st_size) <= PluginFile.maximumSize
+        else { return nil }
+        let identity = FileIdentity(status)
+        guard case .described(var info) = cache.lookup(entry.realPath, identity) else { return nil }
+        if state.withLock({ $0.files[identity.file] != nil }) { return nil }
+        if configuration.trust.violation(
+            path: entry.path, realPath: entry.realPath, owner: status.st_uid, mode: status.st_mode, folders: &folders) != nil
+        {
+            return nil
+        }
+        if let pins, let lockPath = configuration.lockFile {
+            guard case .success(let lock) = pins, let hash = cache.hash(of: entry.realPath, identity),
+                lock.violation(path: entry.path, hash: hash, lockPath: lockPath) == nil
+            else { return nil }
+        }
+        info.path = entry.path
+        info.imagePath = entry.realPath
+        let plugin: LoadedPlugin
+        if let runner = runner() {
+            plugin = LoadedPlugin(described: info, runner: runner)
+            state.withLock { $0.identities[entry.realPath] = identity }
+        } else {
+            plugin = LoadedPlugin(described: info) { [weak self] plugin throws(GraftError) in
+                guard let self else {
+                    throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.", path: plugin.info.path)
+                }
+                return try self.map(plugin, describedAs: identity)
+            }
+        }
+        return (plugin, identity.file, entry.realPath)
     }
 
     /// Loads one plugin file, maps it into this process and registers

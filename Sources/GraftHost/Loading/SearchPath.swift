@@ -68,13 +68,27 @@ public struct SearchPath: Sendable, Hashable {
     /// Every `.so` file on the path, in search order, each real file once.
     public func pluginFiles() -> [String] { discover().files }
 
+    /// A plugin file found on the path: the path as found, its real path, and
+    /// what `stat` said of it (so that a file the registry cache knows needs
+    /// no other system call).
+    struct Entry {
+        var path: String
+        var realPath: String
+        var status: stat
+    }
+
+    public func discover() -> (files: [String], problems: [PluginFailure]) {
+        let (entries, problems) = discoverEntries()
+        return (entries.map(\.path), problems)
+    }
+
     /// Every `.so` file on the path, in search order, each real file once;
     /// and the entries that look like plugins but cannot be one: a file name
     /// that is not UTF-8, a dangling symlink, a symlink loop. Subfolders are
     /// searched to `maximumDepth`; symlinked folders are followed, but never
     /// into a folder already visited (no loops).
-    public func discover() -> (files: [String], problems: [PluginFailure]) {
-        var files: [String] = []
+    func discoverEntries() -> (entries: [Entry], problems: [PluginFailure]) {
+        var files: [Entry] = []
         var problems: [PluginFailure] = []
         var seenFiles: Set<String> = []
         var seenFolders: Set<String> = []
@@ -82,16 +96,17 @@ public struct SearchPath: Sendable, Hashable {
         func visit(_ folder: String, depth: Int) {
             guard let real = Self.realPath(folder), seenFolders.insert(real).inserted else { return }
             guard let directory = opendir(folder) else { return }
-            var names: [[UInt8]] = []
+            defer { closedir(directory) }
+            let descriptor = dirfd(directory)
+            var names: [(name: [UInt8], type: UInt8)] = []
             while let entry = readdir(directory) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                     Array(raw.prefix(while: { $0 != 0 }))
                 }
-                if name.first != UInt8(ascii: ".") { names.append(name) }
+                if name.first != UInt8(ascii: ".") { names.append((name, entry.pointee.d_type)) }
             }
-            closedir(directory)
             var subfolders: [String] = []
-            for raw in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            for (raw, type) in names.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
                 guard let name = String(validating: raw, as: UTF8.self) else {
                     if raw.count >= 3 && raw.suffix(3).elementsEqual(".so".utf8) {
                         let shown = Self.escaped(raw)
@@ -106,8 +121,8 @@ public struct SearchPath: Sendable, Hashable {
                 }
                 let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
                 var status = stat()
-                if stat(path, &status) != 0 {
-                    // A name that lstat sees but stat cannot follow: a broken link.
+                if fstatat(descriptor, name, &status, 0) != 0 {
+                    // A name that readdir sees but stat cannot follow: a broken link.
                     if name.hasSuffix(".so") {
                         do throws(GraftError) {
                             _ = try PluginFile(opening: path)
@@ -120,7 +135,9 @@ public struct SearchPath: Sendable, Hashable {
                 if (status.st_mode & S_IFMT) == S_IFDIR {
                     subfolders.append(path)
                 } else if name.hasSuffix(".so") {
-                    add(path)
+                    // A plain entry's real path is its folder's; only a link needs resolving.
+                    let isLink = type == 10 /* DT_LNK */ || type == 0 /* DT_UNKNOWN */
+                    add(path, realPath: isLink ? nil : real + "/" + name, status: status)
                 }
             }
             if depth < Self.maximumDepth {
@@ -128,9 +145,9 @@ public struct SearchPath: Sendable, Hashable {
             }
         }
 
-        func add(_ path: String) {
-            let real = Self.realPath(path) ?? path
-            if seenFiles.insert(real).inserted { files.append(path) }
+        func add(_ path: String, realPath known: String? = nil, status: stat) {
+            let real = known ?? Self.realPath(path) ?? path
+            if seenFiles.insert(real).inserted { files.append(Entry(path: path, realPath: real, status: status)) }
         }
 
         for entry in folders {
@@ -149,7 +166,7 @@ public struct SearchPath: Sendable, Hashable {
             if (status.st_mode & S_IFMT) == S_IFDIR {
                 visit(entry, depth: flatFolders.contains(entry) ? Self.maximumDepth : 0)
             } else {
-                add(entry)
+                add(entry, status: status)
             }
         }
         return (files, problems)

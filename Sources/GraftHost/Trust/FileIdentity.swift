@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What makes a plugin file the same file: its device and inode, and for the
 /// registry cache and quarantine also its size and change times, so that a
 /// rebuilt file (new inode, or the same inode rewritten) is a new entry.
@@ -15,6 +19,13 @@ public struct FileIdentity: Sendable, Hashable {
         self.size = size
         self.modified = modified
         self.changed = changed
+    }
+
+    init(_ status: stat) {
+        self.init(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
+            changed: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
     }
 
     /// The file itself, whatever its contents: hard links and symlinks to one

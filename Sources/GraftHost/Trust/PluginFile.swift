@@ -91,10 +91,7 @@ final class PluginFile: @unchecked Sendable {
         self.descriptor = descriptor
         owner = status.st_uid
         mode = status.st_mode
-        identity = FileIdentity(
-            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
-            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-            changed: Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec))
+        identity = FileIdentity(status)
     }
 
     deinit {

@@ -22,33 +22,39 @@ public struct TrustPolicy: Sendable, Hashable {
     /// The first rule `file` breaks, or nil. `folders` caches the verdict on
     /// each folder across a scan.
     func violation(of file: PluginFile, folders: inout [String: String?]) -> GraftError? {
+        violation(path: file.path, realPath: file.realPath, owner: file.owner, mode: file.mode, folders: &folders)
+    }
+
+    /// The same rules from what `stat` says of the file at `realPath`.
+    func violation(path: String, realPath: String, owner: uid_t, mode: mode_t, folders: inout [String: String?]) -> GraftError? {
         let user = geteuid()
-        if file.owner != user && file.owner != 0 {
-            return refuse(file, "\(file.realPath) is owned by user \(file.owner), not by this user (\(user)) or root")
+        if owner != user && owner != 0 {
+            return refuse(path, "\(realPath) is owned by user \(owner), not by this user (\(user)) or root")
         }
-        if file.mode & (S_IWGRP | S_IWOTH) != 0 {
-            return refuse(
-                file, "\(file.realPath) has mode \(Self.octal(file.mode)): others can write to it (chmod go-w to trust it)")
+        if mode & (S_IWGRP | S_IWOTH) != 0 {
+            return refuse(path, "\(realPath) has mode \(Self.octal(mode)): others can write to it (chmod go-w to trust it)")
         }
-        var folder = file.realPath
-        while folder != "/" {
-            folder = Self.parent(of: folder)
-            if let cached = folders[folder] {
-                if let reason = cached { return refuse(file, reason) }
-                continue
-            }
-            let reason = Self.folderViolation(folder, user: user)
-            folders[folder] = .some(reason)
-            if let reason { return refuse(file, reason) }
+        if let reason = Self.chainViolation(Self.parent(of: realPath), user: user, folders: &folders) {
+            return refuse(path, reason)
         }
         return nil
     }
 
-    private func refuse(_ file: PluginFile, _ reason: String) -> GraftError {
+    /// The first rule broken by `folder` or any folder above it; `folders`
+    /// remembers the answer for each folder's whole chain, so files that
+    /// share folders cost one lookup each.
+    private static func chainViolation(_ folder: String, user: uid_t, folders: inout [String: String?]) -> String? {
+        if let known = folders[folder] { return known }
+        let verdict = folderViolation(folder, user: user) ?? (folder == "/" ? nil : chainViolation(parent(of: folder), user: user, folders: &folders))
+        folders[folder] = .some(verdict)
+        return verdict
+    }
+
+    private func refuse(_ path: String, _ reason: String) -> GraftError {
         GraftError(
             .untrustedPlugin,
-            "\(file.path) is not trusted: \(reason). Only files that no other user could have written are loaded; --allow-untrusted (TrustPolicy(allowsUntrusted: true)) loads it anyway, for development.",
-            path: file.path)
+            "\(path) is not trusted: \(reason). Only files that no other user could have written are loaded; --allow-untrusted (TrustPolicy(allowsUntrusted: true)) loads it anyway, for development.",
+            path: path)
     }
 
     private static func folderViolation(_ folder: String, user: uid_t) -> String? {

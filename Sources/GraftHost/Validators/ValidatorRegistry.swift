@@ -136,6 +136,8 @@ final class ValidatorRegistry: Sendable {
             }
         }
         let functions = prepared.functions
+        // A plugin waiting to map adds nothing to the table yet.
+        if prepared.entries.isEmpty && replacing == nil && plugin.runner == nil { return }
         table.update { table in
             var entries = table.entries
             if let replacing { entries = entries.filter { $0.value.plugin !== replacing } }
@@ -146,6 +148,36 @@ final class ValidatorRegistry: Sendable {
             }
             // An isolated plugin's validators answer from its runner child.
             if plugin.runner != nil {
+                for contract in plugin.info.validators {
+                    entries[ComponentReference(key: contract.name, version: contract.version)] = RegisteredValidator(
+                        contract: contract, plugin: plugin, descriptor: nil, native: nil)
+                }
+            }
+            return (Table(entries), ())
+        }
+    }
+
+    /// Every validator name taken, published or waiting for its plugin.
+    var references: Set<ComponentReference> {
+        Set(table.value.entries.keys).union(pending.withLock { Set($0.keys) })
+    }
+
+    /// Registers the validators of plugins known from their description, in
+    /// one step: waiting for their plugin to map, or answering from its
+    /// runner child. The caller has checked the names are free.
+    func registerDescribed(_ plugins: [LoadedPlugin]) {
+        let remote = plugins.filter { $0.runner != nil }
+        pending.withLock { pending in
+            for plugin in plugins where plugin.runner == nil {
+                for contract in plugin.info.validators {
+                    pending[ComponentReference(key: contract.name, version: contract.version)] = plugin
+                }
+            }
+        }
+        guard remote.contains(where: { !$0.info.validators.isEmpty }) else { return }
+        table.update { table in
+            var entries = table.entries
+            for plugin in remote {
                 for contract in plugin.info.validators {
                     entries[ComponentReference(key: contract.name, version: contract.version)] = RegisteredValidator(
                         contract: contract, plugin: plugin, descriptor: nil, native: nil)
