@@ -63,6 +63,41 @@ struct IsolationTests {
         #expect(!Self.mapsFile(echoFile.path), "the plugin never ran in the host")
     }
 
+    @Test("calls from several threads to isolated instances, validators and actions all answer correctly", arguments: [Isolation.perPlugin, .shared])
+    func concurrentCalls(isolation: Isolation) throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        try Fixtures.build("good_counter", into: folder)
+        let host = Self.host(folder, isolation: isolation, cache: scratch.file("cache"))
+        host.loadPlugins()
+        let failures = Locked(0)
+        let events = EventLog()
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            do {
+                let echo = try host.makeInstance(
+                    of: ComponentReference(key: "echo"), id: "e\(worker)", inputs: ["text": .string("w\(worker)")], onEvent: events.handler)
+                for round in 0..<50 {
+                    if try echo.render().text != "echo:w\(worker)" { failures.withLock { $0 += 1 } }
+                    if !echo.interact("say") { failures.withLock { $0 += 1 } }
+                    if try host.validate("is_even", value: .number(Double(round))).isValid != round.isMultiple(of: 2) {
+                        failures.withLock { $0 += 1 }
+                    }
+                    if round % 10 == 0, try !host.validate("inits_are", value: 1).isValid { failures.withLock { $0 += 1 } }
+                }
+                echo.close()
+            } catch {
+                failures.withLock { $0 += 1000 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(events.all.count == 200)
+        #expect(Set(events.all.map(\.instanceID)) == ["e0", "e1", "e2", "e3"])
+        for worker in 0..<4 {
+            #expect(events.all.filter { $0.instanceID == "e\(worker)" }.allSatisfy { $0.payload == ["text": .string("w\(worker)")] })
+        }
+    }
+
     static let places = ["create", "render", "interact", "destroy", "validate", "action"]
     static let faults = ["segv", "abort", "exit", "hang", "alloc"]
     static let cases = places.flatMap { place in faults.map { (place, $0) } }
