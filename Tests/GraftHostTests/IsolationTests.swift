@@ -98,6 +98,36 @@ struct IsolationTests {
         }
     }
 
+    @Test("an event handler may call into the same isolated plugin: events are delivered once the call is over")
+    func reentrantHandler() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
+        host.loadPlugins()
+        let answered = Locked<Bool?>(nil)
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"]) { _ in
+            answered.withLock { $0 = (try? host.validate("is_even", value: 2))?.isValid }
+        }
+        #expect(echo.interact("say"))
+        #expect(answered.withLock { $0 } == true, "the handler's own call was answered")
+    }
+
+    @Test("a render over the output limit is refused with output_too_large; the instance goes on")
+    func outputTooLarge() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"), limits: IsolationLimits(output: 64 << 10))
+        host.loadPlugins()
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": .string(String(repeating: "x", count: 100_000))])
+        let error = #expect(throws: GraftError.self) { try echo.render() }
+        #expect(error?.code == .outputTooLarge)
+        #expect(error?.message.contains("65536") == true)
+        try echo.update(inputs: ["text": "small"])
+        #expect(try echo.render().text == "echo:small")
+    }
+
     static let places = ["create", "render", "interact", "destroy", "validate", "action"]
     static let faults = ["segv", "abort", "exit", "hang", "alloc"]
     static let cases = places.flatMap { place in faults.map { (place, $0) } }

@@ -106,7 +106,24 @@ final class PluginRunner: @unchecked Sendable {
         _ payload: (inout WireWriter, _ slot: UInt32) -> Void
     ) throws(GraftError) -> (answer: Answer, generation: Int) {
         lock.lock()
-        defer { lock.unlock() }
+        let result = Result { () throws(GraftError) in
+            try callLocked(kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, payload)
+        }
+        let events = arrived
+        arrived = []
+        lock.unlock()
+        // Outside the lock: a handler may call into the same plugin.
+        for event in events { event.context.deliver(event.name, payload: event.payload, warnings: event.warnings) }
+        return try result.get()
+    }
+
+    /// Events that arrived during the current call, delivered once it is over. Guarded by `lock`.
+    private var arrived: [(context: InstanceContext, name: String, payload: GraftValue?, warnings: [GraftWarning])] = []
+
+    private func callLocked(
+        _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance?,
+        deadline: Duration?, context: InstanceContext?, _ payload: (inout WireWriter, _ slot: UInt32) -> Void
+    ) throws(GraftError) -> (answer: Answer, generation: Int) {
         if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
         if let instance, instance.generation != generation || child == nil {
             throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
@@ -251,13 +268,14 @@ final class PluginRunner: @unchecked Sendable {
         }
     }
 
-    /// An event an instance emitted during the call.
+    /// An event an instance emitted during the call: kept for delivery once
+    /// the call is over and the lock released.
     private func deliver(_ reader: inout WireReader) {
         guard let number = try? reader.u32(), let event = try? reader.string(), let hasPayload = try? reader.bool() else { return }
         let payload = hasPayload ? try? reader.value() : nil
         guard let context = contexts[number] ?? pendingContext else { return }
         let warnings = (try? reader.warnings(instanceID: context.instanceID)) ?? []
-        context.deliver(event, payload: payload, warnings: warnings)
+        arrived.append((context, event, payload, warnings))
     }
 
     private func reset(_ child: ChildProcess) {

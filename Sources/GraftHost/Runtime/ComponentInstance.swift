@@ -214,7 +214,9 @@ public final class ComponentInstance: @unchecked Sendable {
             guard case .local(let instance) = handle else { throw closedError(live.component) }
             let output = OutputWriter(limit: outputLimit)
             let ok = output.withWriter { writer in instance.pointee.render!(instance, mediaType.rawValue, writer) }
-            guard ok else {
+            // A component whose write was refused past the limit usually gives
+            // up: that is the limit's doing, not a failure of its own.
+            guard ok || output.overflowed else {
                 let component = live.component
                 throw GraftError(
                     .renderFailed, "\(component.contract.reference) from plugin '\(component.pluginID)' failed to render.",
