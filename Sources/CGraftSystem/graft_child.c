@@ -50,6 +50,10 @@ int graft_spawn(const char *path, char *const argv[], char *const envp[], int ch
     return status;
 }
 
+int graft_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}
+
 int graft_send_with_fd(int socket, const void *data, size_t length, int fd) {
     const char *bytes = data;
     size_t sent = 0;

@@ -17,6 +17,10 @@
  * an errno value. */
 int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int side, int output, pid_t *pid);
 
+/* pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start, so no
+ * fork on another thread inherits them. Returns 0, or -1 with errno set. */
+int graft_pipe_cloexec(int fds[2]);
+
 /* Sends `length` bytes of `data` on the stream socket `socket`, with `fd`
  * attached as SCM_RIGHTS to the first byte (fd < 0: none). Writes everything
  * or fails. Returns 0, or an errno value. */

@@ -64,24 +64,21 @@ final class ChildProcess: @unchecked Sendable {
         }
         var progressEnds: [Int32] = [-1, -1]
         if progress {
-            guard pipe(&progressEnds) == 0 else {
+            guard graft_pipe_cloexec(&progressEnds) == 0 else {
                 close(pair[0]); close(pair[1])
                 throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(String(cString: strerror(errno))).")
             }
-            _ = fcntl(progressEnds[0], F_SETFD, FD_CLOEXEC)
-            _ = fcntl(progressEnds[1], F_SETFD, FD_CLOEXEC)
             _ = fcntl(progressEnds[0], F_SETFL, fcntl(progressEnds[0], F_GETFL) | O_NONBLOCK)
         }
         var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0,
-            fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC) == 0
-        else {
-            close(pair[0]); close(pair[1])
-            throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(String(cString: strerror(errno))).")
+        guard graft_pipe_cloexec(&pipeEnds) == 0 else {
+            let reason = String(cString: strerror(errno))
+            for descriptor in pair + progressEnds where descriptor >= 0 { close(descriptor) }
+            throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(reason).")
         }
-        // The child's ends are dup2'd onto 1, 2 and 3 by the spawn; the
-        // originals stay close-on-exec.
-        // Plugins may need the host's environment (their own library path, say).
+        // The child's ends are dup2'd onto 1-4 by the spawn; the originals
+        // stay close-on-exec. Plugins may need the host's environment (their
+        // own library path, say).
         var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["GRAFT_PARENT_PID"] = String(getpid())
         environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
