@@ -123,13 +123,7 @@ public struct SearchPath: Sendable, Hashable {
                 var status = stat()
                 if fstatat(descriptor, name, &status, 0) != 0 {
                     // A name that readdir sees but stat cannot follow: a broken link.
-                    if name.hasSuffix(".so") {
-                        do throws(GraftError) {
-                            _ = try PluginFile(opening: path)
-                        } catch {
-                            problems.append(PluginFailure(path: path, error: error))
-                        }
-                    }
+                    if name.hasSuffix(".so"), let problem = Self.whyNotOpenable(path) { problems.append(problem) }
                     continue
                 }
                 if (status.st_mode & S_IFMT) == S_IFDIR {
@@ -154,13 +148,7 @@ public struct SearchPath: Sendable, Hashable {
             var status = stat()
             guard stat(entry, &status) == 0 else {
                 var link = stat()
-                if lstat(entry, &link) == 0 {
-                    do throws(GraftError) {
-                        _ = try PluginFile(opening: entry)
-                    } catch {
-                        problems.append(PluginFailure(path: entry, error: error))
-                    }
-                }
+                if lstat(entry, &link) == 0, let problem = Self.whyNotOpenable(entry) { problems.append(problem) }
                 continue
             }
             if (status.st_mode & S_IFMT) == S_IFDIR {
@@ -170,6 +158,17 @@ public struct SearchPath: Sendable, Hashable {
             }
         }
         return (files, problems)
+    }
+
+    /// Why `path` cannot be opened as a plugin (a dangling symlink, a loop), in
+    /// the words `PluginFile` uses; nil if it can.
+    private static func whyNotOpenable(_ path: String) -> PluginFailure? {
+        do throws(GraftError) {
+            _ = try PluginFile(opening: path)
+            return nil
+        } catch {
+            return PluginFailure(path: path, error: error)
+        }
     }
 
     static func realPath(_ path: String) -> String? {
