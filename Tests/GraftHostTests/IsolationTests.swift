@@ -128,6 +128,32 @@ struct IsolationTests {
         #expect(try echo.render().text == "echo:small")
     }
 
+    @Test("a child killed between calls (the OOM killer, a plugin's own thread) costs the next call nothing but a re-created instance")
+    func killedBetweenCalls() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
+        host.loadPlugins()
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+        #expect(try echo.render().text == "echo:hi")
+        let child = try #require(echo.component.plugin.runner?.childPID)
+        kill(child, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while IsolationTests.isRunning(child), ContinuousClock.now < deadline { usleep(1000) }
+        #expect(try echo.render().text == "echo:hi", "re-created in a new child")
+        #expect(echo.warnings.contains { $0.code == .pluginRestarted })
+        #expect(try host.validate("is_even", value: 2).isValid)
+    }
+
+    /// Whether `pid` still runs (a zombie does not).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+            return false
+        }
+        return stat[stat.index(close, offsetBy: 2)] != "Z"
+    }
+
     static let places = ["create", "render", "interact", "destroy", "validate", "action"]
     static let faults = ["segv", "abort", "exit", "hang", "alloc"]
     static let cases = places.flatMap { place in faults.map { (place, $0) } }

@@ -44,6 +44,9 @@ final class PluginRunner: @unchecked Sendable {
     private var contexts: [UInt32: InstanceContext] = [:]
     private var nextID: UInt32 = 0
     private var crashes: [ObjectIdentifier: [ContinuousClock.Instant]] = [:]
+    /// Whether the last request could not even be sent (the child had died
+    /// between calls).
+    private var sendFailed = false
     /// Requests sent without waiting (`post`): their answers are skipped
     /// when they arrive.
     private var unanswered: Set<UInt32> = []
@@ -139,10 +142,18 @@ final class PluginRunner: @unchecked Sendable {
                 payload(&writer, slot)
                 let answer = try exchange(kind, writer.bytes, with: child, plugin: plugin, what: what, deadline: deadline ?? limits.call)
                 return (answer, generation)
-            } catch where posted && attempt == 0 && self.child == nil && instance == nil
-                && [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout].contains(error.code) {
-                // The child died with requests posted before this call still
-                // unanswered: the death may be theirs. Once more, on a new child.
+            } catch {
+                // The child died, or was found dead, with requests posted
+                // before this call still unanswered, or before this request
+                // reached it: the death is likely not this call's. Once more,
+                // on a new child (an instance is re-created there first).
+                let notThisCall = posted || sendFailed
+                guard attempt == 0, self.child == nil, notThisCall,
+                    [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout].contains(error.code)
+                else { throw error }
+                if instance != nil {
+                    throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
+                }
                 logger.notice("the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
             }
         }
@@ -222,8 +233,10 @@ final class PluginRunner: @unchecked Sendable {
         _ kind: Wire.Kind, _ payload: [UInt8], with child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
     ) throws(GraftError) -> Answer {
         nextID &+= 1
+        sendFailed = false
         guard child.send(kind, id: nextID, payload: payload) else {
-            throw died(child, plugin: plugin, what: what, stage: "before it answered")
+            sendFailed = true
+            throw died(child, plugin: plugin, what: "between two calls (found when sending \(what))", stage: "")
         }
         return try wait(for: nextID, from: child, plugin: plugin, what: what, deadline: deadline)
     }
