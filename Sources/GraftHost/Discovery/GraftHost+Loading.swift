@@ -5,9 +5,9 @@ import Foundation
 extension GraftHost {
     /// Loads every plugin file on the search path. Failures are logged and
     /// kept in `failures`; the rest load regardless. Plugins that scanned
-    /// clean are registered at once and, by default, mapped into this
-    /// process the first time something of theirs is used
-    /// (`GraftConfiguration.mapping`).
+    /// clean are registered at once and, by default, mapped the first time
+    /// something of theirs is used (`GraftConfiguration.mapping`): into this
+    /// process, or into their runner child when the host isolates them.
     public func loadPlugins() {
         let (entries, problems) = searchPath.discoverEntries()
         for problem in problems { recordFailure(problem.error, path: problem.path) }
@@ -82,8 +82,10 @@ extension GraftHost {
         return (plugin, identity.file, entry.realPath)
     }
 
-    /// Loads one plugin file, maps it into this process and registers
-    /// everything it declares, or nothing. Loading a file that is already
+    /// Loads one plugin file and registers everything it declares, or
+    /// nothing: checked, scanned in the scanner child, then mapped into this
+    /// process at once (or, for a host that isolates its plugins, into the
+    /// plugin's runner child on first use). Loading a file that is already
     /// loaded returns it again. A failure is thrown and also recorded in
     /// `failures`.
     @discardableResult
