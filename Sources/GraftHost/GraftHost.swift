@@ -40,6 +40,7 @@ public final class GraftHost: Sendable {
     /// the host does not pin.
     let pins: Result<LockFile, GraftError>?
     let swapObservers = Locked<[Int: @Sendable (SwapEvent) -> Void]>([:])
+    let observerTokens = Atomic<Int>(0)
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
     let reloads = Locked(())
     private let instanceCounter = Atomic<Int>(0)

@@ -79,6 +79,16 @@ struct HotSwapTests {
         #expect(try echo.render().text == "v2:hi")
     }
 
+    @Test("swap observer tokens are never handed out twice, even after the newest is removed")
+    func observerTokens() {
+        let host = GraftHost(configuration: TestConfigurations.plain, logger: quietLogger)
+        let first = host.addSwapObserver { _ in }
+        let second = host.addSwapObserver { _ in }
+        host.removeSwapObserver(second)
+        let third = host.addSwapObserver { _ in }
+        #expect(Set([first, second, third]).count == 3)
+    }
+
     @Test("the same content again is not reloaded")
     func unchanged() throws {
         let scratch = try Scratch()

@@ -62,7 +62,8 @@ struct InstanceTests {
         #expect(!echo.loadState(Array("garbage".utf8)))
         echo.close()
         let error = #expect(throws: GraftError.self) { try echo.render() }
-        #expect(error != nil)
+        #expect(error?.code == .instanceClosed)
+        #expect(error?.message.contains("closed") == true)
         echo.close()
     }
 

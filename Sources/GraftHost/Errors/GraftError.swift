@@ -40,6 +40,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         // Runtime
         case instanceCreateFailed = "instance_create_failed"
         case renderFailed = "render_failed"
+        case instanceClosed = "instance_closed"
         case invalidConfig = "invalid_config"
         case invalidJSON = "invalid_json"
         // Flows

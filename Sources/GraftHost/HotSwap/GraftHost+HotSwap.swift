@@ -243,11 +243,10 @@ extension GraftHost {
     /// Returns a token for `removeSwapObserver`.
     @discardableResult
     public func addSwapObserver(_ observer: @escaping @Sendable (SwapEvent) -> Void) -> Int {
-        swapObservers.withLock { observers in
-            let token = (observers.keys.max() ?? 0) + 1
-            observers[token] = observer
-            return token
-        }
+        // A counter, not the largest token + 1: a removed token is never handed out again.
+        let token = observerTokens.wrappingAdd(1, ordering: .relaxed).newValue
+        swapObservers.withLock { $0[token] = observer }
+        return token
     }
 
     public func removeSwapObserver(_ token: Int) {

@@ -6,7 +6,7 @@ import CGraft
 /// `graft check` can report them all at once.
 struct DescriptorReader {
     /// Bounds on what a plugin may declare; a plugin beyond them is broken or hostile.
-    static let maximumDescriptors = 1024
+    static let maximumDescriptors = Int(GRAFT_MAX_DESCRIPTORS)
     static let maximumFields = Int(GRAFT_MAX_FIELDS)
 
     let path: String

@@ -397,6 +397,6 @@ public final class ComponentInstance: @unchecked Sendable {
     }
 
     private func closedError(_ component: RegisteredComponent) -> GraftError {
-        GraftError(.instanceCreateFailed, "instance '\(id)' of \(component.contract.reference) is closed.", key: component.contract.key)
+        GraftError(.instanceClosed, "instance '\(id)' of \(component.contract.reference) is closed.", key: component.contract.key)
     }
 }

@@ -37,3 +37,8 @@ func echoHost(_ scratch: borrowing Scratch) throws -> GraftHost {
     try host.load(pluginAt: Fixtures.build("good_echo", into: scratch.url).path)
     return host
 }
+
+/// Configurations tests use when the scanner and the cache are beside the point.
+enum TestConfigurations {
+    static let plain = GraftConfiguration(searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil)
+}
