@@ -76,6 +76,9 @@ final class ChildProcess: @unchecked Sendable {
             for descriptor in pair + progressEnds where descriptor >= 0 { close(descriptor) }
             throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(reason).")
         }
+        // The child's stdout and stderr never block it: past the pipe's 64 KiB
+        // of unread output, its writes fail and the lines are lost, not the child.
+        _ = fcntl(pipeEnds[1], F_SETFL, fcntl(pipeEnds[1], F_GETFL) | O_NONBLOCK)
         // The child's ends are dup2'd onto 1-4 by the spawn; the originals
         // stay close-on-exec. Plugins may need the host's environment (their
         // own library path, say).
@@ -168,24 +171,42 @@ final class ChildProcess: @unchecked Sendable {
             }
             let now = ContinuousClock.now
             guard now < deadline else { return .timedOut }
-            let remaining = deadline - now
-            let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
-            var descriptors = [pollfd(fd: channel, events: Int16(POLLIN), revents: 0), pollfd(fd: output, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&descriptors, 2, milliseconds)
-            if ready < 0 && errno != EINTR { return .closed }
-            if descriptors[1].revents != 0 { drainOutput(onOutput) }
-            if descriptors[0].revents != 0 {
-                var descriptor: Int32 = -1
-                let count = graft_receive_with_fd(channel, scratch.baseAddress, scratch.count, &descriptor)
-                if descriptor >= 0 { receivedFD.append(descriptor) }
-                if count <= 0 {
-                    drainOutput(onOutput)
-                    flushOutput(onOutput)
-                    return .closed
-                }
-                received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+            // A blocking receive with the deadline as the socket's timeout:
+            // one system call for the common answer. The child's output pipe
+            // never blocks the child (its end is non-blocking), so it is
+            // drained here, after each receive, not watched.
+            setReceiveTimeout(deadline - now)
+            var descriptor: Int32 = -1
+            let count = graft_receive_with_fd(channel, scratch.baseAddress, scratch.count, &descriptor)
+            if descriptor >= 0 { receivedFD.append(descriptor) }
+            if count > 0 { received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count])) }
+            drainOutput(onOutput)  // reuses `scratch`: after the bytes above are kept
+            if count < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }  // the deadline decides
+                flushOutput(onOutput)
+                return .closed
+            }
+            if count == 0 {
+                flushOutput(onOutput)
+                return .closed
             }
         }
+    }
+
+    /// The socket's receive timeout, set only when it must shrink or was
+    /// set for a different deadline (most calls share one: no system call).
+    private var receiveTimeout: Duration?
+
+    private func setReceiveTimeout(_ remaining: Duration) {
+        // Whole milliseconds, rounded up: never shorter than asked.
+        let milliseconds = max(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 1)
+        let wanted = Duration.milliseconds(milliseconds)
+        if let receiveTimeout, receiveTimeout == wanted || (receiveTimeout < wanted && wanted - receiveTimeout < .milliseconds(50)) {
+            return
+        }
+        var value = timeval(tv_sec: Int(milliseconds / 1000), tv_usec: Int((milliseconds % 1000) * 1000))
+        setsockopt(channel, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        receiveTimeout = wanted
     }
 
     private func drainOutput(_ onOutput: (String) -> Void) {
