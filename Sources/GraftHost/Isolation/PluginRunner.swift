@@ -134,6 +134,7 @@ final class PluginRunner: @unchecked Sendable {
         if kind == .create, let context { pendingContext = context }
         defer { pendingContext = nil }
         for attempt in 0..<2 {
+            sendFailed = false
             let child = try running()
             let posted = !unanswered.isEmpty
             do throws(GraftError) {
