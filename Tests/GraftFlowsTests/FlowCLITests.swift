@@ -72,6 +72,18 @@ struct FlowCLITests {
         #expect(output.count == 20, "\(output)")
     }
 
+    @Test("graft run --events: a folder is refused, an endless stream without a newline fails at the line limit, never read whole")
+    func runEventsThatAreNotFiles() throws {
+        let scratch = try Scratch()
+        let folder = try graft("run", Self.flow, "--events", scratch.url.path)
+        #expect(folder.status == 2)
+        #expect(folder.stderr.contains("invalid_config") && folder.stderr.contains("is a folder"))
+        let endless = try graft("run", Self.flow, "--events", "/dev/zero")
+        #expect(endless.status == 2)
+        #expect(endless.stderr.contains("invalid_json") && endless.stderr.contains("/dev/zero:1"))
+        #expect(endless.stderr.contains("longer than"))
+    }
+
     @Test("graft run: a malformed flow or event line exits 2 naming where")
     func runErrors() throws {
         let scratch = try Scratch()

@@ -49,7 +49,7 @@ struct Run: ParsableCommand {
             })
         do throws(GraftError) {
             try runner.start()
-            for (number, line) in lines {
+            while let (number, line) = try lines.next() {
                 if runner.isClosed { break }
                 guard !line.allSatisfy(\.isWhitespace) else { continue }
                 let event: FlowEvent
@@ -76,26 +76,14 @@ struct Run: ParsableCommand {
         if warnings > 0 { Output.line("\(warnings) warning\(warnings == 1 ? "" : "s")") }
     }
 
-    /// The lines of the events file, or of standard input read lazily so a
-    /// person can type events one at a time and see what each does.
-    private func eventLines() throws -> AnySequence<(Int, String)> {
-        guard let events else {
-            return AnySequence(sequence(state: 0) { (number: inout Int) -> (Int, String)? in
-                guard let line = readLine() else { return nil }
-                number += 1
-                return (number, line)
-            })
+    /// The lines of the events file, or of standard input, read as they come
+    /// so a person can type events one at a time and see what each does.
+    private func eventLines() throws -> InputLines {
+        guard let events else { return InputLines() }
+        do throws(GraftError) {
+            return try InputLines(path: events)
+        } catch {
+            throw CommandFailure(error: error, json: options.json, exitCode: 2)
         }
-        // A FileHandle also reads pipes and devices (`--events <(…)`, /dev/null),
-        // which String(contentsOfFile:) refuses.
-        guard let file = FileHandle(forReadingAtPath: events) else {
-            throw CommandFailure(
-                error: GraftError(.invalidConfig, "cannot read the events file \(events).", path: events),
-                json: options.json, exitCode: 2)
-        }
-        defer { try? file.close() }
-        let text = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { ($0 + 1, String($1)) }
-        return AnySequence(lines)
     }
 }
