@@ -60,6 +60,23 @@ struct ScannerTests {
         #expect(try host.validate("is_even", value: 4).isValid)
     }
 
+    @Test("an executable that is not a Graft child is scanner_unavailable; a host given one loads the good plugin in process")
+    func notAGraftChild() throws {
+        let error = #expect(throws: GraftError.self) {
+            try ChildProcess.startGraftChild(executable: "/bin/true", arguments: ["scan"], onOutput: { _ in })
+        }
+        #expect(error?.code == .scannerUnavailable)
+        #expect(error?.message.contains("/bin/true") == true)
+
+        let scratch = try Scratch()
+        let echo = try Fixtures.build("good_echo", into: scratch.url)
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: []), scanning: Scanning(executable: "/bin/true"), cacheFolder: nil),
+            logger: quietLogger)
+        #expect(try host.load(pluginAt: echo.path).id == "test.echo")
+    }
+
     @Test("one scanner serves a batch and is started again after each crash")
     func batchWithCrashes() throws {
         let scratch = try Scratch()

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What `swift build` put in the build folder: the `graft` executable and the
 /// first-party plugins. The test binary runs from that same folder.
 public enum BuildProducts {
@@ -34,9 +38,10 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs `executable` with `arguments`, stdout and stderr captured to files so
-/// neither pipe can fill and block, stdin from /dev/null.
+/// neither pipe can fill and block, stdin from /dev/null; killed past `timeout`.
 public func runCommand(
-    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil
+    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, input: String? = nil,
+    timeout: Duration = .seconds(300)
 ) throws -> CommandResult {
     let scratch = try Scratch()
     let out = scratch.file("stdout"), err = scratch.file("stderr")
@@ -56,7 +61,18 @@ public func runCommand(
         process.standardInput = FileHandle.nullDevice
     }
     try process.run()
+    // Bounded: a command that hangs is killed, and the test sees why.
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
+    var timedOut = false
+    if process.isRunning {
+        timedOut = true
+        kill(process.processIdentifier, SIGKILL)
+    }
     process.waitUntilExit()
+    if timedOut {
+        return CommandResult(status: -1, stdout: "", stderr: "killed after \(timeout): \(executable.path) \(arguments.joined(separator: " "))")
+    }
     return CommandResult(
         status: process.terminationStatus,
         stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",

@@ -67,19 +67,22 @@ extension GraftHost {
         }
         info.path = entry.path
         info.imagePath = entry.realPath
-        let plugin: LoadedPlugin
+        return (describedPlugin(info, identity: identity, realPath: entry.realPath), identity.file, entry.realPath)
+    }
+
+    /// A plugin known from its description, whose code runs in its runner
+    /// child (a host that isolates) or is mapped here on first use.
+    private func describedPlugin(_ info: PluginInfo, identity: FileIdentity, realPath: String) -> LoadedPlugin {
         if let runner = runner() {
-            plugin = LoadedPlugin(described: info, runner: runner)
-            state.withLock { $0.identities[entry.realPath] = identity }
-        } else {
-            plugin = LoadedPlugin(described: info) { [weak self] plugin throws(GraftError) in
-                guard let self else {
-                    throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.", path: plugin.info.path)
-                }
-                return try self.map(plugin, describedAs: identity)
-            }
+            state.withLock { $0.identities[realPath] = identity }
+            return LoadedPlugin(described: info, runner: runner)
         }
-        return (plugin, identity.file, entry.realPath)
+        return LoadedPlugin(described: info) { [weak self] plugin throws(GraftError) in
+            guard let self else {
+                throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.", path: plugin.info.path)
+            }
+            return try self.map(plugin, describedAs: identity)
+        }
     }
 
     /// Loads one plugin file and registers everything it declares, or
@@ -109,17 +112,8 @@ extension GraftHost {
             let hash = try checkPin(file)
             let description = try describe(file, hash: hash)
             let plugin: LoadedPlugin
-            if let description, let runner = runner() {
-                plugin = LoadedPlugin(described: description, runner: runner)
-                state.withLock { $0.identities[file.realPath] = file.identity }
-            } else if let description, when == .onFirstUse {
-                let identity = file.identity
-                plugin = LoadedPlugin(described: description) { [weak self] plugin throws(GraftError) in
-                    guard let self else {
-                        throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.", path: plugin.info.path)
-                    }
-                    return try self.map(plugin, describedAs: identity)
-                }
+            if let description, isolates || when == .onFirstUse {
+                plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath)
             } else {
                 plugin = try loader.load(file, mapping: imageMapping, images: images)
                 if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }

@@ -68,7 +68,7 @@ final class RegistryCache: @unchecked Sendable {
     }
 
     static func fileName() -> String {
-        "registry-v\(formatVersion)-\(Scanner.architecture)-abi\(ABIVersion.host).bin"
+        "registry-v\(formatVersion)-\(Wire.architecture)-abi\(ABIVersion.host).bin"
     }
 
     init(folder: String) {
@@ -241,7 +241,7 @@ final class RegistryCache: @unchecked Sendable {
         writer.u16(formatVersion)
         writer.u16(UInt16(ABIVersion.host.major))
         writer.u16(UInt16(ABIVersion.host.minor))
-        writer.string(Scanner.architecture)
+        writer.string(Wire.architecture)
         writer.string(GraftHost.version)
         writer.list(entries.values.sorted { $0.realPath < $1.realPath }) { writer, entry in
             writer.string(entry.realPath)
@@ -278,7 +278,7 @@ final class RegistryCache: @unchecked Sendable {
         let format = try reader.u16(), major = try reader.u16(), minor = try reader.u16()
         let architecture = try reader.string(), version = try reader.string()
         guard format == formatVersion, Int(major) == ABIVersion.host.major, Int(minor) == ABIVersion.host.minor,
-            architecture == Scanner.architecture, version == GraftHost.version
+            architecture == Wire.architecture, version == GraftHost.version
         else {
             throw Wire.Violation(description: "written by another Graft (format \(format), ABI \(major).\(minor), \(architecture), \(version))")
         }

@@ -16,9 +16,6 @@ final class Scanner: @unchecked Sendable {
     private var child: ChildProcess?
     private var nextID: UInt32 = 0
 
-    /// How long a new scanner may take to say hello.
-    static let startDeadline = Duration.seconds(10)
-
     init(executable: String, deadline: Duration, logger: Logger) {
         self.executable = executable
         self.deadline = deadline
@@ -73,25 +70,10 @@ final class Scanner: @unchecked Sendable {
     private func running() -> ChildProcess? {
         if let child { return child }
         do throws(GraftError) {
-            let started = try ChildProcess(executable: executable, arguments: ["scan"], progress: true)
-            switch started.receive(until: .now + Self.startDeadline, onOutput: { self.logger.notice("scanner: \($0)") }) {
-            case .frame(let header, let payload) where header.kind == .hello:
-                var reader = WireReader(payload)
-                let major = try? reader.u16(), minor = try? reader.u16(), architecture = try? reader.string()
-                guard major.map(Int.init) == ABIVersion.host.major, minor.map(Int.init) == ABIVersion.host.minor,
-                    architecture == Self.architecture
-                else {
-                    logger.error(
-                        "\(executable) implements ABI \(major ?? 0).\(minor ?? 0) on \(architecture ?? "?"), but this host implements \(ABIVersion.host) on \(Self.architecture): it is not this host's scanner.")
-                    started.stop()
-                    return nil
-                }
-                child = started
-                return started
-            default:
-                logger.error("\(executable) did not start as a Graft scanner (no hello within \(Self.startDeadline)); it ended: \(started.stop()).")
-                return nil
-            }
+            let started = try ChildProcess.startGraftChild(
+                executable: executable, arguments: ["scan"], progress: true, onOutput: { self.logger.notice("scanner: \($0)") })
+            child = started
+            return started
         } catch {
             logger.error("\(error)")
             return nil
@@ -148,17 +130,6 @@ final class Scanner: @unchecked Sendable {
         return .crashed(GraftError(
             .pluginCrashed, "\(file.path): the scanner \(reason) while loading it; it is never loaded in process.",
             path: file.path))
-    }
-
-    /// This machine's architecture, as the scanner and the cache name it.
-    static var architecture: String {
-        #if arch(x86_64)
-        "x86_64"
-        #elseif arch(arm64)
-        "aarch64"
-        #else
-        "unknown"
-        #endif
     }
 }
 

@@ -25,11 +25,7 @@ package enum ScannerService {
         }
         signal(SIGPIPE, SIG_IGN)
         if arguments.first == "serve" { RunnerService.serve(arguments: arguments.dropFirst()) }
-        var hello = WireWriter()
-        hello.u16(UInt16(ABIVersion.host.major))
-        hello.u16(UInt16(ABIVersion.host.minor))
-        hello.string(Scanner.architecture)
-        guard send(.hello, id: 0, hello.bytes) else { finish() }
+        guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
 
         let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))
         let images = ImageStore()

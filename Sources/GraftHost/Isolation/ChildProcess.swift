@@ -105,6 +105,30 @@ final class ChildProcess: @unchecked Sendable {
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
     }
 
+    /// How long a new child may take to say hello.
+    static let startDeadline = Duration.seconds(10)
+
+    /// Starts a Graft child (`graft-scanner scan|serve …`) and waits for its
+    /// `hello`: a child that does not say it within `startDeadline`, or was
+    /// built for another ABI or machine, is killed and refused with
+    /// `scanner_unavailable`.
+    static func startGraftChild(
+        executable: String, arguments: [String], progress: Bool = false, onOutput: (String) -> Void
+    ) throws(GraftError) -> ChildProcess {
+        let child = try ChildProcess(executable: executable, arguments: arguments, progress: progress)
+        switch child.receive(until: .now + startDeadline, onOutput: onOutput) {
+        case .frame(let header, let payload) where header.kind == .hello:
+            guard let mismatch = Wire.helloMismatch(payload) else { return child }
+            child.stop()
+            throw GraftError(.scannerUnavailable, "\(executable) is not this host's Graft child: \(mismatch).", path: executable)
+        default:
+            let ended = child.stop()
+            throw GraftError(
+                .scannerUnavailable,
+                "\(executable) did not start as a Graft child (no hello within \(startDeadline)); it \(ended).", path: executable)
+        }
+    }
+
     private static func spawn(_ path: String, _ argv: [String], _ envp: [String], channel: Int32, side: Int32, output: Int32) -> (Int32, pid_t) {
         var cArgv = argv.map { strdup($0) } + [nil]
         var cEnvp = envp.map { strdup($0) } + [nil]

@@ -197,18 +197,13 @@ final class PluginRunner: @unchecked Sendable {
         if let child { return child }
         var arguments = ["serve", "--output-limit", String(limits.output)]
         if let memory = limits.memory { arguments += ["--memory-limit", String(memory)] }
-        let started = try ChildProcess(executable: executable, arguments: arguments)
-        switch started.receive(until: .now + Scanner.startDeadline, onOutput: { self.logger.notice("runner: \($0)") }) {
-        case .frame(let header, _) where header.kind == .hello:
-            generation += 1
-            slots = [:]
-            contexts = [:]
-            child = started
-            return started
-        default:
-            let ended = started.stop()
-            throw GraftError(.scannerUnavailable, "\(executable) did not start as a Graft runner; it \(ended).", path: executable)
-        }
+        let started = try ChildProcess.startGraftChild(
+            executable: executable, arguments: arguments, onOutput: { self.logger.notice("runner: \($0)") })
+        generation += 1
+        slots = [:]
+        contexts = [:]
+        child = started
+        return started
     }
 
     private func slot(for plugin: LoadedPlugin, in child: ChildProcess) throws(GraftError) -> UInt32 {

@@ -31,11 +31,7 @@ package enum RunnerService {
             }
         }
         if let limit = settings.memoryLimit { _ = graft_limit_address_space(limit) }
-        var hello = WireWriter()
-        hello.u16(UInt16(ABIVersion.host.major))
-        hello.u16(UInt16(ABIVersion.host.minor))
-        hello.string(Scanner.architecture)
-        guard ChildChannel.send(.hello, id: 0, hello.bytes) else { ScannerService.finish() }
+        guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
 
         var server = Server(settings: settings)
         var channel = ChildChannel()

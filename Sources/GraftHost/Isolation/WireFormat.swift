@@ -80,6 +80,37 @@ enum Wire {
         var description: String
     }
 
+    /// The payload of a child's `hello`: the ABI and architecture it was built for.
+    static var helloPayload: [UInt8] {
+        var writer = WireWriter()
+        writer.u16(UInt16(ABIVersion.host.major))
+        writer.u16(UInt16(ABIVersion.host.minor))
+        writer.string(architecture)
+        return writer.bytes
+    }
+
+    /// Why a child's `hello` says it is not this host's child, or nil.
+    static func helloMismatch(_ payload: [UInt8]) -> String? {
+        var reader = WireReader(payload)
+        let major = try? reader.u16(), minor = try? reader.u16(), peer = try? reader.string()
+        guard major.map(Int.init) == ABIVersion.host.major, minor.map(Int.init) == ABIVersion.host.minor, peer == architecture
+        else {
+            return "it implements ABI \(major ?? 0).\(minor ?? 0) on \(peer ?? "?"), but this host implements \(ABIVersion.host) on \(architecture)"
+        }
+        return nil
+    }
+
+    /// This machine's architecture, as the children and the cache name it.
+    static var architecture: String {
+        #if arch(x86_64)
+        "x86_64"
+        #elseif arch(arm64)
+        "aarch64"
+        #else
+        "unknown"
+        #endif
+    }
+
     static func frame(_ kind: Kind, id: UInt32, payload: [UInt8]) -> [UInt8] {
         var writer = WireWriter()
         writer.bytes.reserveCapacity(headerSize + payload.count)
