@@ -54,7 +54,9 @@ struct HotSwapTests {
         let path = try Self.buildEcho(scratch, prefix: "v1:").path
         let host = GraftHost(
             configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: []), loadsFromCopies: true, scanning: Scanning(deadline: .milliseconds(500))),
+                // A short deadline only for the hang: a crash can take a sanitized child longer to report.
+                searchPath: SearchPath(folders: []), loadsFromCopies: true,
+                scanning: Scanning(deadline: fixture == "bad_hang_init" ? .milliseconds(500) : .seconds(10))),
             logger: quietLogger)
         try host.load(pluginAt: path)
         let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
