@@ -4,6 +4,7 @@ import GraftHost
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
             Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all). Build with -c release first:

@@ -6,6 +6,7 @@ import GraftHost
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Check a plugin file on its own, or a flow against the plugins on the search path, and report every problem.",
         discussion: """
             graft check PATH.so loads one plugin file alone: ABI, descriptors, debugConfigs, duplicates, signatures.

@@ -2,6 +2,7 @@ import ArgumentParser
 
 struct Debug: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "debug",
         abstract: "The debugger: list plugins the way the debugger shows them, or attach to a running host's debug endpoint.",
         discussion: """
             Without a running host, the plugin report for the local search path:

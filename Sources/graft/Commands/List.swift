@@ -5,6 +5,7 @@ import GraftHost
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List every plugin on the search path with its components, validators and actions, then the plugins that failed to load.")
 
     @Flag(help: "List only the plugin files in quarantine: those that crashed or hung the scanner.")

@@ -4,6 +4,7 @@ import GraftHost
 
 struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "lock",
         abstract: "Pin the plugins on the search path: write their id, version, file name and SHA-256 to graft.lock.",
         discussion: """
             With --locked, every command (and a host whose configuration names the lock file) loads only files

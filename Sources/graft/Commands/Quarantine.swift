@@ -3,6 +3,7 @@ import GraftHost
 
 struct Quarantine: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "quarantine",
         abstract: "Plugin files that crashed or hung the scanner: they are never loaded until they change.",
         subcommands: [Clear.self, Show.self], defaultSubcommand: Show.self)
 
@@ -29,6 +30,7 @@ struct Quarantine: ParsableCommand {
 
     struct Clear: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clear",
             abstract: "Lift the quarantine of PATH, or of every file: it is scanned again the next time it is found.")
 
         @Argument(help: ArgumentHelp("The plugin file (default: every quarantined file).", valueName: "path.so"))

@@ -5,6 +5,7 @@ import GraftHost
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run a flow without an app: render its screens through the real plugins, apply events, run the wired actions.",
         discussion: """
             Events come from --events, or from standard input without it, one JSON object per line:

@@ -5,6 +5,7 @@ import GraftHost
 
 struct Try: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "try",
         abstract: "Create a component from its debugConfig (or --config), render it, and print the output, warnings and the actions called.",
         discussion: """
             Runs in the debugger's sandbox: every event the component emits (while being created, during an \

@@ -3,6 +3,7 @@ import GraftHost
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Run a validator on a value with the editor's string params.",
         discussion: "Exits 0 when valid, 1 when invalid (the message is printed), 2 on error.")
 

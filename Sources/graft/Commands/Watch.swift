@@ -10,6 +10,7 @@ import Glibc
 
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Render a component (or a flow), then render again after every hot swap of a rebuilt plugin.",
         discussion: """
             Watches the plugin folders (inotify). After each successful swap prints one line (plugin, old → new \
