@@ -158,6 +158,64 @@ struct IsolationTests {
     static let faults = ["segv", "abort", "exit", "hang", "alloc"]
     static let cases = places.flatMap { place in faults.map { (place, $0) } }
 
+    static func renders(_ instance: ComponentInstance) -> String? {
+        instance.saveState().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    @Test("a component rendered first gets its next instances' first render with their create: same answers, one render each")
+    func renderPipelinedWithCreate() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
+        host.loadPlugins()
+        let first = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "a"])
+        let runner = try #require(first.component.plugin.runner)
+        #expect(try first.render(as: .html).text == "echo:a")
+        // Learnt: the next create carries a render in text/html.
+        let second = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "b"])
+        #expect(runner.uncollected == 1)
+        #expect(try second.render(as: .html).text == "echo:b")
+        #expect(runner.uncollected == 0)
+        #expect(Self.renders(second) == "renders=1", "the plugin rendered once, not twice")
+        #expect(try second.render(as: .html).text == "echo:b")
+        #expect(Self.renders(second) == "renders=2")
+
+        // Another media type first: the pipelined answer is dropped, the render asked anew.
+        let third = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "c"])
+        #expect(try third.render(as: .plain).text == "echo:c")
+        #expect(runner.uncollected == 0)
+        // A first call that is not a render: the render already made is the
+        // one call too many, and the component is no longer rendered ahead.
+        let fourth = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "d"])
+        #expect(fourth.interact("say"))
+        #expect(Self.renders(fourth) == "renders=1")
+        let fifth = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "e"])
+        #expect(Self.renders(fifth) == "renders=0")
+        #expect(runner.uncollected == 0)
+        // Closed before its first call: nothing is left waiting.
+        _ = try fifth.render(as: .plain)
+        let sixth = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "f"])
+        sixth.close()
+        #expect(runner.uncollected == 0)
+        #expect(try first.render(as: .html).text == "echo:a")
+    }
+
+    @Test("a crash in a render sent with its create: the create succeeds, the render fails plugin_crashed, as in process")
+    func crashInPipelinedRender() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("bad_runtime", into: folder, defines: ["FAULT_IN": "\"render\"", "FAULT": "\"segv\""])
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
+        host.loadPlugins()
+        let first = try host.makeInstance(of: ComponentReference(key: "fragile"), inputs: ["text": "x"])
+        #expect(throws: GraftError.self) { try first.render() }
+        let second = try host.makeInstance(of: ComponentReference(key: "fragile"), inputs: ["text": "y"])
+        let error = #expect(throws: GraftError.self) { try second.render() }
+        #expect(error?.code == .pluginCrashed)
+        #expect(error?.message.contains("test.fragile") == true)
+    }
+
     @Test("a plugin that misbehaves in a call fails that call; the good plugin and the host go on", arguments: cases)
     func misbehavingCall(place: String, fault: String) throws {
         let scratch = try Scratch()

@@ -148,7 +148,7 @@ extension GraftHost {
         _ runner: PluginRunner, _ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?
     ) throws(GraftError) -> ActionResult {
         let key = ComponentReference(key: action.contract.key, version: action.contract.version).description
-        var (answer, _) = try runner.call(.action, plugin: action.plugin, what: "action '\(key)'") { writer, slot in
+        var (answer, _, _) = try runner.call(.action, plugin: action.plugin, what: "action '\(key)'") { writer, slot in
             writer.u32(slot)
             writer.string(key)
             writer.value(.object(params))

@@ -144,7 +144,7 @@ extension GraftHost {
         guard let runner = plugin.runner else { return }
         let used = Set(instances.filter { $0.component.plugin === old }.map(\.component.reference))
         for contract in plugin.info.components where used.contains(contract.reference) {
-            var (answer, generation) = try runner.call(
+            var (answer, generation, _) = try runner.call(
                 .create, plugin: plugin, what: "create of \(contract.reference) from its debugConfig (before the swap)"
             ) { writer, slot in
                 writer.u32(slot)

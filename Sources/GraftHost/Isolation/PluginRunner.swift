@@ -47,10 +47,20 @@ final class PluginRunner: @unchecked Sendable {
     /// Whether the last request could not even be sent (the child had died
     /// between calls).
     private var sendFailed = false
-    /// Requests sent without waiting (`post`): their answers are skipped
+    /// Requests posted without waiting (`post`): their answers are skipped
     /// when they arrive.
     private var unanswered: Set<UInt32> = []
+    /// Posted frames not sent yet: they go with the next request, in the
+    /// same write, or a few milliseconds later (`flushSoon`), whichever is
+    /// first. A destroy then costs the child no wake-up of its own.
+    private var queued: [UInt8] = []
+    private var flushScheduled = false
+    static let postDelay = DispatchTimeInterval.milliseconds(5)
     private var quarantined: [ObjectIdentifier: GraftError] = [:]
+    /// Pipelined requests (`call(then:)`) whose answers are still to come,
+    /// and those that came during another call. Guarded by `lock`.
+    private var expected: Set<UInt32> = []
+    private var early: [UInt32: Answer] = [:]
 
     static let crashesBeforeQuarantine = 3
     static let crashWindow = Duration.seconds(60)
@@ -69,6 +79,7 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     deinit {
+        if let child, !queued.isEmpty { _ = child.send(frames: queued) }
         child?.finish()
     }
 
@@ -103,14 +114,19 @@ final class PluginRunner: @unchecked Sendable {
     /// the events emitted meanwhile. `what` names the call in errors
     /// ("render of echo@1 (instance 'e')"). With `instance`, the call fails
     /// with `plugin_restarted` if that instance's child is gone.
+    ///
+    /// With `then`, a second request goes in the same write, right behind
+    /// this one (a render behind its create); its answer is not waited for
+    /// here but kept for `collect` (or dropped by `forget`), and its id is
+    /// returned.
     func call(
         _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance? = nil,
-        deadline: Duration? = nil, context: InstanceContext? = nil,
+        deadline: Duration? = nil, context: InstanceContext? = nil, then follower: (kind: Wire.Kind, payload: [UInt8])? = nil,
         _ payload: (inout WireWriter, _ slot: UInt32) -> Void
-    ) throws(GraftError) -> (answer: Answer, generation: Int) {
+    ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
         lock.lock()
         let result = Result { () throws(GraftError) in
-            try callLocked(kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, payload)
+            try callLocked(kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, follower: follower, payload)
         }
         let events = arrived
         arrived = []
@@ -125,8 +141,9 @@ final class PluginRunner: @unchecked Sendable {
 
     private func callLocked(
         _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance?,
-        deadline: Duration?, context: InstanceContext?, _ payload: (inout WireWriter, _ slot: UInt32) -> Void
-    ) throws(GraftError) -> (answer: Answer, generation: Int) {
+        deadline: Duration?, context: InstanceContext?, follower: (kind: Wire.Kind, payload: [UInt8])?,
+        _ payload: (inout WireWriter, _ slot: UInt32) -> Void
+    ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
         if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
         if let instance, instance.generation != generation || child == nil {
             throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
@@ -141,8 +158,9 @@ final class PluginRunner: @unchecked Sendable {
                 let slot = try slot(for: plugin, in: child)
                 var writer = WireWriter()
                 payload(&writer, slot)
-                let answer = try exchange(kind, writer.bytes, with: child, plugin: plugin, what: what, deadline: deadline ?? limits.call)
-                return (answer, generation)
+                let (answer, followerID) = try exchange(
+                    kind, writer.bytes, then: follower, with: child, plugin: plugin, what: what, deadline: deadline ?? limits.call)
+                return (answer, generation, followerID)
             } catch {
                 // The child died, or was found dead, with requests posted
                 // before this call still unanswered, or before this request
@@ -162,17 +180,32 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     /// Sends a request about an instance without waiting for its answer (a
-    /// destroy: nothing the caller could do with a failure). If the child
-    /// dies before the next call is answered, that call is tried once more on
-    /// a new child, since the death may be this request's.
+    /// destroy: nothing the caller could do with a failure), with the next
+    /// request or within `postDelay`. If the child dies before the next call
+    /// is answered, that call is tried once more on a new child, since the
+    /// death may be this request's.
     func post(_ kind: Wire.Kind, plugin: LoadedPlugin, instance: Instance, _ payload: (inout WireWriter) -> Void) {
         lock.lock()
         defer { lock.unlock() }
-        guard let child, instance.generation == generation else { return }
+        guard child != nil, instance.generation == generation else { return }
         var writer = WireWriter()
         payload(&writer)
         nextID &+= 1
-        if child.send(kind, id: nextID, payload: writer.bytes) { unanswered.insert(nextID) }
+        queued += Wire.frame(kind, id: nextID, payload: writer.bytes)
+        unanswered.insert(nextID)
+        if !flushScheduled {
+            flushScheduled = true
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.postDelay) { [weak self] in self?.flushQueued() }
+        }
+    }
+
+    private func flushQueued() {
+        lock.lock()
+        defer { lock.unlock() }
+        flushScheduled = false
+        guard let child, !queued.isEmpty else { return }
+        _ = child.send(frames: queued)
+        queued.removeAll(keepingCapacity: true)
     }
 
     /// Registers where `emitted` frames for `number` go (after `create`).
@@ -202,6 +235,9 @@ final class PluginRunner: @unchecked Sendable {
         generation += 1
         slots = [:]
         contexts = [:]
+        queued = []
+        expected = []
+        early = [:]
         child = started
         return started
     }
@@ -213,6 +249,11 @@ final class PluginRunner: @unchecked Sendable {
         writer.string(file.path)
         writer.string(file.realPath)
         writer.bool(mapsCopies)
+        // Queued frames first, on their own: the descriptor belongs to the load's bytes.
+        if !queued.isEmpty {
+            _ = child.send(frames: queued)
+            queued.removeAll(keepingCapacity: true)
+        }
         nextID &+= 1
         guard child.send(.load, id: nextID, payload: writer.bytes, descriptor: file.descriptor) else {
             throw died(child, plugin: plugin, what: "loading it", stage: "while it was loaded")
@@ -226,16 +267,108 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     private func exchange(
-        _ kind: Wire.Kind, _ payload: [UInt8], with child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
-    ) throws(GraftError) -> Answer {
+        _ kind: Wire.Kind, _ payload: [UInt8], then follower: (kind: Wire.Kind, payload: [UInt8])?,
+        with child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
+    ) throws(GraftError) -> (Answer, UInt32?) {
         nextID &+= 1
+        let id = nextID
         sendFailed = false
-        guard child.send(kind, id: nextID, payload: payload) else {
+        var frames = queued
+        queued.removeAll(keepingCapacity: true)
+        frames += Wire.frame(kind, id: id, payload: payload)
+        var followerID: UInt32?
+        if let follower {
+            nextID &+= 1
+            followerID = nextID
+            frames += Wire.frame(follower.kind, id: nextID, payload: follower.payload)
+            expected.insert(nextID)
+        }
+        guard child.send(frames: frames) else {
             sendFailed = true
             throw died(child, plugin: plugin, what: "between two calls (found when sending \(what))", stage: "")
         }
-        return try wait(for: nextID, from: child, plugin: plugin, what: what, deadline: deadline)
+        return (try wait(for: id, from: child, plugin: plugin, what: what, deadline: deadline), followerID)
     }
+
+    // MARK: Pipelined answers
+
+    /// Waits for the answer to a request sent with `call(then:)`, or takes it
+    /// if it came already. Fails with `plugin_restarted` if `instance`'s
+    /// child is gone, as `call` does.
+    func collect(_ id: UInt32, plugin: LoadedPlugin, what: String, instance: Instance) throws(GraftError) -> Answer {
+        lock.lock()
+        let result = Result { () throws(GraftError) -> Answer in
+            if instance.generation != generation || child == nil {
+                throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
+            }
+            var answer: Answer
+            if let early = early.removeValue(forKey: id) {
+                answer = early
+            } else if let child, expected.contains(id) {
+                answer = try wait(for: id, from: child, plugin: plugin, what: what, deadline: limits.call)
+            } else {
+                throw GraftError(.pluginRestarted, "the answer to \(what) was lost; \(what) must be asked again.")
+            }
+            if answer.kind == .failed {
+                guard let error = try? answer.reader.error(path: plugin.info.path) else {
+                    throw GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': its runner sent an error that does not decode for \(what).", path: plugin.info.path)
+                }
+                throw error
+            }
+            return answer
+        }
+        let events = arrived
+        arrived = []
+        lock.unlock()
+        for event in events { event.context.deliver(event.name, payload: event.payload, warnings: event.warnings) }
+        return try result.get()
+    }
+
+    /// Gives up on a pipelined answer: it is skipped when it arrives.
+    func forget(_ id: UInt32) {
+        lock.lock()
+        defer { lock.unlock() }
+        if early.removeValue(forKey: id) == nil, expected.remove(id) != nil { unanswered.insert(id) }
+    }
+
+    /// The media type to render a new instance of `component` in, with its
+    /// create: the one its last instance was first rendered in, if its first
+    /// call was a render. Nil too when many such renders wait already (a host
+    /// that creates instances and never uses them must not pile them up).
+    func firstRender(of component: RegisteredComponent) -> MediaType? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard expected.count + early.count < Self.uncollectedLimit else { return nil }
+        return rendersFirst[FirstCallKey(component)]
+    }
+
+    /// Pipelined answers not collected yet (for tests).
+    var uncollected: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return expected.count + early.count
+    }
+
+    /// Learns whether instances of `component` are rendered first (and in what).
+    func noteFirstCall(on component: RegisteredComponent, rendering mediaType: MediaType?) {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = FirstCallKey(component)
+        if rendersFirst[key] != mediaType { rendersFirst[key] = mediaType }
+    }
+
+    private struct FirstCallKey: Hashable {
+        var plugin: ObjectIdentifier
+        var reference: ComponentReference
+        init(_ component: RegisteredComponent) {
+            plugin = ObjectIdentifier(component.plugin)
+            reference = component.reference
+        }
+    }
+
+    /// Guarded by `lock`.
+    private var rendersFirst: [FirstCallKey: MediaType] = [:]
+    static let uncollectedLimit = 32
 
     private func wait(
         for id: UInt32, from child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
@@ -254,6 +387,11 @@ final class PluginRunner: @unchecked Sendable {
                     if header.kind == .failed, let error = try? reader.error(path: plugin.info.path) { logger.warning("\(error)") }
                     continue
                 }
+                if header.id != id, expected.remove(header.id) != nil {
+                    early[header.id] = Answer(kind: header.kind, reader: reader)
+                    continue
+                }
+                expected.remove(header.id)
                 guard header.id == id else { throw abandon(child, plugin: plugin, "answered request \(header.id) while \(id) was asked") }
                 if header.kind == .failed {
                     throw (try? reader.error(path: plugin.info.path))
@@ -293,6 +431,9 @@ final class PluginRunner: @unchecked Sendable {
             slots = [:]
             contexts = [:]
             unanswered = []
+            queued = []
+            expected = []
+            early = [:]
         }
     }
 

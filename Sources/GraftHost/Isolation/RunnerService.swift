@@ -62,6 +62,9 @@ package enum RunnerService {
         var slots: [GraftHost] = []
         var instances: [UInt32: ComponentInstance] = [:]
         var nextInstance: UInt32 = 0
+        /// The instance the last create made, while no other request came
+        /// between (`Wire.justCreated`).
+        var justCreated: UInt32?
         let logger = Logger(label: "graft.runner", factory: { StreamLogHandler.standardError(label: $0) })
 
         init(settings: Settings) {
@@ -87,6 +90,8 @@ package enum RunnerService {
         /// The answer to one request: its kind and payload.
         mutating func handle(_ kind: Wire.Kind, _ reader: inout WireReader, descriptor: Int32) throws(GraftError) -> (Wire.Kind, [UInt8]) {
             var writer = WireWriter()
+            let previous = justCreated
+            justCreated = nil
             do {
                 switch kind {
                 case .load:
@@ -122,12 +127,14 @@ package enum RunnerService {
                             Outbox.shared.emit(Wire.frame(.emitted, id: 0, payload: writer.bytes))
                         })
                     instances[number] = instance
+                    justCreated = number
                     writer.u32(number)
                     writer.warnings(instance.takeWarnings())
                     return (.created, writer.bytes)
 
                 case .render:
-                    let instance = try instance(try reader.u32())
+                    let number = try reader.u32()
+                    let instance = try instance(number == Wire.justCreated ? previous ?? number : number)
                     let mediaType = MediaType(rawValue: try reader.string())
                     let (rendering, overflowed) = try instance.render(as: mediaType, outputLimit: settings.outputLimit)
                     if overflowed {

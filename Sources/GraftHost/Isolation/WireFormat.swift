@@ -19,6 +19,9 @@ enum Wire {
     /// Far above any real answer (a plugin with 1,024 components and their
     /// debugConfigs), far below what could hurt the host.
     static let maximumPayload = 16 << 20
+    /// The instance number that names "the instance the previous request
+    /// created", for a render pipelined behind its create.
+    static let justCreated = UInt32.max
 
     enum Kind: UInt16, Sendable {
         /// child → host, first frame: protocol version, ABI, architecture.
@@ -41,7 +44,9 @@ enum Wire {
         /// slot, key, version, inputs, container size → `created` (instance number).
         case create = 13
         case created = 14
-        /// instance, media type → `rendered` (media type, bytes).
+        /// instance, media type → `rendered` (media type, bytes). Instance
+        /// `Wire.justCreated` is the one the request before created (a render
+        /// sent in the same write as its create).
         case render = 15
         case rendered = 16
         /// instance, action, data? → `answer`.

@@ -39,6 +39,11 @@ public final class ComponentInstance: @unchecked Sendable {
         var handle: Handle?
         var component: RegisteredComponent
         var inputs: [String: GraftValue]
+        /// A render sent with the create (isolated plugins): the request's id
+        /// and the media type it asked for.
+        var prefetch: (id: UInt32, mediaType: MediaType)?
+        /// Whether a call has been made since the create.
+        var called = false
     }
 
     init(
@@ -52,26 +57,41 @@ public final class ComponentInstance: @unchecked Sendable {
             instanceID: id, component: component, containerSize: containerSize, logger: logger, onEvent: onEvent)
         self.cContext = context.makeCContext()
         let created: Handle
+        var prefetch: (id: UInt32, mediaType: MediaType)?
         do throws(GraftError) {
-            created = try Self.create(component: component, inputs: inputs, context: context, cContext: cContext)
+            (created, prefetch) = try Self.create(
+                component: component, inputs: inputs, context: context, cContext: cContext, prefetching: true)
         } catch {
             cContext.deinitialize(count: 1)
             cContext.deallocate()
             throw error
         }
-        self.live = Locked(Live(handle: created, component: component, inputs: inputs))
+        self.live = Locked(Live(handle: created, component: component, inputs: inputs, prefetch: prefetch))
     }
 
+    /// Creates the plugin's instance. Isolated, with `prefetching`, and when
+    /// the last instance of this component was rendered first: a render in
+    /// that media type goes in the same write as the create, so the first
+    /// `render` finds its answer on the way (one round trip saved; the
+    /// create still answers on its own, so its errors are the create's).
     private static func create(
         component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
-        cContext: UnsafeMutablePointer<graft_component_context_t>
-    ) throws(GraftError) -> Handle {
+        cContext: UnsafeMutablePointer<graft_component_context_t>, prefetching: Bool = false
+    ) throws(GraftError) -> (Handle, prefetch: (id: UInt32, mediaType: MediaType)?) {
         let contract = component.contract
         if let runner = component.plugin.runner {
             let size = context.containerSize
-            let (answer, generation) = try runner.call(
+            var follower: (kind: Wire.Kind, payload: [UInt8])?
+            let prefetchType = prefetching ? runner.firstRender(of: component) : nil
+            if let prefetchType {
+                var writer = WireWriter()
+                writer.u32(Wire.justCreated)
+                writer.string(prefetchType.rawValue)
+                follower = (.render, writer.bytes)
+            }
+            let (answer, generation, followerID) = try runner.call(
                 .create, plugin: component.plugin, what: "create of \(contract.reference) (instance '\(context.instanceID)')",
-                context: context
+                context: context, then: follower
             ) { writer, slot in
                 writer.u32(slot)
                 writer.string(contract.key)
@@ -82,12 +102,14 @@ public final class ComponentInstance: @unchecked Sendable {
             }
             var reader = answer.reader
             guard answer.kind == .created, let number = try? reader.u32() else {
+                if let followerID { runner.forget(followerID) }
                 throw GraftError(.instanceCreateFailed, "the runner of \(component.pluginPath) answered create with \(answer.kind).")
             }
             context.record((try? reader.warnings(instanceID: context.instanceID)) ?? [])
             let instance = PluginRunner.Instance(generation: generation, number: number)
             runner.attach(context, to: instance)
-            return .remote(runner, instance)
+            guard let followerID, let prefetchType else { return (.remote(runner, instance), nil) }
+            return (.remote(runner, instance), (id: followerID, mediaType: prefetchType))
         }
         let (forwarded, warnings) = DriftCheck.bind(inputs, to: component.contract, instanceID: context.instanceID)
         context.record(warnings)
@@ -105,7 +127,7 @@ public final class ComponentInstance: @unchecked Sendable {
                 "plugin '\(component.pluginID)' (\(component.pluginPath)) could not create \(contract.reference)\(instance == nil ? "" : ": the instance lacks render or destroy").",
                 path: component.pluginPath, key: contract.key)
         }
-        return .local(instance)
+        return (.local(instance), nil)
     }
 
     deinit {
@@ -162,20 +184,36 @@ public final class ComponentInstance: @unchecked Sendable {
     /// One call on a remote handle, re-creating the instance first if its
     /// process restarted since. Nil for a local handle.
     private func remote(
-        _ live: inout Live, _ kind: Wire.Kind, _ what: String, deadline: Duration? = nil,
+        _ live: inout Live, _ kind: Wire.Kind, _ what: String, deadline: Duration? = nil, rendering: MediaType? = nil,
         _ payload: (inout WireWriter) -> Void
     ) throws(GraftError) -> PluginRunner.Answer? {
         guard case .remote(let runner, var instance) = live.handle else { return nil }
         let description = "\(what) of \(live.component.contract.reference) (instance '\(id)')"
+        if !live.called {
+            live.called = true
+            runner.noteFirstCall(on: live.component, rendering: rendering)
+        }
+        if let prefetch = live.prefetch {
+            live.prefetch = nil
+            if let rendering, prefetch.mediaType == rendering {
+                do throws(GraftError) {
+                    return try runner.collect(prefetch.id, plugin: live.component.plugin, what: description, instance: instance)
+                } catch where error.code == .pluginRestarted {
+                    // Its process restarted: asked again below, on a re-created instance.
+                }
+            } else {
+                runner.forget(prefetch.id)
+            }
+        }
         for attempt in 0..<2 {
             do throws(GraftError) {
-                let (answer, _) = try runner.call(kind, plugin: live.component.plugin, what: description, instance: instance, deadline: deadline) { writer, _ in
+                let (answer, _, _) = try runner.call(kind, plugin: live.component.plugin, what: description, instance: instance, deadline: deadline) { writer, _ in
                     writer.u32(instance.number)
                     payload(&writer)
                 }
                 return answer
             } catch where error.code == .pluginRestarted && attempt == 0 {
-                let recreated = try Self.create(component: live.component, inputs: live.inputs, context: context, cContext: cContext)
+                let (recreated, _) = try Self.create(component: live.component, inputs: live.inputs, context: context, cContext: cContext)
                 live.handle = recreated
                 if case .remote(_, let fresh) = recreated { instance = fresh }
                 context.record([GraftWarning(
@@ -204,7 +242,7 @@ public final class ComponentInstance: @unchecked Sendable {
     /// Renders, writing at most `outputLimit` bytes; says whether the output was cut.
     func render(as mediaType: MediaType, outputLimit: Int) throws(GraftError) -> (rendering: Rendering, overflowed: Bool) {
         try withHandle { (live, handle) throws(GraftError) in
-            if var answer = try remote(&live, .render, "render", { $0.string(mediaType.rawValue) }) {
+            if var answer = try remote(&live, .render, "render", rendering: mediaType, { $0.string(mediaType.rawValue) }) {
                 guard answer.kind == .rendered, let type = try? answer.reader.string(), let text = try? answer.reader.string() else {
                     throw GraftError(.renderFailed, "the runner of \(live.component.pluginPath) answered render with \(answer.kind).")
                 }
@@ -311,12 +349,13 @@ public final class ComponentInstance: @unchecked Sendable {
         context.component = component
         let replacement: Handle
         do throws(GraftError) {
-            replacement = try Self.create(component: component, inputs: inputs, context: context, cContext: cContext)
+            (replacement, _) = try Self.create(component: component, inputs: inputs, context: context, cContext: cContext)
         } catch {
             context.component = live.component
             throw error
         }
-        destroy(old, plugin: live.component.plugin)
+        destroy(old, plugin: live.component.plugin, prefetch: live.prefetch?.id)
+        live.prefetch = nil
         live.handle = replacement
         live.component = component
         live.inputs = inputs
@@ -373,12 +412,13 @@ public final class ComponentInstance: @unchecked Sendable {
         }
     }
 
-    private func destroy(_ handle: Handle, plugin: LoadedPlugin) {
+    private func destroy(_ handle: Handle, plugin: LoadedPlugin, prefetch: UInt32? = nil) {
         switch handle {
         case .local(let instance):
             instance.pointee.destroy!(instance)
         case .remote(let runner, let instance):
             runner.detach(instance)
+            if let prefetch { runner.forget(prefetch) }
             // Not waited for (its answer is skipped); a process that restarted
             // has no such instance any more, and nothing is sent.
             runner.post(.destroy, plugin: plugin, instance: instance) { $0.u32(instance.number) }
@@ -390,7 +430,9 @@ public final class ComponentInstance: @unchecked Sendable {
         let closed: Bool = live.withLock { live in
             guard let handle = live.handle else { return false }
             live.handle = nil
-            destroy(handle, plugin: live.component.plugin)
+            if !live.called, case .remote(let runner, _) = handle { runner.noteFirstCall(on: live.component, rendering: nil) }
+            destroy(handle, plugin: live.component.plugin, prefetch: live.prefetch?.id)
+            live.prefetch = nil
             return true
         }
         if closed { onClose(ObjectIdentifier(self)) }

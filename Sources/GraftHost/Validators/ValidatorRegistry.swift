@@ -330,7 +330,7 @@ extension RegisteredValidator {
     /// the native ones take the same fast path or libffi).
     private func validateRemotely(_ runner: PluginRunner, _ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
         let name = ComponentReference(key: contract.name, version: contract.version).description
-        var (answer, _) = try runner.call(.validate, plugin: plugin, what: "validator '\(name)'", deadline: runner.limits.validator) { writer, slot in
+        var (answer, _, _) = try runner.call(.validate, plugin: plugin, what: "validator '\(name)'", deadline: runner.limits.validator) { writer, slot in
             writer.u32(slot)
             writer.string(name)
             writer.value(value)
