@@ -74,7 +74,9 @@ int graft_send_with_fd(int socket, const void *data, size_t length, int fd) {
             header->cmsg_len = CMSG_LEN(sizeof(int));
             memcpy(CMSG_DATA(header), &fd, sizeof(int));
         }
-        ssize_t count = sendmsg(socket, &message, MSG_NOSIGNAL);
+        /* Without a descriptor, send(): no message header to copy in. */
+        ssize_t count = message.msg_control ? sendmsg(socket, &message, MSG_NOSIGNAL)
+                                            : send(socket, part.iov_base, part.iov_len, MSG_NOSIGNAL);
         if (count < 0) {
             if (errno == EINTR) continue;
             return errno;

@@ -1,5 +1,6 @@
 /* accept4 is a GNU extension: ask for it before any header. */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -35,4 +36,10 @@ int graft_pin_to_cpu(int pid, int cpu) {
     CPU_ZERO(&only);
     CPU_SET(cpu, &only);
     return sched_setaffinity(pid, sizeof only, &only);
+}
+
+graft_heap_t graft_heap(void) {
+    struct mallinfo2 info = mallinfo2();
+    graft_heap_t heap = {.in_use = info.uordblks, .heap = info.arena, .mapped = info.hblkhd};
+    return heap;
 }

@@ -48,6 +48,12 @@ int graft_pin_to_current_cpu(graft_cpu_mask_t *saved);
  * the same CPU as the host, or on another. */
 int graft_pin_to_cpu(int pid, int cpu);
 
+/* The malloc heap, for benchmarks that tell a leak (blocks in use grow)
+ * from a heap that grew once: bytes in use, the main heap's size, and bytes
+ * in mmapped blocks (glibc's mallinfo2). */
+typedef struct { unsigned long long in_use, heap, mapped; } graft_heap_t;
+graft_heap_t graft_heap(void);
+
 /* Restores a mask saved by graft_pin_to_current_cpu. */
 void graft_restore_cpu_mask(const graft_cpu_mask_t *saved);
 

@@ -17,6 +17,17 @@ struct ChildChannel {
     /// for the life of the child.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
+    /// Whether the next frame has arrived already and is a render of the
+    /// instance just created (`Wire.justCreated`), sent behind its create.
+    var nextIsRenderOfJustCreated: Bool {
+        let available = buffer.count - start
+        guard available >= Wire.headerSize + 4, let header = try? Wire.header(buffer[start..<start + Wire.headerSize]),
+            header.kind == .render, available >= Wire.headerSize + header.length
+        else { return false }
+        var reader = WireReader(Array(buffer[start + Wire.headerSize..<start + Wire.headerSize + 4]))
+        return (try? reader.u32()) == Wire.justCreated
+    }
+
     /// The next frame, or nil when the host has gone or broke the protocol.
     mutating func next() -> (header: Wire.Header, payload: [UInt8], descriptor: Int32)? {
         while true {

@@ -23,7 +23,6 @@ final class ChildProcess: @unchecked Sendable {
     /// The read end of the child's progress pipe (its descriptor 4), or -1.
     private let progress: Int32
     private var received: [UInt8] = []
-    private var receivedFD: [Int32] = []
     private var pendingOutput: [UInt8] = []
     private var reaped: Termination?
     /// Where each read lands first: allocated once per child, not per call.
@@ -146,7 +145,6 @@ final class ChildProcess: @unchecked Sendable {
         close(channel)
         close(output)
         if progress >= 0 { close(progress) }
-        for descriptor in receivedFD { close(descriptor) }
         scratch.deallocate()
     }
 
@@ -205,9 +203,9 @@ final class ChildProcess: @unchecked Sendable {
             // never blocks the child (its end is non-blocking), so it is
             // drained here, after each receive, not watched.
             setReceiveTimeout(deadline - now)
-            var descriptor: Int32 = -1
-            let count = graft_receive_with_fd(channel, scratch.baseAddress, scratch.count, &descriptor)
-            if descriptor >= 0 { receivedFD.append(descriptor) }
+            // recv, not recvmsg: no header to copy, and descriptors a child
+            // might send are closed by the kernel, never installed here.
+            let count = recv(channel, scratch.baseAddress, scratch.count, 0)
             if count > 0 { received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count])) }
             drainOutput(onOutput)  // reuses `scratch`: after the bytes above are kept
             if count < 0 {

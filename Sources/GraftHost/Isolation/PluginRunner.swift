@@ -51,11 +51,11 @@ final class PluginRunner: @unchecked Sendable {
     /// when they arrive.
     private var unanswered: Set<UInt32> = []
     /// Posted frames not sent yet: they go with the next request, in the
-    /// same write, or a few milliseconds later (`flushSoon`), whichever is
-    /// first. A destroy then costs the child no wake-up of its own.
+    /// same write, or `postDelay` later (`LateSends`), whichever is first.
+    /// A destroy then costs the child no wake-up of its own.
     private var queued: [UInt8] = []
-    private var flushScheduled = false
-    static let postDelay = DispatchTimeInterval.milliseconds(5)
+    private var lateSendScheduled = false
+    static let postDelay = Duration.milliseconds(5)
     private var quarantined: [ObjectIdentifier: GraftError] = [:]
     /// Pipelined requests (`call(then:)`) whose answers are still to come,
     /// and those that came during another call. Guarded by `lock`.
@@ -193,16 +193,17 @@ final class PluginRunner: @unchecked Sendable {
         nextID &+= 1
         queued += Wire.frame(kind, id: nextID, payload: writer.bytes)
         unanswered.insert(nextID)
-        if !flushScheduled {
-            flushScheduled = true
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.postDelay) { [weak self] in self?.flushQueued() }
+        if !lateSendScheduled {
+            lateSendScheduled = true
+            LateSends.shared.schedule(self, after: Self.postDelay)
         }
     }
 
-    private func flushQueued() {
+    /// Sends what `post` queued, if no request took it along meanwhile.
+    func sendQueued() {
         lock.lock()
         defer { lock.unlock() }
-        flushScheduled = false
+        lateSendScheduled = false
         guard let child, !queued.isEmpty else { return }
         _ = child.send(frames: queued)
         queued.removeAll(keepingCapacity: true)
@@ -273,6 +274,7 @@ final class PluginRunner: @unchecked Sendable {
         nextID &+= 1
         let id = nextID
         sendFailed = false
+        // What `post` queued goes first, in the same write.
         var frames = queued
         queued.removeAll(keepingCapacity: true)
         frames += Wire.frame(kind, id: id, payload: payload)

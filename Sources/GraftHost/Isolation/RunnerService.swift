@@ -35,6 +35,10 @@ package enum RunnerService {
 
         var server = Server(settings: settings)
         var channel = ChildChannel()
+        // A create's answer waits for the render sent behind it (one write,
+        // one wake-up of the host for both); if this child dies rendering,
+        // the host creates again on a new one and reports the render's failure.
+        var held: [UInt8] = []
         while let (header, payload, descriptor) = channel.next() {
             var reader = WireReader(payload)
             let answer: (Wire.Kind, [UInt8])
@@ -47,8 +51,13 @@ package enum RunnerService {
                 answer = (.failed, writer.bytes)
             }
             // The events of the call, then its answer: one write, one wake-up.
-            var bytes = Outbox.shared.end()
+            var bytes = held + Outbox.shared.end()
+            held = []
             bytes += Wire.frame(answer.0, id: header.id, payload: answer.1)
+            if answer.0 == .created, channel.nextIsRenderOfJustCreated {
+                held = bytes
+                continue
+            }
             if !ChildChannel.send(bytes) { break }
         }
         ScannerService.finish()

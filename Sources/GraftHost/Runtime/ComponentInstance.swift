@@ -44,6 +44,10 @@ public final class ComponentInstance: @unchecked Sendable {
         var prefetch: (id: UInt32, mediaType: MediaType)?
         /// Whether a call has been made since the create.
         var called = false
+        /// How the render sent with the create failed (its process died or
+        /// hung; the instance was created again on a new one): what the first
+        /// call, if a render, reports.
+        var firstRenderFailure: GraftError?
     }
 
     init(
@@ -58,40 +62,54 @@ public final class ComponentInstance: @unchecked Sendable {
         self.cContext = context.makeCContext()
         let created: Handle
         var prefetch: (id: UInt32, mediaType: MediaType)?
+        var firstRenderFailure: GraftError?
+        let renderAhead = component.plugin.runner?.firstRender(of: component)
         do throws(GraftError) {
-            (created, prefetch) = try Self.create(
-                component: component, inputs: inputs, context: context, cContext: cContext, prefetching: true)
+            do throws(GraftError) {
+                (created, prefetch) = try Self.create(
+                    component: component, inputs: inputs, context: context, cContext: cContext, renderingAhead: renderAhead)
+            } catch where renderAhead != nil && Self.runnerFailures.contains(error.code) {
+                // The create and the render sent with it answer together:
+                // the process died (or hung) in one of them. Created again on
+                // a new process, alone: if that works, the render failed.
+                (created, _) = try Self.create(component: component, inputs: inputs, context: context, cContext: cContext)
+                firstRenderFailure = error
+            }
         } catch {
             cContext.deinitialize(count: 1)
             cContext.deallocate()
             throw error
         }
-        self.live = Locked(Live(handle: created, component: component, inputs: inputs, prefetch: prefetch))
+        self.live = Locked(
+            Live(handle: created, component: component, inputs: inputs, prefetch: prefetch, firstRenderFailure: firstRenderFailure))
     }
 
-    /// Creates the plugin's instance. Isolated, with `prefetching`, and when
-    /// the last instance of this component was rendered first: a render in
-    /// that media type goes in the same write as the create, so the first
-    /// `render` finds its answer on the way (one round trip saved; the
-    /// create still answers on its own, so its errors are the create's).
+    /// A runner's process died, hung or ran out of memory.
+    static let runnerFailures: Set<GraftError.Code> = [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit]
+
+    /// Creates the plugin's instance. Isolated, with `renderingAhead` (the
+    /// media type the last instance of this component was first rendered
+    /// in): a render goes in the same write as the create, and its answer
+    /// with the create's, so the first `render` finds it on the way (one
+    /// round trip saved). If the process dies in either, the caller cannot
+    /// tell which: it creates again, alone.
     private static func create(
         component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
-        cContext: UnsafeMutablePointer<graft_component_context_t>, prefetching: Bool = false
+        cContext: UnsafeMutablePointer<graft_component_context_t>, renderingAhead prefetchType: MediaType? = nil
     ) throws(GraftError) -> (Handle, prefetch: (id: UInt32, mediaType: MediaType)?) {
         let contract = component.contract
         if let runner = component.plugin.runner {
             let size = context.containerSize
             var follower: (kind: Wire.Kind, payload: [UInt8])?
-            let prefetchType = prefetching ? runner.firstRender(of: component) : nil
             if let prefetchType {
                 var writer = WireWriter()
                 writer.u32(Wire.justCreated)
                 writer.string(prefetchType.rawValue)
                 follower = (.render, writer.bytes)
             }
+            let what = "create of \(contract.reference) (instance '\(context.instanceID)')\(follower == nil ? "" : " with its first render")"
             let (answer, generation, followerID) = try runner.call(
-                .create, plugin: component.plugin, what: "create of \(contract.reference) (instance '\(context.instanceID)')",
-                context: context, then: follower
+                .create, plugin: component.plugin, what: what, context: context, then: follower
             ) { writer, slot in
                 writer.u32(slot)
                 writer.string(contract.key)
@@ -192,6 +210,10 @@ public final class ComponentInstance: @unchecked Sendable {
         if !live.called {
             live.called = true
             runner.noteFirstCall(on: live.component, rendering: rendering)
+            if let failure = live.firstRenderFailure {
+                live.firstRenderFailure = nil
+                if rendering != nil { throw failure }
+            }
         }
         if let prefetch = live.prefetch {
             live.prefetch = nil

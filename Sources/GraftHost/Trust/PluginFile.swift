@@ -120,7 +120,10 @@ final class PluginFile: @unchecked Sendable {
 
     /// Streams the file through `body` in blocks, from the start.
     func forEachBlock(_ body: (UnsafeRawBufferPointer) throws(GraftError) -> Void) throws(GraftError) {
-        let blockSize = 256 * 1024
+        // Below glibc's mmap threshold: a larger block is mmapped, and once
+        // freed raises that threshold, after which each block grows the heap
+        // for good (the host's memory crept with every hot swap).
+        let blockSize = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
         var offset = 0

@@ -129,6 +129,15 @@ enum HotSwapBench {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// Resident pages not shared with any file or other process (statm's
+    /// resident minus shared): the host's private memory.
+    static func privateResidentBytes() -> Int {
+        guard let data = FileHandle(forReadingAtPath: "/proc/self/statm")?.readDataToEndOfFile() else { return 0 }
+        let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
+        guard fields.count > 2, let resident = Int(fields[1]), let shared = Int(fields[2]) else { return 0 }
+        return (resident - shared) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     final class Load: Sendable {
         let stop = Atomic<Bool>(false)
         let renders = Atomic<Int>(0)
