@@ -330,6 +330,50 @@ struct IsolationTests {
         #expect(try echo.render().text == "v2:hi")
     }
 
+    @Test("what an isolated plugin writes to stdout and stderr reaches the host's log under the plugin's id")
+    func childOutputGoesToTheLog() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PRINTS": "1"])
+        let log = CapturedLog()
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path, isolation: .perPlugin),
+            logger: log.logger)
+        host.loadPlugins()
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "loud"])
+        #expect(try echo.render().text == "echo:loud")
+        // Written before the answer was sent: drained with the answer.
+        let lines = log.all.filter { $0.metadata["plugin"] == "test.echo" }.map(\.message)
+        #expect(lines.contains("echo printed loud"))
+        #expect(lines.contains("echo complained loud"))
+    }
+
+    @Test("crash after crash, the host keeps the same number of threads and descriptors")
+    func noThreadOrDescriptorGrowthOverCrashes() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_CRASH_IN_CREATE": "1"])
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
+        host.loadPlugins()
+        func count(_ folder: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? 0 }
+        func crashOnce() { #expect(throws: GraftError.self) { try host.makeInstance(of: ComponentReference(key: "echo")) } }
+        // Two crashes first: the helper threads (spawning, late sends) exist from then on.
+        crashOnce()
+        crashOnce()
+        let threads = count("/proc/self/task"), descriptors = count("/proc/self/fd")
+        // Below the quarantine (3 within a minute) only with a fresh count: a
+        // new host per crash, each loading the same file.
+        for _ in 0..<20 {
+            let other = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache-\(UUID().uuidString)"))
+            other.loadPlugins()
+            #expect(throws: GraftError.self) { try other.makeInstance(of: ComponentReference(key: "echo")) }
+        }
+        // Other tests run meanwhile and open their own: slack, but half of one per crash.
+        #expect(count("/proc/self/task") <= threads + 10, "threads: \(threads) before, \(count("/proc/self/task")) after")
+        #expect(count("/proc/self/fd") <= descriptors + 10, "descriptors: \(descriptors) before, \(count("/proc/self/fd")) after")
+    }
+
     @Test("runner children are reaped when their host goes away; no descriptor is left")
     func noLeaks() throws {
         let scratch = try Scratch()

@@ -9,7 +9,8 @@
 // Validators: `nonempty` (generic: a non-empty string) and `is_even` (native, "bool(int64)").
 // Action: `echo_action` (param `text: string`) sets the flow variable `echoed` to `text`.
 // Rebuild with -DECHO_PREFIX='"v2:"' and/or -DECHO_PLUGIN_VERSION='"2.0.0"' for a different build,
-// and with -DECHO_CRASH_IN_CREATE for one that crashes whenever it creates an instance.
+// and with -DECHO_CRASH_IN_CREATE for one that crashes whenever it creates an instance,
+// -DECHO_PRINTS for one that writes a line to stdout and one to stderr at every render.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,11 @@ static bool echo_render(const graft_component_instance_t *instance, const char *
     echo_t *echo = echo_of(instance);
     (void)media_type;
     echo->renders++;
+#ifdef ECHO_PRINTS
+    printf("echo printed %s\n", echo->text);
+    fflush(stdout);
+    fprintf(stderr, "echo complained %s\n", echo->text);
+#endif
     return graft_write_cstr(writer, ECHO_PREFIX) && writer->write(writer, echo->text, echo->length);
 }
 

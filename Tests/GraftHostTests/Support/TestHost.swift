@@ -42,3 +42,36 @@ func echoHost(_ scratch: borrowing Scratch) throws -> GraftHost {
 enum TestConfigurations {
     static let plain = GraftConfiguration(searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil)
 }
+
+/// A logger whose records a test can read: message and metadata, any thread.
+final class CapturedLog: Sendable {
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+
+    private let records = Locked<[Record]>([])
+    var all: [Record] { records.withLock { $0 } }
+
+    var logger: Logger {
+        Logger(label: "graft.test") { _ in Handler(log: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            let record = Record(level: event.level, message: "\(event.message)", metadata: merged.mapValues { "\($0)" })
+            log.records.withLock { $0.append(record) }
+        }
+    }
+}
