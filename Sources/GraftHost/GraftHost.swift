@@ -60,6 +60,9 @@ public final class GraftHost: Sendable {
         var identities: [String: FileIdentity] = [:]
         /// Files removed while instances still used their plugin.
         var removedInUse: Set<String> = []
+        /// What the scanners said of files scanned together at the start of
+        /// `loadPlugins`, until each file's own load takes it.
+        var scanned: [FileIdentity: ScanOutcome] = [:]
     }
 
     struct WeakInstance: Sendable {

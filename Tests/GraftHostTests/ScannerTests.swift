@@ -22,6 +22,41 @@ struct ScannerTests {
             logger: quietLogger)
     }
 
+    @Test("a folder seen for the first time is scanned by two children, files in flight; a crash in either half costs only its file")
+    func coldFolderOnTwoScanners() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins"), marker = scratch.file("marker")
+        let good = try Fixtures.build("good_marker", into: scratch.url, defines: ["MARKER_PATH": "\"\(marker.path)\""])
+        let bad = try Fixtures.build("bad_crash_constructor", into: scratch.url)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let count = GraftHost.filesForTwoScanners + 8
+        // Crashers early in each half: every file sent after one goes again to a new child.
+        let crashers: Set<Int> = [2, count - 5]
+        for index in 0..<count {
+            let name = String(format: "lib%02d.so", index)
+            try FileManager.default.copyItem(at: crashers.contains(index) ? bad : good, to: folder.appendingPathComponent(name))
+        }
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path, isolation: .inProcess),
+            logger: quietLogger)
+        host.loadPlugins()
+        #expect(host.plugins.map(\.id) == ["test.marker"], "the copies are one plugin id: the first registers")
+        let crashed = host.failures.filter { $0.error.code == .pluginCrashed }.map { URL(fileURLWithPath: $0.path).lastPathComponent }
+        #expect(Set(crashed) == Set(crashers.map { String(format: "lib%02d.so", $0) }))
+        #expect(!host.failures.contains { $0.error.code == .pluginTimeout })
+        // Each good copy was mapped once, in one of two scanner processes (the
+        // children that replaced the crashed ones among them).
+        let pids = try String(contentsOf: marker, encoding: .utf8).split(separator: "\n")
+        #expect(pids.count == count - crashers.count)
+        // One child per half, and one more in each half after its crash; a
+        // single scanner would have used three.
+        let twoScanners = ProcessInfo.processInfo.activeProcessorCount > 1
+        #expect(Set(pids).count == (twoScanners ? 4 : 3))
+        #expect(!pids.contains(Substring(String(getpid()))), "no plugin code ran in the host")
+        #expect(try host.validate("marker_ok", value: 1).isValid)
+    }
+
     static func stage(of fixture: String) throws -> String {
         let text = try String(contentsOf: Fixtures.source(fixture), encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("// stage:") })

@@ -11,6 +11,8 @@ extension GraftHost {
     public func loadPlugins() {
         let (entries, problems) = searchPath.discoverEntries()
         for problem in problems { recordFailure(problem.error, path: problem.path) }
+        scanTogether(entries)
+        defer { state.withLock { $0.scanned = [:] } }
         // Files the registry cache knows take the quick way: what `stat` said
         // of them, their folders' trust checked once per folder, and one
         // registration for all. Everything else, and everything odd, goes
@@ -41,6 +43,57 @@ extension GraftHost {
         flush()
         saveCache()
     }
+
+    /// Scans, all at once, the files the registry cache does not know: in
+    /// flight several at a time, and on two scanner children when there are
+    /// many (a big folder seen for the first time). What they declare goes
+    /// into the cache as `describe` would put it, and is kept for each file's
+    /// own load, which then registers it without scanning again. Files that
+    /// cannot be opened or are refused by the trust rules or the pins are left
+    /// to that load, which reports them.
+    private func scanTogether(_ entries: [SearchPath.Entry]) {
+        guard let scanner, entries.count > 1 else { return }
+        var files: [(file: PluginFile, hash: String?)] = []
+        var folders: [String: String?] = [:]
+        for entry in entries where (entry.status.st_mode & S_IFMT) == S_IFREG {
+            if let cache, cache.lookup(entry.realPath, FileIdentity(entry.status)) != nil { continue }
+            guard let file = try? PluginFile(opening: entry.path),
+                state.withLock({ $0.files[file.identity.file] == nil }),
+                configuration.trust.violation(of: file, folders: &folders) == nil || configuration.trust.allowsUntrusted,
+                case .success(let hash) = Result(catching: { () throws(GraftError) in try checkPin(file) })
+            else { continue }
+            files.append((file, hash))
+        }
+        guard files.count > 1 else { return }
+        var outcomes = [ScanOutcome?](repeating: nil, count: files.count)
+        let halves = files.count >= Self.filesForTwoScanners && ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1
+        let split = (files.count + 1) / 2
+        let second = halves == 2 ? Scanner(executable: scanner.executable, deadline: scanner.deadline, logger: scanner.logger) : nil
+        let results = Locked([[ScanOutcome?]](repeating: [], count: halves))
+        let opened = files.map(\.file), mapping = imageMapping
+        DispatchQueue.concurrentPerform(iterations: halves) { half in
+            let range = halves == 1 ? 0..<opened.count : (half == 0 ? 0..<split : split..<opened.count)
+            let scanned = (half == 0 ? scanner : second!).scan(Array(opened[range]), mapping: mapping)
+            results.withLock { $0[half] = scanned }
+        }
+        for (half, scanned) in results.withLock({ $0 }).enumerated() {
+            let offset = half == 0 ? 0 : split
+            for (index, outcome) in scanned.enumerated() { outcomes[offset + index] = outcome }
+        }
+        var kept: [FileIdentity: ScanOutcome] = [:]
+        for ((file, hash), outcome) in zip(files, outcomes) {
+            switch outcome {
+            case .described(let info): cache?.record(file.realPath, file.identity, .described(info), hash: hash)
+            case .crashed(let error): cache?.record(file.realPath, file.identity, .quarantined(error), hash: hash)
+            case .refused, nil: break
+            }
+            if let outcome { kept[file.identity] = outcome }
+        }
+        state.withLock { $0.scanned = kept }
+    }
+
+    /// From how many files on a cold start two scanners share the work.
+    static let filesForTwoScanners = 32
 
     /// A plugin for `entry` straight from the registry cache, when `stat`
     /// says the file is the one described, it passes the trust rules and
@@ -173,7 +226,8 @@ extension GraftHost {
     /// quarantined and never loaded in process. Nil when there is no scanner:
     /// only loading the file in process can tell.
     func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil, hash: String? = nil) throws(GraftError) -> PluginInfo? {
-        switch cache?.lookup(file.realPath, file.identity) {
+        let scannedTogether = state.withLock { $0.scanned.removeValue(forKey: file.identity) }
+        switch scannedTogether == nil ? cache?.lookup(file.realPath, file.identity) : nil {
         case .described(var info):
             info.path = file.path
             info.imagePath = file.realPath
@@ -185,7 +239,7 @@ extension GraftHost {
         case nil:
             break
         }
-        switch scanner?.scan(file, mapping: mapping ?? imageMapping) {
+        switch scannedTogether ?? scanner?.scan(file, mapping: mapping ?? imageMapping) {
         case nil:
             return nil
         case .described(var info):

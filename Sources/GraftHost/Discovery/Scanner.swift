@@ -10,11 +10,14 @@ import Logging
 final class Scanner: @unchecked Sendable {
     let executable: String
     let deadline: Duration
-    private let logger: Logger
+    let logger: Logger
     // Everything below is guarded by `lock`: one scan at a time.
     private let lock = NSLock()
     private var child: ChildProcess?
     private var nextID: UInt32 = 0
+    /// The last stage byte read from the child: files travel ahead of their
+    /// answers, so it may have been read with an earlier file's answer.
+    private var lastProgress: UInt8?
 
     init(executable: String, deadline: Duration, logger: Logger) {
         self.executable = executable
@@ -45,25 +48,54 @@ final class Scanner: @unchecked Sendable {
     /// maps a private copy: a file that may be rewritten in place must never
     /// be mapped itself, in any process.
     func scan(_ file: PluginFile, mapping: PluginLoader.Mapping = .link) -> ScanOutcome? {
+        scan([file], mapping: mapping)[0]
+    }
+
+    /// Files sent ahead of the answer being waited for: the child goes from
+    /// one file to the next without waiting for the host to read each answer.
+    static let window = 8
+
+    /// Scans `files` in order, one outcome each (nil for those left when no
+    /// scanner could be started). Up to `window` files travel at once; when
+    /// one kills the child, the files sent after it go again to a new one.
+    func scan(_ files: [PluginFile], mapping: PluginLoader.Mapping = .link) -> [ScanOutcome?] {
         lock.lock()
         defer { lock.unlock() }
-        for attempt in 0..<2 {
-            guard let child = running() else { return nil }
-            nextID &+= 1
-            var payload = WireWriter()
-            payload.string(file.path)
-            payload.string(file.realPath)
-            payload.bool(mapping == .copy)
-            if child.send(.scan, id: nextID, payload: payload.bytes, descriptor: file.descriptor) {
-                return answer(to: nextID, for: file, from: child)
+        var outcomes = [ScanOutcome?](repeating: nil, count: files.count)
+        var next = 0
+        var inFlight: [(id: UInt32, index: Int)] = []
+        var restarts = 0
+        while next < files.count || !inFlight.isEmpty {
+            guard let child = running() else { return outcomes }
+            while next < files.count, inFlight.count < Self.window {
+                let file = files[next]
+                nextID &+= 1
+                var payload = WireWriter()
+                payload.string(file.path)
+                payload.string(file.realPath)
+                payload.bool(mapping == .copy)
+                guard child.send(.scan, id: nextID, payload: payload.bytes, descriptor: file.descriptor) else { break }
+                inFlight.append((nextID, next))
+                next += 1
             }
-            // The child left between two files (idle too long, killed by
-            // someone): start another one, once.
-            self.child = nil
-            child.stop()
-            if attempt == 1 { break }
+            guard let (id, index) = inFlight.first else {
+                // Nothing could be sent: the child left between two batches
+                // (idle too long, killed by someone). Another one, once.
+                self.child = nil
+                child.stop()
+                restarts += 1
+                if restarts > 1 { return outcomes }
+                continue
+            }
+            inFlight.removeFirst()
+            outcomes[index] = answer(to: id, for: files[index], from: child)
+            if self.child == nil, let first = inFlight.first {
+                // The child died on this file: those sent after it go again.
+                next = first.index
+                inFlight.removeAll()
+            }
         }
-        return nil
+        return outcomes
     }
 
     /// The running child, started if needed; nil if it cannot start.
@@ -73,6 +105,7 @@ final class Scanner: @unchecked Sendable {
             let started = try ChildProcess.startGraftChild(
                 executable: executable, arguments: ["scan"], progress: true, onOutput: { self.logger.notice("scanner: \($0)") })
             child = started
+            lastProgress = nil
             return started
         } catch {
             logger.error("\(error)")
@@ -88,7 +121,8 @@ final class Scanner: @unchecked Sendable {
             switch child.receive(until: until, onOutput: output) {
             case .frame(let header, let payload) where header.id == id:
                 var reader = WireReader(payload)
-                _ = child.latestProgress()  // consumed: the pipe never fills
+                // Consumed, so the pipe never fills; the last byte may be the next file's.
+                if let latest = child.latestProgress() { lastProgress = latest }
                 switch header.kind {
                 case .described:
                     if let info = try? reader.plugin(path: file.path) { return .described(info) }
@@ -106,7 +140,8 @@ final class Scanner: @unchecked Sendable {
                 return abandon(child, file, "broke the protocol (\(reason))")
             case .closed:
                 self.child = nil
-                if let raw = child.latestProgress(), let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
+                if let raw = child.latestProgress() ?? lastProgress, let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
+                lastProgress = nil
                 let ended = child.termination()
                 return .crashed(GraftError(
                     .pluginCrashed,
@@ -114,7 +149,8 @@ final class Scanner: @unchecked Sendable {
                     path: file.path, symbol: stage.symbol))
             case .timedOut:
                 self.child = nil
-                if let raw = child.latestProgress(), let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
+                if let raw = child.latestProgress() ?? lastProgress, let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
+                lastProgress = nil
                 child.stop()
                 return .crashed(GraftError(
                     .pluginTimeout,
