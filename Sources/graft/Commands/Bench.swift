@@ -7,8 +7,9 @@ struct Bench: ParsableCommand {
         commandName: "bench",
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all). Build with -c release first:
-              swift build -c release && .build/release/graft bench
+            Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all). Build with -c release first
+            (with the Swift runtime linked into the executables, as they ship):
+              swift build -c release --static-swift-stdlib && .build/release/graft bench
             Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
             """)
 
@@ -44,7 +45,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         #if DEBUG
-        FileHandle.standardError.write(Data("note: this is a debug build; run `swift build -c release` and `.build/release/graft bench` for real figures\n".utf8))
+        FileHandle.standardError.write(Data("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n".utf8))
         #endif
         let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all } : parts)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
