@@ -21,11 +21,11 @@ struct DebugEndpointTests {
         let endpoint: DebugEndpoint
         let flow: FlowWiring
 
-        init(at path: String, logCapacity: Int = 1_000) throws {
+        init(at path: String, logCapacity: Int = 1_000, limits: DebugEndpoint.Limits = .init()) throws {
             host = try firstPartyHost()
             log = ActionLog(capacity: logCapacity)
             flow = try checkoutWiring()
-            endpoint = try DebugEndpoint.open(host: host, socketPath: path, log: log, flow: flow)
+            endpoint = try DebugEndpoint.open(host: host, socketPath: path, log: log, flow: flow, limits: limits)
         }
 
         /// A runner whose transcript feeds the log, as a host app wires it.
@@ -397,5 +397,106 @@ struct DebugEndpointTests {
         clients.removeAll()
         #expect(eventually { running.endpoint.clientCount == 0 })
         #expect(try running.client().request(["request": "tail"])["response"] == "tail")
+    }
+
+    /// Resident memory of this process, in bytes.
+    static func residentBytes() -> Int {
+        let fields = ((try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? "").split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+
+    @Test("idle clients and half-written lines give their slots back: idle_timeout, line_timeout, then closed")
+    func idleAndUnfinishedClientsAreClosed() throws {
+        let folder = try SocketFolder()
+        let limits = DebugEndpoint.Limits(idle: .milliseconds(400), line: .milliseconds(400))
+        let running = try Running(at: folder.path("d.sock"), limits: limits)
+        defer { running.endpoint.close() }
+        let before = Set(Self.sockets().values)
+        // Every slot taken: half by clients that say nothing, half by ones that stop mid-line.
+        var idle: [RawSocket] = [], unfinished: [RawSocket] = []
+        for index in 0..<DebugProtocol.maximumClients {
+            let raw = try RawSocket(path: running.endpoint.socketPath)
+            if index.isMultiple(of: 2) {
+                idle.append(raw)
+            } else {
+                raw.send(line: #"{"request": "hello", "version": 1}"#)
+                raw.send(Array(#"{"request": "plu"#.utf8))
+                unfinished.append(raw)
+            }
+        }
+        #expect(eventually { running.endpoint.clientCount == DebugProtocol.maximumClients })
+        for raw in idle {
+            let reason = try GraftValue(json: try #require(raw.readLine()))
+            #expect(reason["error"]?["code"] == "idle_timeout")
+            #expect(raw.isClosedByHost())
+        }
+        for raw in unfinished {
+            #expect(try GraftValue(json: try #require(raw.readLine()))["response"] == "hello")
+            let reason = try GraftValue(json: try #require(raw.readLine()))
+            #expect(reason["error"]?["code"] == "line_timeout")
+            #expect(raw.isClosedByHost())
+        }
+        #expect(eventually { running.endpoint.clientCount == 0 })
+        // A client that keeps asking is never idle.
+        let busy = try running.client()
+        for _ in 0..<6 {
+            Thread.sleep(forTimeInterval: 0.15)
+            #expect(try busy.request(["request": "plugins"])["response"] == "plugins")
+        }
+        idle.removeAll()
+        unfinished.removeAll()
+        #expect(eventually { Set(Self.sockets().values).subtracting(before).count <= 3 }, "the dropped clients' sockets are closed")
+    }
+
+    @Test("seventy clients that leave mid-line free every slot")
+    func manyLeaveMidLine() throws {
+        let folder = try SocketFolder()
+        let running = try Running(at: folder.path("d.sock"))
+        defer { running.endpoint.close() }
+        for _ in 0..<70 {
+            let raw = try RawSocket(path: running.endpoint.socketPath)
+            raw.send(Array(#"{"request": "hel"#.utf8))
+        }
+        #expect(eventually { running.endpoint.clientCount == 0 })
+        #expect(try running.client().request(["request": "plugins"])["response"] == "plugins")
+    }
+
+    @Test("a client that pipelines requests and reads nothing is dropped with output_overflow; the host's memory stays bounded")
+    func unreadPipelinedAnswers() throws {
+        let folder = try SocketFolder()
+        let running = try Running(at: folder.path("d.sock"))
+        defer { running.endpoint.close() }
+        let before = Self.residentBytes()
+        let greedy = try RawSocket(path: running.endpoint.socketPath, timeout: 2)
+        greedy.send(line: #"{"request": "hello", "version": 1}"#)
+        let request = Array(#"{"request": "plugins"}"#.utf8) + [0x0A]
+        var sent = 0
+        // Until the host stops taking requests (it dropped this client) or
+        // far past what 8 MiB of answers need.
+        while sent < 40_000, greedy.send(request) { sent += 1 }
+        #expect(eventually { running.endpoint.clientCount == 0 }, "dropped after \(sent) requests")
+        #expect(sent < 40_000, "the host stopped reading once the answers piled up")
+        #expect(greedy.isClosedByHost())
+        // Unbounded, the answers to 40,000 requests held ~100 MB; bounded, a few times 8 MiB at most.
+        #expect(Self.residentBytes() - before < 48 << 20, "grew \((Self.residentBytes() - before) >> 20) MiB")
+        #expect(try running.client().request(["request": "plugins"])["response"] == "plugins")
+    }
+
+    @Test("a client refused for lack of slots gets too_many_clients as its own code, every time; a missing socket is endpoint_unavailable")
+    func refusalsAreTheirOwnCodes() throws {
+        let folder = try SocketFolder()
+        let running = try Running(at: folder.path("d.sock"))
+        defer { running.endpoint.close() }
+        var clients: [RawSocket] = []
+        for _ in 0..<DebugProtocol.maximumClients { clients.append(try RawSocket(path: running.endpoint.socketPath)) }
+        #expect(eventually { running.endpoint.clientCount == DebugProtocol.maximumClients })
+        for _ in 0..<6 {
+            let error = #expect(throws: GraftError.self) { try DebugClient(socketPath: running.endpoint.socketPath).hello() }
+            #expect(error?.code == .tooManyClients, "\(error?.description ?? "")")
+        }
+        clients.removeAll()
+        let missing = #expect(throws: GraftError.self) { try DebugClient(socketPath: folder.path("none.sock")) }
+        #expect(missing?.code == .endpointUnavailable)
+        #expect(missing?.message.contains("none.sock") == true)
     }
 }

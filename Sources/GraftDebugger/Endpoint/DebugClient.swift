@@ -44,8 +44,13 @@ public final class DebugClient {
         guard result == 0 else {
             Glibc.close(descriptor)
             errno = result
-            let hint = result == ECONNREFUSED || result == ENOENT ? " (is the host running with its debug endpoint open?)" : ""
-            throw UnixSocket.failure("cannot connect to the debug socket \(socketPath)\(hint)", path: socketPath)
+            if result == ECONNREFUSED || result == ENOENT {
+                throw GraftError(
+                    .endpointUnavailable,
+                    "nothing listens at \(socketPath) (\(String(cString: strerror(result)))): is the host running with its debug endpoint open?",
+                    path: socketPath)
+            }
+            throw UnixSocket.failure("cannot connect to the debug socket \(socketPath)", path: socketPath)
         }
     }
 
@@ -68,7 +73,13 @@ public final class DebugClient {
     /// lines that arrive meanwhile are kept for `nextStreamed`. An error
     /// answer is thrown.
     public func request(_ request: [String: GraftValue], timeout: Duration = .seconds(30)) throws(GraftError) -> GraftValue {
-        try send(line: GraftValue.object(request).jsonText)
+        do throws(GraftError) {
+            try send(line: GraftValue.object(request).jsonText)
+        } catch {
+            // The host may have refused this client and closed (too many
+            // clients, idle too long): its reason is waiting to be read.
+            throw hostsReason(orElse: error)
+        }
         let deadline = ContinuousClock.now + timeout
         while true {
             guard let line = try readLine(until: deadline) else {
@@ -163,6 +174,14 @@ public final class DebugClient {
                 throw UnixSocket.failure("cannot wait on the debug socket \(socketPath)", path: socketPath)
             }
         }
+    }
+
+    /// The error the host sent before closing, if one is waiting; else `error`.
+    private func hostsReason(orElse error: GraftError) -> GraftError {
+        guard let line = try? readLine(until: .now + .seconds(1)), let value = try? Self.parse(line),
+            value["response"]?.stringValue == "error"
+        else { return error }
+        return Self.error(from: value)
     }
 
     private static func parse(_ line: String) throws(GraftError) -> GraftValue {

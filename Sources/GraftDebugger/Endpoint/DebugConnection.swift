@@ -17,7 +17,14 @@ final class DebugConnection: @unchecked Sendable {
     private let descriptor: Int32
     private let queue: DispatchQueue
     private let responder: DebugResponder
+    private let limits: DebugEndpoint.Limits
     private let onClose: @Sendable (Int) -> Void
+    /// Checks the idle and line deadlines.
+    private var watchdog: DispatchSourceTimer?
+    /// When the client last finished a request (or connected).
+    private var lastRequest = ContinuousClock.now
+    /// When the line being received began; nil between lines.
+    private var lineStarted: ContinuousClock.Instant?
 
     private var readSource: DispatchSourceRead?
     private var lines = LineBuffer(limit: DebugProtocol.maximumLineLength)
@@ -34,10 +41,14 @@ final class DebugConnection: @unchecked Sendable {
     private var follower: ActionLogFollower?
     private var closed = false
 
-    init(id: Int, descriptor: Int32, responder: DebugResponder, onClose: @escaping @Sendable (Int) -> Void) {
+    init(
+        id: Int, descriptor: Int32, responder: DebugResponder, limits: DebugEndpoint.Limits,
+        onClose: @escaping @Sendable (Int) -> Void
+    ) {
         self.id = id
         self.descriptor = descriptor
         self.responder = responder
+        self.limits = limits
         self.onClose = onClose
         queue = DispatchQueue(label: "graft.debug.client.\(id)")
     }
@@ -50,7 +61,35 @@ final class DebugConnection: @unchecked Sendable {
             source.setCancelHandler { [descriptor] in Glibc.close(descriptor) }
             readSource = source
             source.resume()
+            // A slot is held only while used: checked a few times per deadline.
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            let period = min(limits.idle, limits.line) / 4
+            let nanoseconds = Int(period.components.seconds) * 1_000_000_000 + Int(period.components.attoseconds / 1_000_000_000)
+            let interval = DispatchTimeInterval.nanoseconds(max(nanoseconds, 1_000_000))
+            timer.schedule(deadline: .now() + interval, repeating: interval)
+            timer.setEventHandler { [weak self] in self?.checkDeadlines() }
+            watchdog = timer
+            timer.resume()
         }
+    }
+
+    private func checkDeadlines() {
+        guard !closed else { return }
+        let now = ContinuousClock.now
+        if let lineStarted, now - lineStarted > limits.line {
+            drop(DebugProtocolError(
+                "line_timeout", "a request line was begun and not finished within \(limits.line); the connection is closed."))
+        } else if follower == nil, now - lastRequest > limits.idle {
+            drop(DebugProtocolError("idle_timeout", "no request for \(limits.idle); the connection is closed."))
+        }
+    }
+
+    /// Tells the client why, then closes. Past `output_overflow` what was
+    /// queued is dropped first, so the reason is what the socket takes next.
+    private func drop(_ error: DebugProtocolError) {
+        if error.code == "output_overflow" { unsent = [] }
+        fail(error, request: nil, id: nil)
+        shutDown()
     }
 
     /// Drops the client: stops following, closes the socket. Safe from any thread, more than once.
@@ -60,18 +99,38 @@ final class DebugConnection: @unchecked Sendable {
 
     // MARK: Reading
 
+    /// Reads until the socket has nothing more: the read source may not fire
+    /// again for an end of stream that came with the last bytes (a client
+    /// that left mid-line would otherwise keep its slot for good).
     private func readAvailable() {
-        guard !closed else { return }
-        let count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
-        guard count > 0 else {
-            shutDown()  // the client left (0) or the socket failed
-            return
+        while !closed {
+            let count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            guard count > 0 else {
+                shutDown()  // the client left (0) or the socket failed
+                return
+            }
+            take(count)
         }
+    }
+
+    private func take(_ count: Int) {
         let outcome = readBuffer.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         switch outcome {
         case .lines(let received):
-            for line in received where !closed { handle(line) }
+            if !received.isEmpty { lastRequest = .now }
+            lineStarted = lines.hasPartialLine ? (received.isEmpty ? lineStarted ?? .now : .now) : nil
+            for line in received where !closed {
+                handle(line)
+                // Answers nobody reads are not kept without end: a client
+                // that pipelines requests and reads nothing is dropped.
+                if unsent.count > DebugProtocol.maximumUnsentBytes {
+                    drop(DebugProtocolError(
+                        "output_overflow",
+                        "more than \(DebugProtocol.maximumUnsentBytes) bytes of answers were left unread; the connection is closed."))
+                }
+            }
         case .lineTooLong:
             fail(
                 DebugProtocolError(
@@ -165,7 +224,11 @@ final class DebugConnection: @unchecked Sendable {
         guard !closed else { return }
         if skipped > 0 { send(["stream": "log", "skipped": .number(Double(skipped))]) }
         for record in records { send(.object(["stream": "log", "record": record.json])) }
-        if unsent.count > DebugProtocol.maximumUnsentBytes { shutDown() }
+        if unsent.count > DebugProtocol.maximumUnsentBytes {
+            drop(DebugProtocolError(
+                "output_overflow",
+                "more than \(DebugProtocol.maximumUnsentBytes) bytes of the log were left unread; the connection is closed."))
+        }
     }
 
     private func send(_ value: GraftValue) {
@@ -205,6 +268,8 @@ final class DebugConnection: @unchecked Sendable {
         follower = nil
         readSource?.cancel()
         readSource = nil
+        watchdog?.cancel()
+        watchdog = nil
         onClose(id)
     }
 }

@@ -31,6 +31,7 @@ public final class DebugEndpoint: Sendable {
     /// this endpoint created, never one that replaced it.
     private let fileIdentity: FileIdentity
     private let responder: DebugResponder
+    private let limits: Limits
     private let queue = DispatchQueue(label: "graft.debug.accept")
     private let state = Mutex(State())
 
@@ -48,17 +49,33 @@ public final class DebugEndpoint: Sendable {
         var inode: UInt64
     }
 
+    /// How long a client may hold a slot without using it.
+    public struct Limits: Sendable, Hashable {
+        /// A client that sends no request for this long (and follows no
+        /// log) gets `idle_timeout` and is closed.
+        public var idle: Duration
+        /// A request line begun and not finished within this gets
+        /// `line_timeout` and the client is closed.
+        public var line: Duration
+
+        public init(idle: Duration = .seconds(300), line: Duration = .seconds(10)) {
+            self.idle = idle
+            self.line = line
+        }
+    }
+
     /// Opens the endpoint for `host`.
     ///
     /// - Parameters:
     ///   - log: the action log clients tail and follow.
     ///   - flow: the flow the host runs, so `try` requests can name an
     ///     instance and see which actions its events would run.
+    ///   - limits: how long an idle client or an unfinished line may hold a slot.
     /// - Throws: `permission_denied` when the folder is not the user's own or
     ///   something other than a stale socket is at the path; `invalid_config`
     ///   for a path the kernel cannot take (over 107 bytes) or a socket error.
     public static func open(
-        host: GraftHost, socketPath: String, log: ActionLog, flow: FlowWiring? = nil
+        host: GraftHost, socketPath: String, log: ActionLog, flow: FlowWiring? = nil, limits: Limits = Limits()
     ) throws(GraftError) -> DebugEndpoint {
         let path = socketPath.hasPrefix("/") ? socketPath : FileManager.default.currentDirectoryPath + "/" + socketPath
         try SocketPathClaim.claim(path)
@@ -72,12 +89,15 @@ public final class DebugEndpoint: Sendable {
         }
         let endpoint = DebugEndpoint(
             socketPath: path, log: log, listener: listener, fileIdentity: identity,
-            responder: DebugResponder(host: host, log: log, sandbox: Sandbox(host: host, flow: flow)))
+            responder: DebugResponder(host: host, log: log, sandbox: Sandbox(host: host, flow: flow)), limits: limits)
         endpoint.startAccepting()
         return endpoint
     }
 
-    private init(socketPath: String, log: ActionLog, listener: Int32, fileIdentity: FileIdentity, responder: DebugResponder) {
+    private init(
+        socketPath: String, log: ActionLog, listener: Int32, fileIdentity: FileIdentity, responder: DebugResponder, limits: Limits
+    ) {
+        self.limits = limits
         self.socketPath = socketPath
         self.log = log
         self.listener = listener
@@ -158,7 +178,7 @@ public final class DebugEndpoint: Sendable {
             guard !state.isClosed, state.connections.count < DebugProtocol.maximumClients else { return nil }
             let id = state.nextID
             state.nextID += 1
-            let connection = DebugConnection(id: id, descriptor: client, responder: responder) { [weak self] id in
+            let connection = DebugConnection(id: id, descriptor: client, responder: responder, limits: limits) { [weak self] id in
                 self?.state.withLock { _ = $0.connections.removeValue(forKey: id) }
             }
             state.connections[id] = connection

@@ -14,8 +14,8 @@ public enum DebugProtocol {
     /// Clients served at once; the next gets `too_many_clients` and is closed.
     public static let maximumClients = 64
     /// Answers and streamed records a client may leave unread before it is
-    /// dropped as stuck (a follower that stopped reading).
-    static let maximumUnsentBytes = 8 << 20
+    /// dropped as stuck (`output_overflow`): one that stopped reading.
+    public static let maximumUnsentBytes = 8 << 20
     /// The most records one `tail` or `follow` replays.
     static let maximumReplay = 100_000
 }

@@ -36,6 +36,9 @@ struct LineBuffer {
         return pending.count > limit ? .lineTooLong : .lines(lines)
     }
 
+    /// Whether bytes of an unfinished line are held.
+    var hasPartialLine: Bool { !pending.isEmpty }
+
     mutating func append(_ text: String) -> Outcome {
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBytes { append(UnsafeRawBufferPointer($0)) }

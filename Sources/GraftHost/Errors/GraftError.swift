@@ -43,6 +43,13 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case instanceClosed = "instance_closed"
         case invalidConfig = "invalid_config"
         case invalidJSON = "invalid_json"
+        // The debug endpoint
+        case endpointUnavailable = "endpoint_unavailable"
+        case tooManyClients = "too_many_clients"
+        case lineTooLong = "line_too_long"
+        case lineTimeout = "line_timeout"
+        case idleTimeout = "idle_timeout"
+        case outputOverflow = "output_overflow"
         // Flows
         case invalidFlow = "invalid_flow"
         case undeclaredVariable = "undeclared_variable"
