@@ -166,7 +166,7 @@ struct ExampleHostTests {
         let folder = try SocketFolder()
         let result = try graft("debug", "attach", folder.path("none.sock"), "plugins")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("cannot connect to the debug socket"))
+        #expect(result.stderr.contains("endpoint_unavailable: nothing listens at \(folder.path("none.sock"))"))
     }
 }
 
