@@ -70,7 +70,12 @@ struct ExampleHost: ParsableCommand {
         let host = makeHost()
         let log = ActionLog(capacity: logCapacity)
         log.recordSwaps(of: host)
-        let watcher = watch ? try host.watchPluginFolders() : nil
+        let watcher: PluginWatcher?
+        do {
+            watcher = watch ? try host.watchPluginFolders() : nil
+        } catch {
+            throw fail("cannot watch the plugin folders: \(error.code.rawValue): \(error.message)")
+        }
 
         // Everything that can fail is read before the socket exists, so a
         // failure never leaves a socket file behind.
@@ -80,7 +85,7 @@ struct ExampleHost: ParsableCommand {
         do {
             endpoint = try host.openDebugEndpoint(socketPath: debugSocket, log: log, flow: wiring)
         } catch {
-            throw ValidationError("cannot open the debug endpoint: \(error.code.rawValue): \(error.message)")
+            throw fail("cannot open the debug endpoint: \(error.code.rawValue): \(error.message)")
         }
         shutdown.closeOnExit(endpoint)
         say("graft-example-host \(GraftHost.version), pid \(ProcessInfo.processInfo.processIdentifier)")
@@ -130,7 +135,7 @@ struct ExampleHost: ParsableCommand {
         do {
             return try FlowWiring(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ValidationError("cannot read the flow: \(error.code.rawValue): \(error.message)")
+            throw fail("cannot read the flow: \(error.code.rawValue): \(error.message)")
         }
     }
 
@@ -146,10 +151,33 @@ struct ExampleHost: ParsableCommand {
             if FileManager.default.fileExists(atPath: sibling) { path = sibling }
         }
         guard let path, path != "-" else { return .standardInput }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ValidationError("cannot read the events file \(path).")
+        // Line by line, each line and the count bounded: a folder, a device
+        // or an endless stream is refused, not read into memory.
+        var lines: [String] = []
+        do throws(GraftError) {
+            let input = try InputLines(path: path)
+            while let (number, line) = try input.next() {
+                guard number <= Self.maximumEvents else {
+                    throw GraftError(
+                        .invalidConfig, "\(path) has more than \(Self.maximumEvents) lines; the example host replays at most that many events.",
+                        path: path)
+                }
+                lines.append(line)
+            }
+        } catch {
+            throw fail("cannot read the events: \(error.code.rawValue): \(error.message)")
         }
-        return .file(path: path, lines: text.split(separator: "\n").map(String.init))
+        return .file(path: path, lines: lines)
+    }
+
+    /// Events replayed from a file, at most.
+    static let maximumEvents = 100_000
+
+    /// A failure at run time (not a usage error): said on standard error as
+    /// `error: CODE: message`, exit status 2, without the usage text.
+    private func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        return ExitCode(2)
     }
 }
 

@@ -47,8 +47,14 @@ final class FlowDriver: @unchecked Sendable {
         queue.async { [self] in restart() }
         // A blocking read belongs on its own thread, not on a dispatch queue.
         let thread = Thread { [self] in
-            while let line = readLine() {
-                queue.async { [self] in apply(line) }
+            // Line by line, each bounded: a line without end is refused, not held.
+            let input = InputLines(standardInput: "stdin")
+            do throws(GraftError) {
+                while let (_, line) = try input.next() {
+                    queue.async { [self] in apply(line) }
+                }
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error.code.rawValue): \(error.message)\n".utf8))
             }
         }
         thread.start()

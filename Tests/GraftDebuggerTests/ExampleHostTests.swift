@@ -161,6 +161,38 @@ struct ExampleHostTests {
         #expect(host.log.contains("debug endpoint closed"))
     }
 
+    @Test("run-time failures exit 2 with the code and the reason, no usage text; event files are read line by line and bounded")
+    func runTimeFailures() throws {
+        let folder = try SocketFolder()
+        let host = try BuildProducts.product("graft-example-host")
+        func run(_ arguments: [String]) throws -> CommandResult {
+            try runCommand(host, ["--debug-socket", folder.path("h.sock"), "--only-plugin-path"] + arguments)
+        }
+        let flow = repositoryFile("Examples/flows/checkout.json").path
+        let cases: [(arguments: [String], says: String)] = [
+            (["--flow", folder.path("missing.json")], "cannot read the flow: invalid_flow: "),
+            (["--flow", flow, "--events", folder.url.path], "is a folder"),
+            (["--flow", flow, "--events", "/dev/zero"], "longer than"),
+        ]
+        for (arguments, says) in cases {
+            let result = try run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("error: "), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(says), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Usage:"), "\(arguments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("h.sock")), "no socket is left behind")
+        }
+        // A socket folder others can write to is a run-time refusal too.
+        let open = try runCommand(host, ["--debug-socket", "/tmp/graft-example-\(getpid()).sock", "--only-plugin-path"])
+        #expect(open.status == 2)
+        #expect(open.stderr.contains("error: cannot open the debug endpoint: permission_denied"))
+        #expect(!open.stderr.contains("Usage:"))
+        // A usage error still shows the usage.
+        let usage = try run(["--interval", "0"])
+        #expect(usage.status == 64)
+        #expect(usage.stderr.contains("Usage:"))
+    }
+
     @Test("attaching where nothing listens fails with exit 2 and says why")
     func nothingThere() throws {
         let folder = try SocketFolder()

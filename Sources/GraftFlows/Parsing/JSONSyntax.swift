@@ -11,7 +11,11 @@ enum JSONSyntax {
             return "the text is not a JSON value."
         } catch {
             let reason = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
-            guard let offset = characterOffset(in: reason) else { return reason }
+            if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+                return "line 1, column 1: the text is empty\(data.isEmpty ? "" : " (only white space)")."
+            }
+            // The parser names no offset when the text ends early: the end is where it stopped.
+            guard let offset = characterOffset(in: reason) ?? (reason.contains("end of file") ? data.count : nil) else { return reason }
             let (line, column) = position(ofByte: offset, in: data)
             return "line \(line), column \(column): \(reason.replacingOccurrences(of: " around character \(offset)", with: ""))"
         }

@@ -9,19 +9,19 @@ import Glibc
 /// never whole: a line longer than `maximumLine` is an error naming the input
 /// and the line, so an endless stream (`/dev/zero`) fails at once instead of
 /// growing without bound, and a directory is refused when opened.
-final class InputLines {
-    let name: String
-    let maximumLine: Int
+public final class InputLines {
+    public let name: String
+    public let maximumLine: Int
     private let descriptor: Int32
     private let owned: Bool
     private var pending: [UInt8] = []
     private var number = 0
     private var ended = false
 
-    static let defaultMaximumLine = 1 << 20
+    public static let defaultMaximumLine = 1 << 20
 
     /// Standard input.
-    init(standardInput name: String = "stdin", maximumLine: Int = InputLines.defaultMaximumLine) {
+    public init(standardInput name: String = "stdin", maximumLine: Int = InputLines.defaultMaximumLine) {
         self.name = name
         self.maximumLine = maximumLine
         descriptor = 0
@@ -29,7 +29,7 @@ final class InputLines {
     }
 
     /// The file at `path`: a regular file, a pipe or a device; not a folder.
-    init(path: String, maximumLine: Int = InputLines.defaultMaximumLine) throws(GraftError) {
+    public init(path: String, maximumLine: Int = InputLines.defaultMaximumLine) throws(GraftError) {
         name = path
         self.maximumLine = maximumLine
         let opened = open(path, O_RDONLY | O_CLOEXEC)
@@ -50,7 +50,7 @@ final class InputLines {
     }
 
     /// The next line and its number (from 1), or nil at the end.
-    func next() throws(GraftError) -> (number: Int, line: String)? {
+    public func next() throws(GraftError) -> (number: Int, line: String)? {
         while true {
             if let newline = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
