@@ -145,6 +145,30 @@ struct FlowCheckerTests {
                 Expected(.validatorNotFound, "$.screens[0].instances[0].on.purchase[0].validator"),
             ]),
         Broken(
+            why: "params: a validator given too few, too many, one that takes none, a literal of the wrong type; a custom action given an undeclared param and a literal of the wrong type",
+            json: flow(
+                components: [paywall],
+                instance: #"""
+                    {"id": "p", "component": "paywall",
+                     "on": {"purchase": [
+                       {"action": "validate", "validator": "length", "value": "{{payload.title}}", "params": ["3"]},
+                       {"action": "validate", "validator": "range", "value": 5, "params": [1, 2, 3]},
+                       {"action": "validate", "validator": "range", "value": 5, "params": ["low", "{{variables.max}}"]},
+                       {"action": "validate", "validator": "luhn", "value": "4111", "params": ["x"]},
+                       {"action": "validate", "validator": "length", "value": "ok", "params": [1, "8"]},
+                       {"action": "format_currency", "params": {"amount": "five", "currency": "USD", "variable": "t", "colour": "red"}}]}}
+                    """#,
+                variables: #"{"max": 9, "t": ""}"#,
+                extra: #", "actions": [{"key": "format_currency", "params": {"amount": "number", "currency": "string", "variable": "string"}}]"#),
+            expected: [
+                Expected(.invalidParam, "$.screens[0].instances[0].on.purchase[0].params"),
+                Expected(.invalidParam, "$.screens[0].instances[0].on.purchase[1].params"),
+                Expected(.invalidParam, "$.screens[0].instances[0].on.purchase[2].params[0]"),
+                Expected(.invalidParam, "$.screens[0].instances[0].on.purchase[3].params"),
+                Expected(.invalidParam, "$.screens[0].instances[0].on.purchase[5].params.amount"),
+                Expected(.invalidParam, "$.screens[0].instances[0].on.purchase[5].params.colour"),
+            ]),
+        Broken(
             why: "screens no go_to reaches",
             json: """
                 {"components": [\(pickerV2)],

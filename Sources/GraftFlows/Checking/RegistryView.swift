@@ -5,7 +5,7 @@ import GraftHost
 struct RegistryView {
     let components: [ComponentReference: RegisteredComponent]
     let actions: [ComponentReference: RegisteredAction]
-    let validators: Set<ComponentReference>
+    let validators: [ComponentReference: ValidatorContract]
 
     init(host: GraftHost) {
         var components: [ComponentReference: RegisteredComponent] = [:]
@@ -15,8 +15,11 @@ struct RegistryView {
         for action in host.actions { actions[ComponentReference(key: action.contract.key, version: action.contract.version)] = action }
         self.actions = actions
         // From the plugins' declarations: checking a flow maps no plugin.
-        self.validators = Set(
-            host.plugins.flatMap(\.validators).map { ComponentReference(key: $0.name, version: $0.version) })
+        var validators: [ComponentReference: ValidatorContract] = [:]
+        for validator in host.plugins.flatMap(\.validators) {
+            validators[ComponentReference(key: validator.name, version: validator.version)] = validator
+        }
+        self.validators = validators
     }
 
     /// The versions registered under a component key, sorted.
