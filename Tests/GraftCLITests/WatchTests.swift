@@ -36,6 +36,34 @@ struct WatchTests {
         #expect(process.terminationStatus == 0)
     }
 
+    @Test("follows the key: a build that drops the component is said, the build that brings it back is rendered")
+    func watchFollowsTheKey() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder, outputName: "libecho.so")
+        let output = scratch.file("watch.out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = try BuildProducts.graft()
+        process.arguments = ["watch", "echo", "--plugin-path", folder.path, "--only-plugin-path", "--debounce", "20"]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        func text() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+
+        try waitFor("the first render") { text().contains("echo:hello") && text().contains("watching") }
+        try Fixtures.build(
+            "good_echo", into: folder, defines: ["ECHO_NO_COMPONENT": "1", "ECHO_PLUGIN_VERSION": "\"2.0.0\""], outputName: "libecho.so")
+        try waitFor("the note that echo is gone") { text().contains("echo@1 is not provided by any plugin now") }
+        try Fixtures.build(
+            "good_echo", into: folder, defines: ["ECHO_PREFIX": "\"v3:\"", "ECHO_PLUGIN_VERSION": "\"3.0.0\""], outputName: "libecho.so")
+        try waitFor("the new build's render") { text().contains("v3:hello") }
+        process.interrupt()
+        try waitFor("the exit") { !process.isRunning }
+    }
+
     func waitFor(_ what: String, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(15)
         while !condition() {

@@ -140,8 +140,7 @@ final class WatchSession {
             runner.rerender()
             printTranscript()
         } else {
-            if instance == nil || instance?.isClosed == true { createInstance() }
-            render()
+            follow()
         }
     }
 
@@ -153,6 +152,30 @@ final class WatchSession {
             Output.line("[\(time)] \(line)")
         }
         fflush(nil)  // every output stream; stdout itself is not concurrency-safe to name
+    }
+
+    /// Follows the key, not the instance: after a swap the instance is the
+    /// one on the build that now provides the component. One left on a build
+    /// that dropped it is closed; while no build provides it, that is said,
+    /// and the build that brings it back is rendered.
+    private func follow() {
+        guard let reference else { return }
+        let current: RegisteredComponent
+        do throws(GraftError) {
+            current = try host.resolve(reference)
+        } catch {
+            instance?.close()
+            instance = nil
+            note("\(reference) is not provided by any plugin now (\(error.code.rawValue)); it renders again when a build brings it back")
+            return
+        }
+        if let instance, !instance.isClosed, instance.component === current {
+            render()
+            return
+        }
+        instance?.close()
+        createInstance()
+        render()
     }
 
     private func createInstance() {

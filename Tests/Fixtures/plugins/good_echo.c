@@ -10,7 +10,8 @@
 // Action: `echo_action` (param `text: string`) sets the flow variable `echoed` to `text`.
 // Rebuild with -DECHO_PREFIX='"v2:"' and/or -DECHO_PLUGIN_VERSION='"2.0.0"' for a different build,
 // and with -DECHO_CRASH_IN_CREATE for one that crashes whenever it creates an instance,
-// -DECHO_PRINTS for one that writes a line to stdout and one to stderr at every render.
+// -DECHO_PRINTS for one that writes a line to stdout and one to stderr at every render,
+// -DECHO_NO_COMPONENT for a build that has dropped the component (validators and action stay).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +136,11 @@ static void echo_destroy(const graft_component_instance_t *instance) {
 
 static uint32_t component_count(const graft_component_factory_t *factory) {
     (void)factory;
+#ifdef ECHO_NO_COMPONENT
+    return 0;
+#else
     return 1;
+#endif
 }
 
 static const graft_component_descriptor_t *component_descriptor(const graft_component_factory_t *factory,
