@@ -84,6 +84,18 @@ struct FlowCLITests {
         #expect(endless.stderr.contains("longer than"))
     }
 
+    @Test("a flow that is a folder or an endless device is refused by name, never read whole", arguments: ["run", "check"])
+    func flowsThatAreNotFiles(command: String) throws {
+        let scratch = try Scratch()
+        func flowArguments(_ path: String) -> [String] { command == "run" ? ["run", path, "--events", "/dev/null"] : ["check", "--flow", path] }
+        let folder = try runCommand(try BuildProducts.graft(), flowArguments(scratch.url.path))
+        #expect(folder.status == 2)
+        #expect(folder.stderr.contains("invalid_flow: cannot read the flow \(scratch.url.path): it is a folder"), "\(folder.stderr)")
+        let endless = try runCommand(try BuildProducts.graft(), flowArguments("/dev/zero"), timeout: .seconds(60))
+        #expect(endless.status == 2)
+        #expect(endless.stderr.contains("invalid_flow: the flow /dev/zero is larger than 16 MiB"), "\(endless.stderr)")
+    }
+
     @Test("graft run: a malformed flow or event line exits 2 naming where")
     func runErrors() throws {
         let scratch = try Scratch()

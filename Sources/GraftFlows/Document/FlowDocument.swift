@@ -38,12 +38,7 @@ public struct FlowDocument: Sendable, Hashable {
 
     /// Reads a document from a file; errors name the file.
     public init(contentsOf url: URL) throws(GraftError) {
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            throw GraftError(.invalidFlow, "cannot read the flow \(url.path): \(error.localizedDescription)", path: url.path)
-        }
+        let text = try BoundedFile.text(at: url.path, what: "the flow", code: .invalidFlow)
         do {
             try self.init(json: text)
         } catch {

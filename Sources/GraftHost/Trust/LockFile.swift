@@ -38,12 +38,7 @@ public struct LockFile: Sendable, Hashable, Codable {
 
     /// Reads and checks the lock file at `path`. Throws `invalid_config` naming it.
     public init(contentsOf path: String) throws(GraftError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw GraftError(.invalidConfig, "the lock file \(path) cannot be read: \(error.localizedDescription)", path: path)
-        }
+        let data = Data(try BoundedFile.text(at: path, what: "the lock file", code: .invalidConfig).utf8)
         do {
             self = try JSONDecoder().decode(LockFile.self, from: data)
         } catch {
