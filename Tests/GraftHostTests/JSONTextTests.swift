@@ -71,4 +71,13 @@ import Testing
     @Test func numbersJSONCannotCarryBecomeNull() {
         #expect(GraftValue.list([.number(.nan), .number(.infinity), .number(1)]).jsonText == "[null,null,1]")
     }
+
+    @Test("JSON that does not parse names the line and column where it stops")
+    func parseErrorsNameTheirPosition() {
+        for (text, position) in [("{\"a\": 1,\n \"b\": }", "line 2, column 7"), ("{\"label\": ", "line 1, column 11"), ("", "line 1, column 1")] {
+            let error = #expect(throws: GraftError.self) { try GraftValue(json: text) }
+            #expect(error?.code == .invalidJSON)
+            #expect(error?.message.contains(position) == true, "\(text.debugDescription): \(error?.message ?? "")")
+        }
+    }
 }

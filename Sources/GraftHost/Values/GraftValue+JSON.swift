@@ -37,7 +37,8 @@ extension GraftValue {
         do {
             self = try JSONDecoder().decode(GraftValue.self, from: Data(text.utf8))
         } catch {
-            throw GraftError(.invalidJSON, "is not valid JSON: \(Self.describe(error))")
+            // Where it stops being JSON, as a line and column.
+            throw GraftError(.invalidJSON, "is not valid JSON: \(JSONSyntax.describeError(in: text))")
         }
     }
 

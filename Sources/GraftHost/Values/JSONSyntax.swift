@@ -3,8 +3,8 @@ import Foundation
 /// Says where JSON text stops being valid, as a line and column. The
 /// decoder reports only "around character N" (a UTF-8 offset), which is
 /// hard to find in a file; this turns it into a position a person can open.
-enum JSONSyntax {
-    static func describeError(in text: String) -> String {
+public enum JSONSyntax {
+    public static func describeError(in text: String) -> String {
         let data = Data(text.utf8)
         do {
             _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
