@@ -58,7 +58,7 @@ public final class DebugEndpoint: Sendable {
         /// `line_timeout` and the client is closed.
         public var line: Duration
 
-        public init(idle: Duration = .seconds(300), line: Duration = .seconds(10)) {
+        public init(idle: Duration = .seconds(60), line: Duration = .seconds(10)) {
             self.idle = idle
             self.line = line
         }
