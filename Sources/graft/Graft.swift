@@ -13,6 +13,14 @@ struct Graft: ParsableCommand {
     /// Exit codes: 0 success, 1 a reported failure (invalid value, problems
     /// found), 2 a usage or load error. ArgumentParser's own usage exit code
     /// (64) is mapped to 2 so scripts see one convention.
+    /// The subcommand a mistyped first argument was likely meant to be.
+    static func subcommandSuggestion() -> String? {
+        guard let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !names.contains(first) else { return nil }
+        return NearMiss.closest(to: first, among: names)
+    }
+
     static func main() {
         do {
             var command = try parseAsRoot()
@@ -29,6 +37,9 @@ struct Graft: ParsableCommand {
                 Foundation.exit(0)
             }
             FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            if let suggestion = subcommandSuggestion() {
+                FileHandle.standardError.write(Data("Did you mean 'graft \(suggestion)'?\n".utf8))
+            }
             if code == .validationFailure {
                 FileHandle.standardError.write(Data("Run 'graft help' for usage.\n".utf8))
             }

@@ -89,6 +89,43 @@ struct CLITests {
         #expect(codes.contains("unknown_input"))
     }
 
+    @Test("newcomer stumbles: negative values, a plugin path that names nothing, near misses, --config named, unknown interactions")
+    func newcomerStumbles() throws {
+        let scratch = try Scratch()
+        let echo = try Fixtures.build("good_echo", into: scratch.url.appendingPathComponent("plugins"))
+        let only = ["--only-plugin-path", "--plugin-path", echo.path]
+        let runner = try BuildProducts.graft()
+
+        let negative = try runCommand(runner, ["validate", "is_even", "-4"] + only)
+        #expect(negative.status == 0, "\(negative.stderr)")
+        #expect(negative.stdout.contains("valid"))
+        let odd = try runCommand(runner, ["validate", "is_even", "-3"] + only)
+        #expect(odd.status == 1, "\(odd.stderr)")
+        let typo = try runCommand(runner, ["validate", "is_even", "2", "--plugn-path", "x"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("Unknown option '--plugn-path'"))
+
+        let missing = try runCommand(runner, ["list", "--only-plugin-path", "--plugin-path", "no/such/folder"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("error: plugin_path_not_found: --plugin-path no/such/folder"))
+
+        let nearValidator = try runCommand(runner, ["validate", "is_evn", "2"] + only)
+        #expect(nearValidator.stderr.contains("Did you mean 'is_even'?"))
+        let nearComponent = try runCommand(runner, ["try", "ecko"] + only)
+        #expect(nearComponent.stderr.contains("Did you mean 'echo'?"))
+        let nearCommand = try runCommand(runner, ["lsit"])
+        #expect(nearCommand.stderr.contains("Did you mean 'graft list'?"))
+        let farOff = try runCommand(runner, ["validate", "zzzzzz", "2"] + only)
+        #expect(!farOff.stderr.contains("Did you mean"))
+
+        let badConfig = try runCommand(runner, ["try", "echo", "--config", "{\"text\": "] + only)
+        #expect(badConfig.status == 2 || badConfig.status == 1)
+        #expect(badConfig.stderr.contains("invalid_json: --config is not valid JSON: line 1, column 10"), "\(badConfig.stderr)")
+
+        let interaction = try runCommand(runner, ["try", "echo", "--interact", "teleport"] + only)
+        #expect(interaction.stderr.contains("unknown_interaction"), "\(interaction.stderr)")
+    }
+
     @Test("a missing component is an error with its code, exit 1")
     func tryMissing() throws {
         let result = try graft("try", "no_such_widget")

@@ -158,7 +158,7 @@ struct DebugEndpointTests {
         (#"{"request": "tail", "last": -3}"#, "bad_request"),
         (#"{"request": "tail", "filter": {"colour": "red"}}"#, "bad_request"),
         (#"{"request": "try", "component": "no_such_widget"}"#, "custom_component_not_found"),
-        (#"{"request": "try", "component": "paywall", "interact": [{"action": "teleport"}]}"#, "invalid_config"),
+        (#"{"request": "try", "component": "paywall", "interact": [{"action": "teleport"}]}"#, "unknown_interaction"),
         ("(200 000 nested lists)", "invalid_json"),
     ])
     func garbage(line sample: String, code: String) throws {

@@ -26,7 +26,7 @@ public struct Sandbox: Sendable {
     }
 
     /// Errors: those of `host.resolve` and `makeInstance`; `render_failed`;
-    /// `invalid_config` for an interaction the component does not know or an
+    /// `unknown_interaction` for an interaction the component does not know, `invalid_config` for an
     /// instance that places another component; `unknown_instance` for an
     /// instance the flow does not place.
     public func run(_ request: SandboxRequest) throws(GraftError) -> SandboxResult {
@@ -58,8 +58,12 @@ public struct Sandbox: Sendable {
             case .interact(let action, let data):
                 recorder.begin("interact \(action)")
                 guard instance.interact(action, data: data) else {
+                    // An isolated call that failed says why in the warnings; else the component refused the name.
+                    if let failure = instance.warnings.last(where: { [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit, .pluginRestarted].contains($0.code) }) {
+                        throw GraftError(failure.code, failure.message, key: registered.contract.key)
+                    }
                     throw GraftError(
-                        .invalidConfig, "\(registered.reference) does not know the interaction '\(action)'.",
+                        .unknownInteraction, "\(registered.reference) does not know the interaction '\(action)'.",
                         key: registered.contract.key)
                 }
             case .emit(let event, let payload):

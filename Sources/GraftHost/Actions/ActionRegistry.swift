@@ -86,7 +86,10 @@ final class ActionRegistry: Sendable {
 
     func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredAction {
         guard let found = actions.withLock({ $0[reference] }) else {
-            throw GraftError(.actionNotFound, "no plugin registers action '\(reference)'.", key: reference.key)
+            let names = actions.withLock { $0.keys.map(\.key) }
+            throw GraftError(
+                .actionNotFound, "no plugin registers action '\(reference)'.\(NearMiss.hint(for: reference.key, among: names))",
+                key: reference.key)
         }
         return found
     }

@@ -6,6 +6,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, CaseIterable, Codable {
         // Loading
         case pluginNotFound = "plugin_not_found"
+        case pluginPathNotFound = "plugin_path_not_found"
         case notASharedLibrary = "not_a_shared_library"
         case dlopenFailed = "dlopen_failed"
         case entrySymbolMissing = "entry_symbol_missing"
@@ -41,6 +42,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case instanceCreateFailed = "instance_create_failed"
         case renderFailed = "render_failed"
         case instanceClosed = "instance_closed"
+        case unknownInteraction = "unknown_interaction"
         case invalidConfig = "invalid_config"
         case invalidJSON = "invalid_json"
         // The debug endpoint

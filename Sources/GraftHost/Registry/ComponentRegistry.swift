@@ -58,7 +58,9 @@ public final class ComponentRegistry: Sendable {
                 key: reference.key)
         }
         throw GraftError(
-            .customComponentNotFound, "no plugin registers component '\(reference)'.", key: reference.key)
+            .customComponentNotFound,
+            "no plugin registers component '\(reference)'.\(NearMiss.hint(for: reference.key, among: published.snapshot.versions.keys))",
+            key: reference.key)
     }
 
     public func resolve(key: String, version: Int = 1) throws(GraftError) -> RegisteredComponent {

@@ -212,7 +212,10 @@ final class ValidatorRegistry: Sendable {
         var found = table.value.entries[reference]
         if found == nil, try mapPending(reference) { found = table.value.entries[reference] }
         guard let found else {
-            throw GraftError(.validatorNotFound, "no plugin registers validator '\(reference)'.", key: reference.key)
+            let names = table.value.entries.keys.map(\.key) + pending.withLock { $0.keys.map(\.key) }
+            throw GraftError(
+                .validatorNotFound, "no plugin registers validator '\(reference)'.\(NearMiss.hint(for: reference.key, among: names))",
+                key: reference.key)
         }
         return found
     }

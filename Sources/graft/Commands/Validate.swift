@@ -10,11 +10,25 @@ struct Validate: ParsableCommand {
     @Argument(help: ArgumentHelp("The validator, as NAME or NAME@VERSION.", valueName: "name"))
     var name: String
 
-    @Argument(help: "The value to validate (text; numbers are converted where the validator takes one).")
-    var value: String
+    // One argument for the value and the params, taking what looks like an
+    // option too: `graft validate is_even -3` validates -3. (A misspelled
+    // long option is still refused, in validate().)
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp(
+            "The value to validate (text; numbers are converted where the validator takes one; negative numbers as they are), then the validator's params, in order.",
+            valueName: "value> <params"))
+    var valueAndParams: [String] = []
 
-    @Argument(help: "The validator's params, in order.")
-    var params: [String] = []
+    var value: String { valueAndParams[0] }
+    var params: [String] { Array(valueAndParams.dropFirst()) }
+
+    func validate() throws {
+        guard !valueAndParams.isEmpty else { throw ValidationError("Missing expected argument '<value>'.") }
+        if let option = valueAndParams.first(where: { $0.hasPrefix("--") && Double($0) == nil }) {
+            throw ValidationError("Unknown option '\(option)'.")
+        }
+    }
 
     @Flag(help: "Force native validators through libffi instead of the typed fast path (runs the plugin in process).")
     var ffi = false

@@ -32,7 +32,13 @@ enum SandboxSteps {
     /// `--config JSON`: a JSON object of inputs.
     static func inputs(fromConfig config: String?) throws(GraftError) -> [String: GraftValue]? {
         guard let config else { return nil }
-        guard let object = try GraftValue(json: config).objectValue else {
+        let value: GraftValue
+        do throws(GraftError) {
+            value = try GraftValue(json: config)
+        } catch {
+            throw GraftError(error.code, "--config \(error.message)")
+        }
+        guard let object = value.objectValue else {
             throw GraftError(.invalidConfig, "--config must be a JSON object of inputs.")
         }
         return object

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GraftHost
 import Logging
 import Synchronization
@@ -53,6 +54,9 @@ struct GlobalOptions: ParsableArguments {
     /// for commands that reload plugins (see `GraftHost.loadsFromCopies`).
     func makeHost(loadsFromCopies: Bool = false) -> GraftHost {
         LoggingSetup.bootstrap(level: logLevel)
+        requirePluginPaths()
+        // Said whatever the log level: an ignored GRAFT_PLUGIN_PATH entry is why a plugin is missing.
+        for warning in searchPath.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         let configuration = GraftConfiguration(
             searchPath: searchPath, trust: TrustPolicy(allowsUntrusted: allowUntrusted), loadsFromCopies: loadsFromCopies,
             scanning: scanning, cacheFolder: noCache ? nil : GraftConfiguration.defaultCacheFolder,
@@ -66,6 +70,22 @@ struct GlobalOptions: ParsableArguments {
         // thread a plugin started may still run in its image.
         Self.keptAlive.withLock { $0.append(host) }
         return host
+    }
+
+    /// A `--plugin-path` that names nothing is a mistake, not an empty
+    /// folder: said with `plugin_path_not_found`, exit 2, before anything loads.
+    private func requirePluginPaths() {
+        for path in pluginPaths {
+            var status = stat()
+            guard lstat(path, &status) != 0 else { continue }
+            CommandFailure(
+                error: GraftError(
+                    .pluginPathNotFound, "--plugin-path \(path): \(String(cString: strerror(errno))) (relative paths start at \(FileManager.default.currentDirectoryPath)).",
+                    path: path),
+                json: json
+            ).report()
+            Foundation.exit(2)
+        }
     }
 
     var scanning: Scanning {
