@@ -80,4 +80,11 @@ import Testing
             #expect(error?.message.contains(position) == true, "\(text.debugDescription): \(error?.message ?? "")")
         }
     }
+
+    @Test("a value prints as its JSON")
+    func printsAsJSON() {
+        let value: GraftValue = .object(["text": "hi", "n": 2])
+        #expect("\(value)" == #"{"n":2,"text":"hi"}"#)
+        #expect(String(describing: GraftValue.string("a/b")) == #""a/b""#)
+    }
 }

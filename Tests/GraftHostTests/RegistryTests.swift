@@ -45,11 +45,12 @@ struct RegistryTests {
         let host = isolatedHost(scratch.url)
         try host.load(pluginAt: Fixtures.build("good_two_versions", into: scratch.url).path)
         let multi = try host.resolve(ComponentReference(key: "multi", version: 2))
-        await withTaskGroup(of: Int.self) { group in
+        let lookups = 20_000
+        let found = await withTaskGroup(of: Int?.self) { group in
             for _ in 0..<4 {
                 group.addTask {
                     var found = 0
-                    for _ in 0..<20_000 where (try? host.resolve(ComponentReference(key: "multi"))) != nil { found += 1 }
+                    for _ in 0..<lookups where (try? host.resolve(ComponentReference(key: "multi"))) != nil { found += 1 }
                     return found
                 }
             }
@@ -58,10 +59,14 @@ struct RegistryTests {
                     host.registry.unregister(key: "multi", version: 2)
                     _ = try? host.registry.register([multi])
                 }
-                return 0
+                return nil
             }
-            for await _ in group {}
+            var found: [Int] = []
+            for await count in group { if let count { found.append(count) } }
+            return found
         }
+        // Version 1 never left: every lookup of it, on every thread, found it.
+        #expect(found == [Int](repeating: lookups, count: 4))
         #expect(try host.resolve(ComponentReference(key: "multi")).contract.version == 1)
     }
 }

@@ -141,3 +141,8 @@ extension GraftValue {
         }
     }
 }
+
+/// A value prints as its JSON text (`{"text":"hi"}`), not as the enum's cases.
+extension GraftValue: CustomStringConvertible {
+    public var description: String { jsonText }
+}
