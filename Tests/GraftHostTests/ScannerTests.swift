@@ -57,6 +57,34 @@ struct ScannerTests {
         #expect(try host.validate("marker_ok", value: 1).isValid)
     }
 
+    @Test("a folder larger than one chunk is scanned a chunk at a time, every file described once")
+    func coldFolderInChunks() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins"), marker = scratch.file("marker")
+        let good = try Fixtures.build("good_marker", into: scratch.url, defines: ["MARKER_PATH": "\"\(marker.path)\""])
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let count = GraftHost.filesPerChunk + 20
+        for index in 0..<count {
+            try FileManager.default.copyItem(at: good, to: folder.appendingPathComponent(String(format: "lib%03d.so", index)))
+        }
+        let cache = scratch.file("cache")
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: cache.path, isolation: .inProcess),
+            logger: quietLogger)
+        host.loadPlugins()
+        #expect(host.plugins.count == 1)
+        #expect(host.failures.count == count - 1, "the other copies are the same plugin id")
+        #expect(!host.failures.contains { [.pluginCrashed, .pluginTimeout, .scannerUnavailable].contains($0.error.code) })
+        let pids = try String(contentsOf: marker, encoding: .utf8).split(separator: "\n")
+        #expect(pids.count == count, "each file was mapped once, in a scanner")
+        // All of them are in the cache now: a second host scans nothing.
+        let again = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: cache.path, isolation: .inProcess),
+            logger: quietLogger)
+        again.loadPlugins()
+        #expect(try String(contentsOf: marker, encoding: .utf8).split(separator: "\n").count == count)
+    }
+
     static func stage(of fixture: String) throws -> String {
         let text = try String(contentsOf: Fixtures.source(fixture), encoding: .utf8)
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("// stage:") })

@@ -53,44 +53,53 @@ extension GraftHost {
     /// to that load, which reports them.
     private func scanTogether(_ entries: [SearchPath.Entry]) {
         guard let scanner, entries.count > 1 else { return }
-        var files: [(file: PluginFile, hash: String?)] = []
-        var folders: [String: String?] = [:]
-        for entry in entries where (entry.status.st_mode & S_IFMT) == S_IFREG {
-            if let cache, cache.lookup(entry.realPath, FileIdentity(entry.status)) != nil { continue }
-            guard let file = try? PluginFile(opening: entry.path),
-                state.withLock({ $0.files[file.identity.file] == nil }),
-                configuration.trust.violation(of: file, folders: &folders) == nil || configuration.trust.allowsUntrusted,
-                case .success(let hash) = Result(catching: { () throws(GraftError) in try checkPin(file) })
-            else { continue }
-            files.append((file, hash))
+        let unknown = entries.filter { entry in
+            guard (entry.status.st_mode & S_IFMT) == S_IFREG else { return false }
+            guard let cache else { return true }
+            return cache.lookup(entry.realPath, FileIdentity(entry.status)) == nil
         }
-        guard files.count > 1 else { return }
-        var outcomes = [ScanOutcome?](repeating: nil, count: files.count)
-        let halves = files.count >= Self.filesForTwoScanners && ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1
-        let split = (files.count + 1) / 2
-        let second = halves == 2 ? Scanner(executable: scanner.executable, deadline: scanner.deadline, logger: scanner.logger) : nil
-        let results = Locked([[ScanOutcome?]](repeating: [], count: halves))
-        let opened = files.map(\.file), mapping = imageMapping
-        DispatchQueue.concurrentPerform(iterations: halves) { half in
-            let range = halves == 1 ? 0..<opened.count : (half == 0 ? 0..<split : split..<opened.count)
-            let scanned = (half == 0 ? scanner : second!).scan(Array(opened[range]), mapping: mapping)
-            results.withLock { $0[half] = scanned }
-        }
-        for (half, scanned) in results.withLock({ $0 }).enumerated() {
-            let offset = half == 0 ? 0 : split
-            for (index, outcome) in scanned.enumerated() { outcomes[offset + index] = outcome }
-        }
+        guard unknown.count > 1 else { return }
+        let second =
+            unknown.count >= Self.filesForTwoScanners && ProcessInfo.processInfo.activeProcessorCount > 1
+            ? Scanner(executable: scanner.executable, deadline: scanner.deadline, logger: scanner.logger) : nil
         var kept: [FileIdentity: ScanOutcome] = [:]
-        for ((file, hash), outcome) in zip(files, outcomes) {
-            switch outcome {
-            case .described(let info): cache?.record(file.realPath, file.identity, .described(info), hash: hash)
-            case .crashed(let error): cache?.record(file.realPath, file.identity, .quarantined(error), hash: hash)
-            case .refused, nil: break
+        var folders: [String: String?] = [:]
+        // A chunk at a time: each file stays open while it is scanned, and a
+        // folder of thousands must not take the descriptors the scanners need.
+        for start in stride(from: 0, to: unknown.count, by: Self.filesPerChunk) {
+            var files: [(file: PluginFile, hash: String?)] = []
+            for entry in unknown[start..<min(start + Self.filesPerChunk, unknown.count)] {
+                guard let file = try? PluginFile(opening: entry.path),
+                    state.withLock({ $0.files[file.identity.file] == nil }),
+                    configuration.trust.violation(of: file, folders: &folders) == nil || configuration.trust.allowsUntrusted,
+                    case .success(let hash) = Result(catching: { () throws(GraftError) in try checkPin(file) })
+                else { continue }
+                files.append((file, hash))
             }
-            if let outcome { kept[file.identity] = outcome }
+            let opened = files.map(\.file), mapping = imageMapping
+            let halves = second != nil && opened.count >= Self.filesForTwoScanners ? 2 : 1
+            let split = halves == 2 ? (opened.count + 1) / 2 : opened.count
+            let results = Locked([[ScanOutcome?]](repeating: [], count: halves))
+            DispatchQueue.concurrentPerform(iterations: halves) { half in
+                let range = half == 0 ? 0..<split : split..<opened.count
+                let scanned = (half == 0 ? scanner : second!).scan(Array(opened[range]), mapping: mapping)
+                results.withLock { $0[half] = scanned }
+            }
+            let outcomes = results.withLock { $0.flatMap { $0 } }
+            for ((file, hash), outcome) in zip(files, outcomes) {
+                switch outcome {
+                case .described(let info): cache?.record(file.realPath, file.identity, .described(info), hash: hash)
+                case .crashed(let error): cache?.record(file.realPath, file.identity, .quarantined(error), hash: hash)
+                case .refused, nil: break
+                }
+                if let outcome { kept[file.identity] = outcome }
+            }
         }
         state.withLock { $0.scanned = kept }
     }
+
+    /// Files open and scanned at once, at most.
+    static let filesPerChunk = 256
 
     /// From how many files on a cold start two scanners share the work.
     static let filesForTwoScanners = 32
