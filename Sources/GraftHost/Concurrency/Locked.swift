@@ -12,8 +12,9 @@ import Foundation
 /// already makes access exclusive, and a class `var` would add Swift's
 /// dynamic exclusivity check to every access.
 ///
-/// `@unchecked Sendable`: the value is only read or written inside `withLock`.
-final class Locked<Value>: @unchecked Sendable {
+/// `@unchecked Sendable` when `Value` is: the value is only read or written
+/// inside `withLock`, and what leaves it must itself be safe to share.
+final class Locked<Value> {
     private let lock = NSLock()
     private let value: UnsafeMutablePointer<Value>
 
@@ -33,3 +34,5 @@ final class Locked<Value>: @unchecked Sendable {
         return try body(&value.pointee)
     }
 }
+
+extension Locked: @unchecked Sendable where Value: Sendable {}
