@@ -28,7 +28,8 @@ package enum ScannerService {
         guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
 
         let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))
-        let images = ImageStore()
+        // Removed in finish(), or by the host when this process dies.
+        let images = ImageStore(keepsFolder: true)
         var kept: [LoadedPlugin] = []
         var channel = ChildChannel()
         while let (header, payload, descriptor) = channel.next() {

@@ -19,15 +19,22 @@ import Glibc
 /// Each name is unlinked as soon as `dlopen` has mapped or refused it; a
 /// mapped image keeps its pages. The folder (`graft-images-PID-…`, on
 /// /dev/shm when it exists, so a link costs no disk write) lives only while a
-/// load is under way.
+/// load is under way, except in the scanner child, which keeps it until it
+/// ends (its host removes it if it dies).
 final class ImageStore: Sendable {
     let folder: String
     private let counter = Atomic<Int>(0)
+    /// Whether the folder stays between loads: in a child process (the
+    /// scanner), whose host removes its folders when it ends, one `mkdir`
+    /// serves every file instead of a `mkdir` and an `rmdir` per file.
+    private let keepsFolder: Bool
+    private let folderMade = Atomic<Bool>(false)
 
     static let prefix = "graft-images-"
 
-    init() {
+    init(keepsFolder: Bool = false) {
         folder = Self.parent + Self.prefix + "\(getpid())-\(UUID().uuidString.prefix(8))"
+        self.keepsFolder = keepsFolder
     }
 
     /// /dev/shm when this process may write there (memory, not disk), else the temporary folder.
@@ -63,11 +70,14 @@ final class ImageStore: Sendable {
     }
 
     private func uniqueName(for file: PluginFile) throws(GraftError) -> String {
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+        if keepsFolder, folderMade.load(ordering: .relaxed) {
+            // Made already, and never removed while this process runs.
+        } else if mkdir(folder, 0o700) != 0 && errno != EEXIST {
             throw GraftError(
                 .permissionDenied, "could not create \(folder) to load \(file.path): \(String(cString: strerror(errno))).",
                 path: file.path)
         }
+        if keepsFolder { folderMade.store(true, ordering: .relaxed) }
         let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
         return "\(folder)/\(number)-\((file.realPath as NSString).lastPathComponent)"
     }
@@ -114,6 +124,6 @@ final class ImageStore: Sendable {
     /// its host still alive (the CLI does, so that nothing is unloaded).
     func discard(_ name: String) {
         unlink(name)
-        rmdir(folder)
+        if !keepsFolder { rmdir(folder) }
     }
 }

@@ -25,6 +25,8 @@ struct ELFImage: Sendable {
     /// Larger tables than this are not a plugin's (a Swift plugin's symbol
     /// table is a few hundred KiB).
     private static let maximumTable = 64 << 20
+    /// Bytes read at once from the start of the file.
+    static let headSize = 64 * 1024
 
     /// Inspects the file. Throws `not_a_shared_library` naming the file and what is wrong.
     init(file: PluginFile) throws(GraftError) {
@@ -33,7 +35,14 @@ struct ELFImage: Sendable {
             GraftError(.notASharedLibrary, "\(path) is not a loadable shared library: \(reason).", path: path)
         }
         let size = file.size
-        let header = Region(file.read(at: 0, count: 64))
+        // One read for the start of the file, where the headers and, in a
+        // small library, the dynamic tables are; the rest is read as needed.
+        let head = file.read(at: 0, count: min(size, Self.headSize))
+        func bytes(at offset: Int, count: Int) -> [UInt8] {
+            if offset >= 0, count >= 0, offset + count <= head.count { return Array(head[offset..<offset + count]) }
+            return file.read(at: offset, count: count)
+        }
+        let header = Region(bytes(at: 0, count: 64))
         guard header.count >= 64 else {
             throw refuse(size == 0 ? "the file is empty" : "the file is too short for an ELF header (\(size) bytes)")
         }
@@ -68,7 +77,7 @@ struct ELFImage: Sendable {
         guard programEntrySize >= 56, programOffset > 0, programOffset + programCount * programEntrySize <= size else {
             throw refuse("its program headers lie past the end of the file (truncated?)")
         }
-        let programs = Region(file.read(at: programOffset, count: programCount * programEntrySize))
+        let programs = Region(bytes(at: programOffset, count: programCount * programEntrySize))
         for index in 0..<programCount {
             let base = index * programEntrySize
             let fileOffset = programs.offset(base + 8)
@@ -82,7 +91,7 @@ struct ELFImage: Sendable {
             throw refuse("its section headers lie past the end of the file (truncated?)")
         }
         struct Section { var name: Int; var type: UInt32; var offset: Int; var size: Int; var link: Int; var entrySize: Int }
-        let table = Region(file.read(at: sectionOffset, count: sectionCount * sectionEntrySize))
+        let table = Region(bytes(at: sectionOffset, count: sectionCount * sectionEntrySize))
         let sections = (0..<sectionCount).map { index -> Section in
             let base = index * sectionEntrySize
             return Section(
@@ -92,7 +101,7 @@ struct ELFImage: Sendable {
         func contents(_ section: Section, _ what: String) throws(GraftError) -> Region {
             guard section.offset + section.size <= size else { throw refuse("its \(what) lies past the end of the file (truncated?)") }
             guard section.size <= Self.maximumTable else { throw refuse("its \(what) is \(section.size) bytes, more than any plugin needs") }
-            return Region(file.read(at: section.offset, count: section.size))
+            return Region(bytes(at: section.offset, count: section.size))
         }
 
         var containsSwift = false
