@@ -193,6 +193,18 @@ struct IsolationTests {
         let fifth = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "e"])
         #expect(Self.renders(fifth) == "renders=0")
         #expect(runner.uncollected == 0)
+        // Creates the plugin refuses: the renders sent with them are skipped,
+        // not kept, and rendering ahead goes on.
+        let learner = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "l"])
+        #expect(try learner.render(as: .html).text == "echo:l")
+        for _ in 0..<(PluginRunner.uncollectedLimit + 8) {
+            let refused = #expect(throws: GraftError.self) { try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "no"]) }
+            #expect(refused?.code == .instanceCreateFailed)
+        }
+        #expect(runner.uncollected == 0)
+        let sixthAhead = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "g"])
+        #expect(runner.uncollected == 1, "still rendered ahead")
+        #expect(try sixthAhead.render(as: .html).text == "echo:g")
         // Closed before its first call: nothing is left waiting.
         _ = try fifth.render(as: .plain)
         let sixth = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "f"])

@@ -289,7 +289,14 @@ final class PluginRunner: @unchecked Sendable {
             sendFailed = true
             throw died(child, plugin: plugin, what: "between two calls (found when sending \(what))", stage: "")
         }
-        return (try wait(for: id, from: child, plugin: plugin, what: what, deadline: deadline), followerID)
+        do throws(GraftError) {
+            return (try wait(for: id, from: child, plugin: plugin, what: what, deadline: deadline), followerID)
+        } catch {
+            // The request failed without its child dying (a create the plugin
+            // refused): nobody will collect the follower's answer; skip it.
+            if let followerID, expected.remove(followerID) != nil { unanswered.insert(followerID) }
+            throw error
+        }
     }
 
     // MARK: Pipelined answers

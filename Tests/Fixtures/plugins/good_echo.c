@@ -12,6 +12,7 @@
 // and with -DECHO_CRASH_IN_CREATE for one that crashes whenever it creates an instance,
 // -DECHO_PRINTS for one that writes a line to stdout and one to stderr at every render,
 // -DECHO_NO_COMPONENT for a build that has dropped the component (validators and action stay).
+// Any build refuses to create an instance whose `text` is "no".
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,12 @@ static const graft_component_instance_t *component_create(const graft_component_
     *(volatile int *)NULL = 1; /* a build that crashes whenever it creates (hot-swap tests) */
 #endif
     if (strcmp(key, "echo") != 0 || version != 1) return NULL;
+    {
+        /* Refuses to create an instance whose text is "no" (create returns NULL). */
+        const graft_value_t *text = graft_object_get(inputs, "text");
+        if (text && text->type == GRAFT_TYPE_STRING && text->data.string.length == 2 && memcmp(text->data.string.data, "no", 2) == 0)
+            return NULL;
+    }
     echo = calloc(1, sizeof *echo);
     if (!echo) return NULL;
     echo->instance = (graft_component_instance_t){
