@@ -35,14 +35,17 @@ public final class DebugClient {
         self.socketPath = socketPath
         descriptor = try UnixSocket.make(nonBlocking: false)
         let result: Int32
+        // Every property is set from here on: a throw runs deinit, so the
+        // socket is closed through close(), once (closing it here as well
+        // closed whatever descriptor another thread had opened meanwhile).
         do throws(GraftError) {
             result = try UnixSocket.connect(descriptor, to: socketPath)
         } catch {
-            Glibc.close(descriptor)
+            close()
             throw error
         }
         guard result == 0 else {
-            Glibc.close(descriptor)
+            close()
             errno = result
             if result == ECONNREFUSED || result == ENOENT {
                 throw GraftError(

@@ -34,9 +34,8 @@ final class RawSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw Failure(description: "connect \(path): \(reason)")
+            // Not closed here: every property is set, so deinit runs and closes it.
+            throw Failure(description: "connect \(path): \(String(cString: strerror(errno)))")
         }
     }
 
