@@ -276,7 +276,8 @@ struct HotSwapTests {
 
         try Self.buildEcho(scratch, prefix: "v2:")  // cc to a temporary name, then rename: IN_MOVED_TO
         try await Self.waitFor { events.withLock { $0.count } >= 1 }
-        try await Task.sleep(for: .milliseconds(200))
+        // Every event of that build read and handled, not a fixed sleep.
+        try await Self.waitFor { watcher.isSettled }
         #expect(events.withLock { $0.count } == 1, "exactly one reload for one build")
         #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v2:x")
 
@@ -289,7 +290,7 @@ struct HotSwapTests {
         try handle.write(contentsOf: bytes)
         try handle.close()
         try await Self.waitFor { events.withLock { $0.count } >= 2 }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitFor { watcher.isSettled }
         #expect(events.withLock { $0.count } == 2, "\(events.withLock { $0.map(\.summary) })")
         #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x", "\(events.withLock { $0.map(\.summary) })")
     }

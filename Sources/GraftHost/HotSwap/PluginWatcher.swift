@@ -28,6 +28,17 @@ public final class PluginWatcher: Sendable {
         var folderByWatch: [Int32: String] = [:]
         /// The newest event's generation per file: only the last one in a burst acts.
         var generation: [String: Int] = [:]
+        /// Debounce timers not yet fired, and reloads queued or running.
+        var pending = 0
+    }
+
+    /// Whether the watcher has nothing left to do for what has happened so
+    /// far: every file event read, every debounce over, every reload done.
+    /// For tests that must tell "one reload" from "one reload so far".
+    var isSettled: Bool {
+        var unread: Int32 = 0
+        guard ioctl(descriptor, UInt(FIONREAD), &unread) != 0 || unread == 0 else { return false }
+        return state.withLock { $0.pending == 0 }
     }
 
     /// How many times a file that fails to load is retried, one debounce apart.
@@ -72,6 +83,9 @@ public final class PluginWatcher: Sendable {
 
     /// Reads every pending inotify event and schedules a reload per file.
     private func drain() {
+        // Counted while it runs: events read but not yet scheduled are not "settled".
+        state.withLock { $0.pending += 1 }
+        defer { state.withLock { $0.pending -= 1 } }
         let size = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
         defer { buffer.deallocate() }
@@ -98,20 +112,29 @@ public final class PluginWatcher: Sendable {
         let generation = state.withLock { state -> Int in
             let next = (state.generation[path] ?? 0) + 1
             state.generation[path] = next
+            state.pending += 1
             return next
         }
         let wait = removed ? max(debounce * 10, .milliseconds(500)) : debounce
         queue.asyncAfter(deadline: .now() + Self.interval(wait)) { [weak self] in
-            guard let self, self.state.withLock({ $0.generation[path] }) == generation else { return }
+            guard let self else { return }
+            // Counted until the reload it starts is over (or it is superseded).
+            guard self.state.withLock({ $0.generation[path] }) == generation else {
+                self.state.withLock { $0.pending -= 1 }
+                return
+            }
             self.reloads.async { self.reload(path: path, attempt: 0, generation: generation) }
         }
     }
 
     private func reload(path: String, attempt: Int, generation: Int) {
+        var retrying = false
+        defer { if !retrying { state.withLock { $0.pending -= 1 } } }
         guard let host, state.withLock({ $0.generation[path] }) == generation else { return }
         let last = attempt >= Self.retries
         let event = host.reload(pluginAt: path, force: false, notify: false)
         if case .failed(let error) = event.outcome, !last, Self.mayBeIncomplete(error) {
+            retrying = true
             reloads.asyncAfter(deadline: .now() + Self.interval(debounce)) { [weak self] in
                 self?.reload(path: path, attempt: attempt + 1, generation: generation)
             }
