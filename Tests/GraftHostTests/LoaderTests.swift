@@ -57,15 +57,27 @@ struct LoaderTests {
         #expect(host.plugins.map(\.id) == ["test.dup-a"])
     }
 
-    @Test("init returning false refuses the plugin and deinit is not called")
+    @Test("init returning false refuses the plugin and deinit is not called; one whose init succeeded gets it")
     func initFalse() throws {
         let scratch = try Scratch()
-        let library = try Fixtures.build("bad_init_false", into: scratch.url)
-        let marker = scratch.file("deinit-called")
-        setenv("GRAFT_FIXTURE_MARKER", marker.path, 1)
-        let error = #expect(throws: GraftError.self) { try isolatedHost(scratch.url).load(pluginAt: library.path) }
+        // The positive control first: the marker works, and deinit runs once the host lets the plugin go.
+        let succeeded = scratch.file("deinit-after-success")
+        let control = try Fixtures.build(
+            "bad_init_false", into: scratch.url.appendingPathComponent("control"),
+            defines: ["INIT_RESULT": "true", "MARKER_PATH": "\"\(succeeded.path)\""])
+        do {
+            let host = isolatedHost(scratch.url.appendingPathComponent("control"))
+            try host.load(pluginAt: control.path)
+            #expect(!FileManager.default.fileExists(atPath: succeeded.path), "not while the host holds it")
+        }
+        #expect(FileManager.default.fileExists(atPath: succeeded.path), "deinit ran when the host let the plugin go")
+
+        let failed = scratch.file("deinit-after-failure")
+        let library = try Fixtures.build(
+            "bad_init_false", into: scratch.url.appendingPathComponent("fault"), defines: ["MARKER_PATH": "\"\(failed.path)\""])
+        let error = #expect(throws: GraftError.self) { try isolatedHost(scratch.url.appendingPathComponent("fault")).load(pluginAt: library.path) }
         #expect(error?.code == .pluginInitFailed)
-        #expect(!FileManager.default.fileExists(atPath: marker.path))
+        #expect(!FileManager.default.fileExists(atPath: failed.path))
     }
 
     @Test("files that are not plugins")

@@ -1,19 +1,28 @@
 // expect: plugin_init_failed
-// why: init returns false; the host must refuse the plugin and must not call deinit (which would write $GRAFT_FIXTURE_MARKER).
+// why: init returns false; the host must refuse the plugin and must not call deinit (which would write MARKER_PATH).
+// Built with -DMARKER_PATH='"…"' the deinit leaves a file there; with -DINIT_RESULT=true it is the
+// positive control: a plugin whose init succeeded gets its deinit when the host lets it go.
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "graft.h"
 
+#ifndef INIT_RESULT
+#define INIT_RESULT false /* the fault */
+#endif
+#ifndef MARKER_PATH
+#define MARKER_PATH NULL
+#endif
+
 static bool init(const graft_host_t *host) {
     (void)host;
-    return false; /* the fault */
+    return INIT_RESULT;
 }
 
-/* Must never run, since init failed. If it does, it leaves a file at
- * $GRAFT_FIXTURE_MARKER for the test to find. */
+/* Must never run when init failed. It leaves a file at MARKER_PATH for
+ * the test to find. */
 static void deinit(void) {
-    const char *path = getenv("GRAFT_FIXTURE_MARKER");
+    const char *path = MARKER_PATH;
     FILE *marker = path ? fopen(path, "w") : NULL;
     if (marker) {
         fputs("deinit was called\n", marker);
