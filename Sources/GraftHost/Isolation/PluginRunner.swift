@@ -5,8 +5,10 @@ import Logging
 /// plugins given to it and serves their calls, so that a plugin that crashes,
 /// hangs or allocates without bound takes down the child, not the host.
 ///
-/// Calls are made on the caller's thread, one at a time per child (the lock);
-/// the frames carry request ids, so calls could be pipelined later. Every
+/// Calls are made on the caller's thread, one at a time per child (the lock).
+/// Frames carry request ids, which lets two kinds of request travel without
+/// a round trip of their own: a destroy (`post`, sent with the next request)
+/// and a render sent behind its create (`call(then:)`, collected later). Every
 /// call has a deadline: past it the child is killed and the call fails with
 /// `plugin_timeout`. A child that dies mid-call fails that call with
 /// `plugin_crashed` (the signal, or `plugin_memory_limit` when a memory limit

@@ -1,5 +1,5 @@
 /// The one wire format between a host and its child processes (the scanner
-/// today; plugin runners next): length-prefixed binary frames on a stream
+/// and the plugin runners): length-prefixed binary frames on a stream
 /// socket. Every frame starts with a fixed 16-byte header:
 ///
 ///     offset  size  field
