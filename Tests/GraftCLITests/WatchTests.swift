@@ -11,14 +11,7 @@ struct WatchTests {
         let folder = scratch.url.appendingPathComponent("plugins")
         try Fixtures.build("good_echo", into: folder, outputName: "libecho.so")
         let output = scratch.file("watch.out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = try BuildProducts.graft()
-        process.arguments = ["watch", "echo", "--plugin-path", folder.path, "--only-plugin-path", "--debounce", "20"]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try Self.startWatch(folder: folder, output: output)
         defer { if process.isRunning { process.terminate() } }
         func text() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
@@ -42,14 +35,7 @@ struct WatchTests {
         let folder = scratch.url.appendingPathComponent("plugins")
         try Fixtures.build("good_echo", into: folder, outputName: "libecho.so")
         let output = scratch.file("watch.out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = try BuildProducts.graft()
-        process.arguments = ["watch", "echo", "--plugin-path", folder.path, "--only-plugin-path", "--debounce", "20"]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try Self.startWatch(folder: folder, output: output)
         defer { if process.isRunning { process.terminate() } }
         func text() -> String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
@@ -62,6 +48,19 @@ struct WatchTests {
         try waitFor("the new build's render") { text().contains("v3:hello") }
         process.interrupt()
         try waitFor("the exit") { !process.isRunning }
+    }
+
+    /// `graft watch echo` on `folder`, its output going to `output`.
+    static func startWatch(folder: URL, output: URL) throws -> Process {
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = try BuildProducts.graft()
+        process.arguments = ["watch", "echo", "--plugin-path", folder.path, "--only-plugin-path", "--debounce", "20"]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
     }
 
     func waitFor(_ what: String, _ condition: () -> Bool) throws {

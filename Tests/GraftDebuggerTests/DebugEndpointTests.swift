@@ -34,6 +34,13 @@ struct DebugEndpointTests {
             return (FlowRunner(host: host, flow: flow.document, observer: feed.observer), feed)
         }
 
+        /// Raw clients in every slot, once the endpoint has taken them all.
+        func takeEverySlot() throws -> [RawSocket] {
+            let clients = try (0..<DebugProtocol.maximumClients).map { _ in try RawSocket(path: endpoint.socketPath) }
+            #expect(eventually { endpoint.clientCount == DebugProtocol.maximumClients })
+            return clients
+        }
+
         func client() throws -> DebugClient {
             let client = try DebugClient(socketPath: endpoint.socketPath)
             try client.hello()
@@ -387,9 +394,7 @@ struct DebugEndpointTests {
         let folder = try SocketFolder()
         let running = try Running(at: folder.path("d.sock"))
         defer { running.endpoint.close() }
-        var clients: [RawSocket] = []
-        for _ in 0..<DebugProtocol.maximumClients { clients.append(try RawSocket(path: running.endpoint.socketPath)) }
-        #expect(eventually { running.endpoint.clientCount == DebugProtocol.maximumClients })
+        var clients = try running.takeEverySlot()
         let late = try RawSocket(path: running.endpoint.socketPath)
         let answer = try GraftValue(json: try #require(late.readLine()))
         #expect(answer["error"]?["code"] == "too_many_clients")
@@ -487,9 +492,7 @@ struct DebugEndpointTests {
         let folder = try SocketFolder()
         let running = try Running(at: folder.path("d.sock"))
         defer { running.endpoint.close() }
-        var clients: [RawSocket] = []
-        for _ in 0..<DebugProtocol.maximumClients { clients.append(try RawSocket(path: running.endpoint.socketPath)) }
-        #expect(eventually { running.endpoint.clientCount == DebugProtocol.maximumClients })
+        var clients = try running.takeEverySlot()
         for _ in 0..<6 {
             let error = #expect(throws: GraftError.self) { try DebugClient(socketPath: running.endpoint.socketPath).hello() }
             #expect(error?.code == .tooManyClients, "\(error?.description ?? "")")

@@ -19,6 +19,16 @@ struct IsolationTests {
             logger: quietLogger)
     }
 
+    /// A host with `good_echo` (built with `defines`) in `scratch`'s plugins
+    /// folder, each plugin in its own child, loaded.
+    static func echoHost(_ scratch: borrowing Scratch, defines: [String: String] = [:]) throws -> GraftHost {
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder, defines: defines)
+        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
+        host.loadPlugins()
+        return host
+    }
+
     /// Whether this process maps a file under `path` (/proc/self/maps).
     static func mapsFile(_ path: String) -> Bool {
         let data = FileManager.default.contents(atPath: "/proc/self/maps") ?? Data()
@@ -101,10 +111,7 @@ struct IsolationTests {
     @Test("an event handler may call into the same isolated plugin: events are delivered once the call is over")
     func reentrantHandler() throws {
         let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        try Fixtures.build("good_echo", into: folder)
-        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
-        host.loadPlugins()
+        let host = try Self.echoHost(scratch)
         let answered = Locked<Bool?>(nil)
         let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"]) { _ in
             answered.withLock { $0 = (try? host.validate("is_even", value: 2))?.isValid }
@@ -131,10 +138,7 @@ struct IsolationTests {
     @Test("a child killed between calls (the OOM killer, a plugin's own thread) costs the next call nothing but a re-created instance")
     func killedBetweenCalls() throws {
         let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        try Fixtures.build("good_echo", into: folder)
-        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
-        host.loadPlugins()
+        let host = try Self.echoHost(scratch)
         let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
         #expect(try echo.render().text == "echo:hi")
         let child = try #require(echo.component.plugin.runner?.childPID)
@@ -165,10 +169,7 @@ struct IsolationTests {
     @Test("a component rendered first gets its next instances' first render with their create: same answers, one render each")
     func renderPipelinedWithCreate() throws {
         let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        try Fixtures.build("good_echo", into: folder)
-        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
-        host.loadPlugins()
+        let host = try Self.echoHost(scratch)
         let first = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "a"])
         let runner = try #require(first.component.plugin.runner)
         #expect(try first.render(as: .html).text == "echo:a")
@@ -364,10 +365,7 @@ struct IsolationTests {
     @Test("crash after crash, the host keeps the same number of threads and descriptors")
     func noThreadOrDescriptorGrowthOverCrashes() throws {
         let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_CRASH_IN_CREATE": "1"])
-        let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"))
-        host.loadPlugins()
+        let host = try Self.echoHost(scratch, defines: ["ECHO_CRASH_IN_CREATE": "1"])
         func count(_ folder: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? 0 }
         func crashOnce() { #expect(throws: GraftError.self) { try host.makeInstance(of: ComponentReference(key: "echo")) } }
         // Two crashes first: the helper threads (spawning, late sends) exist from then on.
@@ -377,7 +375,7 @@ struct IsolationTests {
         // Below the quarantine (3 within a minute) only with a fresh count: a
         // new host per crash, each loading the same file.
         for _ in 0..<20 {
-            let other = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache-\(UUID().uuidString)"))
+            let other = Self.host(scratch.url.appendingPathComponent("plugins"), isolation: .perPlugin, cache: scratch.file("cache-\(UUID().uuidString)"))
             other.loadPlugins()
             #expect(throws: GraftError.self) { try other.makeInstance(of: ComponentReference(key: "echo")) }
         }

@@ -122,20 +122,22 @@ enum HotSwapBench {
     }
 
     /// Resident set size from /proc/self/statm (read as a stream: size 0 on disk).
-    static func residentBytes() -> Int {
-        guard let data = FileHandle(forReadingAtPath: "/proc/self/statm")?.readDataToEndOfFile() else { return 0 }
+    static func residentBytes() -> Int { statm().resident }
+
+    /// /proc/self/statm's resident and shared pages, in bytes.
+    private static func statm() -> (resident: Int, shared: Int) {
+        guard let data = FileHandle(forReadingAtPath: "/proc/self/statm")?.readDataToEndOfFile() else { return (0, 0) }
         let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard fields.count > 2, let resident = Int(fields[1]), let shared = Int(fields[2]) else { return (0, 0) }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        return (resident * page, shared * page)
     }
 
     /// Resident pages not shared with any file or other process (statm's
     /// resident minus shared): the host's private memory.
     static func privateResidentBytes() -> Int {
-        guard let data = FileHandle(forReadingAtPath: "/proc/self/statm")?.readDataToEndOfFile() else { return 0 }
-        let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
-        guard fields.count > 2, let resident = Int(fields[1]), let shared = Int(fields[2]) else { return 0 }
-        return (resident - shared) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let (resident, shared) = statm()
+        return resident - shared
     }
 
     final class Load: Sendable {

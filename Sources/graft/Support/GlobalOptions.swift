@@ -55,6 +55,7 @@ struct GlobalOptions: ParsableArguments {
     func makeHost(loadsFromCopies: Bool = false) -> GraftHost {
         LoggingSetup.bootstrap(level: logLevel)
         requirePluginPaths()
+        let searchPath = self.searchPath
         // Said whatever the log level: an ignored GRAFT_PLUGIN_PATH entry is why a plugin is missing.
         for warning in searchPath.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
         let configuration = GraftConfiguration(
