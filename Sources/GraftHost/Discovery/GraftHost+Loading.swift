@@ -46,11 +46,12 @@ extension GraftHost {
 
     /// Scans, all at once, the files the registry cache does not know: in
     /// flight several at a time, and on two scanner children when there are
-    /// many (a big folder seen for the first time). What they declare goes
-    /// into the cache as `describe` would put it, and is kept for each file's
-    /// own load, which then registers it without scanning again. Files that
-    /// cannot be opened or are refused by the trust rules or the pins are left
-    /// to that load, which reports them.
+    /// many (a big folder seen for the first time). Each child is started
+    /// first and execs while its share of the files is opened and checked.
+    /// What they declare goes into the cache as `describe` would put it, and
+    /// is kept for each file's own load, which then registers it without
+    /// scanning again. Files that cannot be opened or are refused by the trust
+    /// rules or the pins are left to that load, which reports them.
     private func scanTogether(_ entries: [SearchPath.Entry]) {
         guard let scanner, entries.count > 1 else { return }
         let unknown = entries.filter { entry in
@@ -62,40 +63,49 @@ extension GraftHost {
         let second =
             unknown.count >= Self.filesForTwoScanners && ProcessInfo.processInfo.activeProcessorCount > 1
             ? Scanner(executable: scanner.executable, deadline: scanner.deadline, logger: scanner.logger) : nil
-        var kept: [FileIdentity: ScanOutcome] = [:]
-        var folders: [String: String?] = [:]
+        // The second child has no more work once this returns: it exits while the host goes on.
+        defer { second?.retire() }
+        let kept = Locked<[FileIdentity: ScanOutcome]>([:])
         // A chunk at a time: each file stays open while it is scanned, and a
         // folder of thousands must not take the descriptors the scanners need.
         for start in stride(from: 0, to: unknown.count, by: Self.filesPerChunk) {
-            var files: [(file: PluginFile, hash: String?)] = []
-            for entry in unknown[start..<min(start + Self.filesPerChunk, unknown.count)] {
-                guard let file = try? PluginFile(opening: entry.path),
-                    state.withLock({ $0.files[file.identity.file] == nil }),
-                    configuration.trust.violation(of: file, folders: &folders) == nil || configuration.trust.allowsUntrusted,
-                    case .success(let hash) = Result(catching: { () throws(GraftError) in try checkPin(file) })
-                else { continue }
-                files.append((file, hash))
-            }
-            let opened = files.map(\.file), mapping = imageMapping
-            let halves = second != nil && opened.count >= Self.filesForTwoScanners ? 2 : 1
-            let split = halves == 2 ? (opened.count + 1) / 2 : opened.count
-            let results = Locked([[ScanOutcome?]](repeating: [], count: halves))
+            let chunk = unknown[start..<min(start + Self.filesPerChunk, unknown.count)]
+            let halves = second != nil && chunk.count >= Self.filesForTwoScanners ? 2 : 1
+            let split = chunk.startIndex + (halves == 2 ? (chunk.count + 1) / 2 : chunk.count)
             DispatchQueue.concurrentPerform(iterations: halves) { half in
-                let range = half == 0 ? 0..<split : split..<opened.count
-                let scanned = (half == 0 ? scanner : second!).scan(Array(opened[range]), mapping: mapping)
-                results.withLock { $0[half] = scanned }
-            }
-            let outcomes = results.withLock { $0.flatMap { $0 } }
-            for ((file, hash), outcome) in zip(files, outcomes) {
-                switch outcome {
-                case .described(let info): cache?.record(file.realPath, file.identity, .described(info), hash: hash)
-                case .crashed(let error): cache?.record(file.realPath, file.identity, .quarantined(error), hash: hash)
-                case .refused, nil: break
+                let scanning = half == 0 ? scanner : second!
+                scanning.startAhead()
+                let files = openForScanning(half == 0 ? chunk[..<split] : chunk[split...])
+                let outcomes = scanning.scan(files.map(\.file), mapping: imageMapping)
+                var found: [FileIdentity: ScanOutcome] = [:]
+                for ((file, hash), outcome) in zip(files, outcomes) {
+                    switch outcome {
+                    case .described(let info): cache?.record(file.realPath, file.identity, .described(info), hash: hash)
+                    case .crashed(let error): cache?.record(file.realPath, file.identity, .quarantined(error), hash: hash)
+                    case .refused, nil: break
+                    }
+                    if let outcome { found[file.identity] = outcome }
                 }
-                if let outcome { kept[file.identity] = outcome }
+                kept.withLock { $0.merge(found) { first, _ in first } }
             }
         }
-        state.withLock { $0.scanned = kept }
+        state.withLock { $0.scanned = kept.withLock { $0 } }
+    }
+
+    /// `entries` opened, checked against the trust rules and the pins, with
+    /// their hashes when pinned; those that fail are left out.
+    private func openForScanning(_ entries: ArraySlice<SearchPath.Entry>) -> [(file: PluginFile, hash: String?)] {
+        var folders: [String: String?] = [:]
+        var files: [(file: PluginFile, hash: String?)] = []
+        for entry in entries {
+            guard let file = try? PluginFile(opening: entry),
+                state.withLock({ $0.files[file.identity.file] == nil }),
+                configuration.trust.violation(of: file, folders: &folders) == nil || configuration.trust.allowsUntrusted,
+                case .success(let hash) = Result(catching: { () throws(GraftError) in try checkPin(file) })
+            else { continue }
+            files.append((file, hash))
+        }
+        return files
     }
 
     /// Files open and scanned at once, at most.

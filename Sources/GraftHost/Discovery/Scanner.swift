@@ -14,9 +14,11 @@ final class Scanner: @unchecked Sendable {
     // Everything below is guarded by `lock`: one scan at a time.
     private let lock = NSLock()
     private var child: ChildProcess?
+    /// Whether `child` has said hello (`startAhead` does not wait for it).
+    private var greeted = false
     private var nextID: UInt32 = 0
-    /// The last stage byte read from the child: files travel ahead of their
-    /// answers, so it may have been read with an earlier file's answer.
+    /// The last stage byte read from the child (the pipe is read after each
+    /// batch, so that it never fills; a crash reads what is left).
     private var lastProgress: UInt8?
 
     init(executable: String, deadline: Duration, logger: Logger) {
@@ -41,6 +43,26 @@ final class Scanner: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return child?.pid
+    }
+
+    /// Starts the child now, without waiting for its hello, so that it starts
+    /// while the caller opens and checks the files it will send.
+    func startAhead() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard child == nil else { return }
+        child = try? ChildProcess(executable: executable, arguments: ["scan"], progress: true)
+        greeted = false
+        lastProgress = nil
+    }
+
+    /// Ends the child without waiting for it to exit (see
+    /// `ChildProcess.finishInBackground`); the next scan starts another.
+    func retire() {
+        lock.lock()
+        defer { lock.unlock() }
+        child?.finishInBackground()
+        child = nil
     }
 
     /// Scans `file`; nil when no scanner could be started (the caller then
@@ -95,16 +117,29 @@ final class Scanner: @unchecked Sendable {
                 inFlight.removeAll()
             }
         }
+        if let child, let latest = child.latestProgress() { lastProgress = latest }
         return outcomes
     }
 
     /// The running child, started if needed; nil if it cannot start.
     private func running() -> ChildProcess? {
-        if let child { return child }
+        if let child {
+            if greeted { return child }
+            do throws(GraftError) {
+                try child.awaitHello(onOutput: { self.logger.notice("scanner: \($0)") })
+                greeted = true
+                return child
+            } catch {
+                self.child = nil
+                logger.error("\(error)")
+                return nil
+            }
+        }
         do throws(GraftError) {
             let started = try ChildProcess.startGraftChild(
                 executable: executable, arguments: ["scan"], progress: true, onOutput: { self.logger.notice("scanner: \($0)") })
             child = started
+            greeted = true
             lastProgress = nil
             return started
         } catch {
@@ -121,8 +156,6 @@ final class Scanner: @unchecked Sendable {
             switch child.receive(until: until, onOutput: output) {
             case .frame(let header, let payload) where header.id == id:
                 var reader = WireReader(payload)
-                // Consumed, so the pipe never fills; the last byte may be the next file's.
-                if let latest = child.latestProgress() { lastProgress = latest }
                 switch header.kind {
                 case .described:
                     if let info = try? reader.plugin(path: file.path) { return .described(info) }

@@ -115,17 +115,33 @@ final class ChildProcess: @unchecked Sendable {
         executable: String, arguments: [String], progress: Bool = false, onOutput: (String) -> Void
     ) throws(GraftError) -> ChildProcess {
         let child = try ChildProcess(executable: executable, arguments: arguments, progress: progress)
-        switch child.receive(until: .now + startDeadline, onOutput: onOutput) {
+        try child.awaitHello(onOutput: onOutput)
+        return child
+    }
+
+    /// Waits for a Graft child's `hello` (see `startGraftChild`); a child that
+    /// does not say it, or says it for another ABI or machine, is killed.
+    func awaitHello(onOutput: (String) -> Void) throws(GraftError) {
+        switch receive(until: .now + Self.startDeadline, onOutput: onOutput) {
         case .frame(let header, let payload) where header.kind == .hello:
-            guard let mismatch = Wire.helloMismatch(payload) else { return child }
-            child.stop()
+            guard let mismatch = Wire.helloMismatch(payload) else { return }
+            stop()
             throw GraftError(.scannerUnavailable, "\(executable) is not this host's Graft child: \(mismatch).", path: executable)
         default:
-            let ended = child.stop()
+            let ended = stop()
             throw GraftError(
                 .scannerUnavailable,
-                "\(executable) did not start as a Graft child (no hello within \(startDeadline)); it \(ended).", path: executable)
+                "\(executable) did not start as a Graft child (no hello within \(Self.startDeadline)); it \(ended).", path: executable)
         }
+    }
+
+    /// Lets the child go without waiting for it: it is told there is no more
+    /// work now (it then exits), and is reaped on a thread of its own, so a
+    /// child unmapping a hundred plugins costs its host no time.
+    func finishInBackground() {
+        guard reaped == nil else { return }
+        shutdown(channel, Int32(SHUT_WR))
+        Thread.detachNewThread { _ = self.finish() }
     }
 
     private static func spawn(_ path: String, _ argv: [String], _ envp: [String], channel: Int32, side: Int32, output: Int32) -> (Int32, pid_t) {

@@ -93,7 +93,7 @@ struct DescriptorReader {
             }
         }
         var debugConfig: [String: GraftValue] = [:]
-        if let text = String(plugin: d.debug_config), !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if let text = String(plugin: d.debug_config), text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) {
             do {
                 let value = try GraftValue(json: text)
                 if let object = value.objectValue {

@@ -21,6 +21,7 @@ struct ELFImage: Sendable {
     }
 
     private static let entryName = Array("graft_entry".utf8)
+    private static let swiftSectionPrefix = Array("swift5_".utf8)
 
     /// Larger tables than this are not a plugin's (a Swift plugin's symbol
     /// table is a few hundred KiB).
@@ -38,11 +39,13 @@ struct ELFImage: Sendable {
         // One read for the start of the file, where the headers and, in a
         // small library, the dynamic tables are; the rest is read as needed.
         let head = file.read(at: 0, count: min(size, Self.headSize))
-        func bytes(at offset: Int, count: Int) -> [UInt8] {
-            if offset >= 0, count >= 0, offset + count <= head.count { return Array(head[offset..<offset + count]) }
-            return file.read(at: offset, count: count)
+        func bytes(at offset: Int, count: Int) -> Region {
+            // A view of the head when it holds them: no copy.
+            if offset >= 0, count >= 0, offset + count <= head.count { return Region(head, from: offset, count: count) }
+            let read = file.read(at: offset, count: count)
+            return Region(read, from: 0, count: read.count)
         }
-        let header = Region(bytes(at: 0, count: 64))
+        let header = bytes(at: 0, count: 64)
         guard header.count >= 64 else {
             throw refuse(size == 0 ? "the file is empty" : "the file is too short for an ELF header (\(size) bytes)")
         }
@@ -77,7 +80,7 @@ struct ELFImage: Sendable {
         guard programEntrySize >= 56, programOffset > 0, programOffset + programCount * programEntrySize <= size else {
             throw refuse("its program headers lie past the end of the file (truncated?)")
         }
-        let programs = Region(bytes(at: programOffset, count: programCount * programEntrySize))
+        let programs = bytes(at: programOffset, count: programCount * programEntrySize)
         for index in 0..<programCount {
             let base = index * programEntrySize
             let fileOffset = programs.offset(base + 8)
@@ -91,7 +94,7 @@ struct ELFImage: Sendable {
             throw refuse("its section headers lie past the end of the file (truncated?)")
         }
         struct Section { var name: Int; var type: UInt32; var offset: Int; var size: Int; var link: Int; var entrySize: Int }
-        let table = Region(bytes(at: sectionOffset, count: sectionCount * sectionEntrySize))
+        let table = bytes(at: sectionOffset, count: sectionCount * sectionEntrySize)
         let sections = (0..<sectionCount).map { index -> Section in
             let base = index * sectionEntrySize
             return Section(
@@ -101,13 +104,13 @@ struct ELFImage: Sendable {
         func contents(_ section: Section, _ what: String) throws(GraftError) -> Region {
             guard section.offset + section.size <= size else { throw refuse("its \(what) lies past the end of the file (truncated?)") }
             guard section.size <= Self.maximumTable else { throw refuse("its \(what) is \(section.size) bytes, more than any plugin needs") }
-            return Region(bytes(at: section.offset, count: section.size))
+            return bytes(at: section.offset, count: section.size)
         }
 
         var containsSwift = false
         if sectionNamesIndex < sections.count {
             let names = try contents(sections[sectionNamesIndex], "section name table")
-            containsSwift = sections.contains { names.cString($0.name).hasPrefix("swift5_") }
+            containsSwift = sections.contains { names.hasPrefix(Self.swiftSectionPrefix, at: $0.name) }
         }
 
         var needed: [String] = []
@@ -151,14 +154,19 @@ struct ELFImage: Sendable {
     }
 }
 
-/// Little-endian reads from a part of the file, with bounds checks: out of
-/// range reads as zero, and the callers compare sizes before trusting an offset.
+/// Little-endian reads from a part of the file (a view of bytes already
+/// read, never a copy), with bounds checks: out of range reads as zero, and
+/// the callers compare sizes before trusting an offset.
 private struct Region {
-    let bytes: [UInt8]
+    private let storage: [UInt8]
+    private let base: Int
+    let count: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var count: Int { bytes.count }
+    init(_ storage: [UInt8], from base: Int, count: Int) {
+        self.storage = storage
+        self.base = base
+        self.count = count
+    }
 
     func u8(_ at: Int) -> UInt8 { UInt8(truncatingIfNeeded: read(at, 1)) }
     func u16(_ at: Int) -> UInt16 { UInt16(truncatingIfNeeded: read(at, 2)) }
@@ -169,26 +177,31 @@ private struct Region {
     /// cannot overflow: anything past 2^40 is past the end of any plugin.
     func offset(_ at: Int) -> Int { Int(min(read(at, 8), 1 << 40)) }
 
-    private func read(_ at: Int, _ count: Int) -> UInt64 {
-        guard at >= 0, at + count <= bytes.count else { return 0 }
+    private func read(_ at: Int, _ width: Int) -> UInt64 {
+        guard at >= 0, at + width <= count else { return 0 }
         var value: UInt64 = 0
-        for index in (0..<count).reversed() { value = value << 8 | UInt64(bytes[at + index]) }
+        for index in (0..<width).reversed() { value = value << 8 | UInt64(storage[base + at + index]) }
         return value
     }
 
     /// Whether the NUL-terminated string at `at` is `name` (no String is built:
     /// a Swift plugin's symbol table has thousands of names).
     func hasCString(at: Int, _ name: [UInt8]) -> Bool {
-        guard at >= 0, at + name.count < bytes.count, bytes[at + name.count] == 0 else { return false }
-        for index in 0..<name.count where bytes[at + index] != name[index] { return false }
+        hasPrefix(name, at: at) && storage[base + at + name.count] == 0
+    }
+
+    /// Whether the string at `at` starts with `prefix`.
+    func hasPrefix(_ prefix: [UInt8], at: Int) -> Bool {
+        guard at >= 0, at + prefix.count < count else { return false }
+        for index in 0..<prefix.count where storage[base + at + index] != prefix[index] { return false }
         return true
     }
 
     /// The NUL-terminated string at `at`, or "" when out of range.
     func cString(_ at: Int) -> String {
-        guard at >= 0, at < bytes.count else { return "" }
+        guard at >= 0, at < count else { return "" }
         var stop = at
-        while stop < bytes.count, bytes[stop] != 0 { stop += 1 }
-        return String(decoding: bytes[at..<stop], as: UTF8.self)
+        while stop < count, storage[base + stop] != 0 { stop += 1 }
+        return String(decoding: storage[(base + at)..<(base + stop)], as: UTF8.self)
     }
 }

@@ -59,6 +59,18 @@ final class PluginFile: @unchecked Sendable {
         try self.init(adopting: descriptor, path: path, realPath: realPath)
     }
 
+    /// Opens a file the search path found, by the real path discovery worked
+    /// out (no `realpath` walk per file). If the name is no longer that file's
+    /// (it became a symlink, or went), it is opened from its path as usual.
+    convenience init(opening entry: SearchPath.Entry) throws(GraftError) {
+        let descriptor = open(entry.realPath, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            try self.init(opening: entry.path)
+            return
+        }
+        try self.init(adopting: descriptor, path: entry.path, realPath: entry.realPath)
+    }
+
     /// Takes over `descriptor`, opened by someone else (the host, for the
     /// scanner child), and runs the same checks on it. Closes it on failure.
     init(adopting descriptor: Int32, path: String, realPath: String) throws(GraftError) {

@@ -34,12 +34,11 @@ extension GraftValue: Codable {
 extension GraftValue {
     /// Parses JSON text. Throws `invalid_json` with the parser's reason.
     public init(json text: String) throws(GraftError) {
-        do {
-            self = try JSONDecoder().decode(GraftValue.self, from: Data(text.utf8))
-        } catch {
+        guard let value = JSONReader.value(text) else {
             // Where it stops being JSON, as a line and column.
             throw GraftError(.invalidJSON, "is not valid JSON: \(JSONSyntax.describeError(in: text))")
         }
+        self = value
     }
 
     /// Compact JSON with sorted keys: stable output for logs, tests and `--json`.

@@ -1,0 +1,255 @@
+/// JSON text (RFC 8259) to a `GraftValue` in one pass over its UTF-8 bytes.
+///
+/// Every plugin's debugConfig is parsed when it is scanned, and flows and
+/// validator params are parsed on every run: `JSONDecoder` spent more time
+/// finding its generic types than reading these few bytes. This reader
+/// accepts exactly what `JSONDecoder` accepts for a `GraftValue` (a
+/// differential test holds it to that), a trailing comma and a leading byte
+/// order mark included, and says only whether the text is
+/// JSON; `GraftValue(json:)` asks `JSONSyntax` where and why it is not.
+enum JSONReader {
+    /// Arrays and objects nested deeper than this are refused, as JSONDecoder does.
+    static let maximumDepth = 512
+
+    /// The value `text` holds, or nil when it is not JSON.
+    static func value(_ text: String) -> GraftValue? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var reader = Cursor(bytes: bytes)
+            // JSONDecoder skips a UTF-8 byte order mark.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
+            reader.skipSpace()
+            guard let value = reader.value(depth: 0) else { return nil }
+            reader.skipSpace()
+            // (GraftValue is nil-expressible: say which nil.)
+            return reader.index == bytes.count ? value : Optional<GraftValue>.none
+        }
+    }
+
+    private struct Cursor {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        var atEnd: Bool { index >= bytes.count }
+        var current: UInt8 { bytes[index] }
+
+        mutating func skipSpace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value(depth: Int) -> GraftValue? {
+            guard !atEnd else { return nil }
+            switch current {
+            case UInt8(ascii: "{"): return object(depth: depth + 1)
+            case UInt8(ascii: "["): return list(depth: depth + 1)
+            case UInt8(ascii: "\""): return string().map(GraftValue.string)
+            case UInt8(ascii: "t"): return literal("true", .bool(true))
+            case UInt8(ascii: "f"): return literal("false", .bool(false))
+            case UInt8(ascii: "n"): return literal("null", .null)
+            default: return number()
+            }
+        }
+
+        private mutating func literal(_ word: StaticString, _ value: GraftValue) -> GraftValue? {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - index >= count else { return nil }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return nil }
+            index += count
+            return value
+        }
+
+        private mutating func object(depth: Int) -> GraftValue? {
+            guard depth <= JSONReader.maximumDepth else { return nil }
+            index += 1  // {
+            var members: [String: GraftValue] = [:]
+            skipSpace()
+            if !atEnd, current == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipSpace()
+                // JSONDecoder allows a comma after the last member.
+                if !members.isEmpty, !atEnd, current == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                }
+                guard !atEnd, current == UInt8(ascii: "\""), let key = string() else { return nil }
+                skipSpace()
+                guard !atEnd, current == UInt8(ascii: ":") else { return nil }
+                index += 1
+                skipSpace()
+                guard let member = value(depth: depth) else { return nil }
+                // The first of two equal keys wins, as in JSONDecoder.
+                if members[key] == nil { members[key] = member }
+                skipSpace()
+                guard !atEnd else { return nil }
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return .object(members)
+                default: return nil
+                }
+            }
+        }
+
+        private mutating func list(depth: Int) -> GraftValue? {
+            guard depth <= JSONReader.maximumDepth else { return nil }
+            index += 1  // [
+            var values: [GraftValue] = []
+            skipSpace()
+            if !atEnd, current == UInt8(ascii: "]") {
+                index += 1
+                return .list(values)
+            }
+            while true {
+                skipSpace()
+                // JSONDecoder allows a comma after the last element.
+                if !values.isEmpty, !atEnd, current == UInt8(ascii: "]") {
+                    index += 1
+                    return .list(values)
+                }
+                guard let element = value(depth: depth) else { return nil }
+                values.append(element)
+                skipSpace()
+                guard !atEnd else { return nil }
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "]"):
+                    index += 1
+                    return .list(values)
+                default: return nil
+                }
+            }
+        }
+
+        /// A string at `index` (its opening quote), unescaped.
+        private mutating func string() -> String? {
+            index += 1  // "
+            let start = index
+            // The common case: no escapes, so the bytes are the string.
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    defer { index += 1 }
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                }
+                if byte == UInt8(ascii: "\\") { break }
+                if byte < 0x20 { return nil }
+                index += 1
+            }
+            guard index < bytes.count else { return nil }
+            var decoded = Array(bytes[start..<index])
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    return String(decoding: decoded, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    index += 1
+                    guard !atEnd else { return nil }
+                    let escape = current
+                    index += 1
+                    switch escape {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+                    case UInt8(ascii: "b"): decoded.append(0x08)
+                    case UInt8(ascii: "f"): decoded.append(0x0C)
+                    case UInt8(ascii: "n"): decoded.append(0x0A)
+                    case UInt8(ascii: "r"): decoded.append(0x0D)
+                    case UInt8(ascii: "t"): decoded.append(0x09)
+                    case UInt8(ascii: "u"):
+                        guard let scalar = unicodeEscape() else { return nil }
+                        decoded.append(contentsOf: String(Character(scalar)).utf8)
+                    default: return nil
+                    }
+                default:
+                    if byte < 0x20 { return nil }
+                    decoded.append(byte)
+                    index += 1
+                }
+            }
+            return nil
+        }
+
+        /// The scalar of `\uXXXX` (its "u" already read), joining a surrogate pair.
+        private mutating func unicodeEscape() -> Unicode.Scalar? {
+            guard let first = hex4() else { return nil }
+            switch first {
+            case 0xD800...0xDBFF:
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else { return nil }
+                index += 2
+                guard let second = hex4(), (0xDC00...0xDFFF).contains(second) else { return nil }
+                return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+            case 0xDC00...0xDFFF:
+                return nil
+            default:
+                return Unicode.Scalar(first)
+            }
+        }
+
+        private mutating func hex4() -> UInt32? {
+            guard bytes.count - index >= 4 else { return nil }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                let byte = bytes[index]
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                value = value << 4 | UInt32(digit)
+                index += 1
+            }
+            return value
+        }
+
+        /// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, as a finite Double.
+        private mutating func number() -> GraftValue? {
+            let start = index
+            func digits() -> Int {
+                let from = index
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+                return index - from
+            }
+            if !atEnd, current == UInt8(ascii: "-") { index += 1 }
+            guard !atEnd else { return nil }
+            var significant = false  // a non-zero digit before the exponent
+            if current == UInt8(ascii: "0") {
+                index += 1
+            } else if digits() == 0 {
+                return nil
+            } else {
+                significant = true
+            }
+            if !atEnd, current == UInt8(ascii: ".") {
+                index += 1
+                let from = index
+                guard digits() > 0 else { return nil }
+                if !significant { significant = bytes[from..<index].contains { $0 != UInt8(ascii: "0") } }
+            }
+            if !atEnd, current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                index += 1
+                if !atEnd, current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+                guard digits() > 0 else { return nil }
+            }
+            // The grammar is checked; Swift's own conversion is exact and
+            // ignores the C locale (a number this short is not allocated).
+            let parsed = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) ?? .nan
+            // Too large, or so small it reads as zero: JSONDecoder refuses both.
+            guard parsed.isFinite, parsed != 0 || !significant else { return nil }
+            return .number(parsed)
+        }
+    }
+}
