@@ -16,9 +16,12 @@ struct PluginLoader: Sendable {
     var logger: Logger
 
     /// How the image is mapped: through a private link to the open file, or
-    /// from a private copy of it (hosts whose plugins are rebuilt in place).
+    /// from a private copy of it (hosts whose plugins are rebuilt in place),
+    /// or straight through the descriptor's `/proc/self/fd/N` name, which
+    /// only a process that never closes a plugin file may use (the scanner
+    /// child): there no descriptor number, so no such name, comes twice.
     enum Mapping: Sendable {
-        case link, copy
+        case link, copy, descriptor
     }
 
     /// Where a load has got to, for reports of a crash or a hang.
@@ -88,12 +91,16 @@ struct PluginLoader: Sendable {
         // descriptor itself, or, for a host that hot-swaps, a private copy.
         let imagePath: String
         do throws(GraftError) {
-            imagePath = try mapping == .copy ? images.copy(of: file) : images.link(to: file)
+            switch mapping {
+            case .copy: imagePath = try images.copy(of: file)
+            case .link: imagePath = try images.link(to: file)
+            case .descriptor: imagePath = file.descriptorPath
+            }
         } catch {
             return fail(error)
         }
         // Mapped or refused, the private name is no longer needed.
-        defer { images.discard(imagePath) }
+        defer { if mapping != .descriptor { images.discard(imagePath) } }
 
         // RTLD_LOCAL keeps each plugin's symbols to itself; NODELETE makes the
         // dynamic loader keep Swift images mapped even if closed by mistake.
