@@ -32,6 +32,8 @@ final class RegistryCache: @unchecked Sendable {
     private var changed = false
     /// Entries removed here, which a merge with the file must not bring back.
     private var removed: Set<String> = []
+    /// Entries recorded here since the last save, from files just opened.
+    private var recorded: Set<String> = []
     /// Why the file on disk was not used, if it was not (for one warning).
     private(set) var problem: String?
 
@@ -107,6 +109,7 @@ final class RegistryCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         removed.remove(realPath)
+        recorded.insert(realPath)
         // A hash already known for the same file stays with the new entry.
         let known = entries[realPath].flatMap { $0.identity == identity ? $0.hash : nil }
         entries[realPath] = Entry(
@@ -154,18 +157,21 @@ final class RegistryCache: @unchecked Sendable {
         var merged = read(quietly: true)
         for path in removed { merged[path] = nil }
         for (path, entry) in entries { merged[path] = entry }
-        merged = merged.filter { Self.stillMatches($0.value) }
+        // Entries recorded here describe files just opened: only the others need a stat.
+        merged = merged.filter { recorded.contains($0.key) || Self.stillMatches($0.value) }
         if merged.count > Self.maximumEntries {
             let newest = merged.values.sorted { $0.written > $1.written }.prefix(Self.maximumEntries)
             merged = Dictionary(uniqueKeysWithValues: newest.map { ($0.realPath, $0) })
         }
         let folder = (file as NSString).deletingLastPathComponent
-        do {
-            // The folders above (~/.cache, say) as usual; the cache's own, this user's only.
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            return "could not create \(folder): \(error.localizedDescription)"
+        // The cache's own folder, this user's only; the folders above (~/.cache, say) as usual.
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                return "could not create \(folder): \(error.localizedDescription)"
+            }
         }
         let bytes = Self.encode(merged)
         let temporary = "\(file).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -193,6 +199,7 @@ final class RegistryCache: @unchecked Sendable {
         entries = merged
         changed = false
         removed = []
+        recorded = []
         return nil
     }
 
