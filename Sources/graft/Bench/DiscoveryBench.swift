@@ -35,9 +35,9 @@ enum DiscoveryBench {
         let root = folder.appendingPathComponent("discovery")
         try makeFolder(root)
         defer { try? FileManager.default.removeItem(at: root) }
-        // Every graft-scanner leaves its empty image folder (graft-images-PID-…)
-        // in $TMPDIR when it exits: point TMPDIR into our folder while this
-        // part runs, so the scanners it starts leave nothing behind.
+        // A graft-scanner that made an image folder (graft-images-PID-…, for
+        // copies) and dies with its host leaves it in $TMPDIR: point TMPDIR
+        // into our folder while this part runs, so nothing is left behind.
         let scratch = root.appendingPathComponent("tmp")
         try makeFolder(scratch)
         let previousTemporary = getenv("TMPDIR").map { String(cString: $0) }
