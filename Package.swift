@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "GraftFlows", targets: ["GraftFlows"]),
         .library(name: "GraftKit", targets: ["GraftKit"]),
         .library(name: "GraftInProcess", targets: ["GraftInProcess"]),
+        .library(name: "GraftWorkbench", targets: ["GraftWorkbench"]),
         // First-party plugins: each is a shared library the host loads at run time.
         .library(name: "DatePicker", type: .dynamic, targets: ["DatePicker"]),
         .library(name: "Checkout", type: .dynamic, targets: ["Checkout"]),
@@ -22,6 +23,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The workbench's web server and its live channel. Only GraftWorkbench depends on them; the
+        // default traits (swift-configuration support) are left off, since nothing here reads them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The C ABI: graft.h is the only contract between host and plugins.
@@ -45,13 +51,27 @@ let package = Package(
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
         .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),
+        // The workbench: a local web page over the report, the sandbox, the action log, flows and hot swap.
+        // The only module that depends on Hummingbird.
+        .target(
+            name: "GraftWorkbench",
+            dependencies: [
+                "GraftHost", "GraftDebugger", "GraftFlows",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // A small WebDriver client (chromedriver, headless Chromium) over loopback HTTP: the workbench's browser
+        // tests and `graft bench workbench` drive the page with it. JSON through GraftHost's values.
+        .target(name: "GraftWebDriver", dependencies: ["GraftHost"]),
         // In-process Swift components (GraftKit definitions) registered into a host, for tests and host apps.
         .target(name: "GraftInProcess", dependencies: ["GraftHost", "GraftKit"]),
         .target(name: "GraftKit", dependencies: ["CGraft"]),
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows", "CGraftSystem",
+                "GraftHost", "GraftDebugger", "GraftFlows", "GraftWorkbench", "GraftWebDriver", "CGraftSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -80,6 +100,9 @@ let package = Package(
             name: "GraftInProcessTests",
             dependencies: ["GraftInProcess", "GraftHost", "GraftKit", "GraftFlows", "GraftTestSupport"]),
         .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport"]),
+        .testTarget(
+            name: "GraftWorkbenchTests",
+            dependencies: ["GraftWorkbench", "GraftWebDriver", "GraftHost", "GraftDebugger", "GraftFlows", "GraftTestSupport"]),
         .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftTestSupport"]),
     ]
 )

@@ -8,7 +8,10 @@ struct Graft: ParsableCommand {
         commandName: "graft",
         abstract: "Load, inspect and try Graft plugins: custom components, validators and actions in shared libraries.",
         version: GraftHost.version,
-        subcommands: [List.self, Inspect.self, Try.self, Run.self, Check.self, Validate.self, Watch.self, Debug.self, Quarantine.self, Lock.self, Bench.self, SDK.self])
+        subcommands: [
+            List.self, Inspect.self, Try.self, Run.self, Check.self, Validate.self, Watch.self, WorkbenchCommand.self, Debug.self,
+            Quarantine.self, Lock.self, Bench.self, SDK.self,
+        ])
 
     /// Exit codes: 0 success, 1 a reported failure (invalid value, problems
     /// found), 2 a usage or load error. ArgumentParser's own usage exit code

@@ -7,14 +7,15 @@ struct Bench: ParsableCommand {
         commandName: "bench",
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all). Build with -c release first
+            Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all), and workbench (run only
+            when named: it drives headless Chromium, from Debian's chromium and chromium-driver). Build with -c release first
             (with the Swift runtime linked into the executables, as they ship):
               swift build -c release --static-swift-stdlib && .build/release/graft bench
             Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, discovery, isolation, all
+        case registry, components, validators, load, hotswap, discovery, isolation, workbench, all
     }
 
     @Argument(help: "The parts to run.")
@@ -41,13 +42,23 @@ struct Bench: ParsableCommand {
     @Option(help: "Rounds timed by the discovery part, each on fresh copies of the plugins.")
     var discoveryRounds: Int = 21
 
+    @Option(help: "Page loads timed by the workbench part.")
+    var pageLoads: Int = 20
+
+    @Option(help: "Control changes timed by the workbench part.")
+    var controlChanges: Int = 200
+
+    @Option(help: "Hot swaps timed by the workbench part.")
+    var workbenchSwaps: Int = 20
+
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
         #if DEBUG
         FileHandle.standardError.write(Data("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n".utf8))
         #endif
-        let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all } : parts)
+        // `all` leaves out the workbench, which needs a browser: name it to run it.
+        let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all && $0 != .workbench } : parts)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -88,6 +99,12 @@ struct Bench: ParsableCommand {
 
         if selected.contains(.isolation) {
             attempt("isolation") { try IsolationBench.run(folder: folder, iterations: iterations, swaps: isolatedSwaps) }
+        }
+
+        if selected.contains(.workbench) {
+            attempt("workbench") {
+                try WorkbenchBench.run(folder: folder, pageRounds: pageLoads, changes: controlChanges, swaps: workbenchSwaps)
+            }
         }
 
         if options.json {

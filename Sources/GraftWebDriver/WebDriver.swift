@@ -1,0 +1,187 @@
+import Foundation
+import GraftHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where Debian's chromium and chromium-driver are, and whether browser
+/// tests and `graft bench workbench` run: always under CI (`CI=true`: a
+/// missing browser fails them), elsewhere only when both are installed.
+public enum Browser {
+    public static let chromium = locate(environment: "CHROMIUM", names: ["chromium", "chromium-browser", "google-chrome"])
+    public static let driver = locate(environment: "CHROMEDRIVER", names: ["chromedriver"])
+
+    public static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    public static var shouldRun: Bool {
+        if inCI || (chromium != nil && driver != nil) { return true }
+        FileHandle.standardError.write(Data(
+            "note: browser checks are skipped: chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver; .ci/run does).\n".utf8))
+        return false
+    }
+
+    private static func locate(environment: String, names: [String]) -> String? {
+        if let given = ProcessInfo.processInfo.environment[environment], FileManager.default.isExecutableFile(atPath: given) {
+            return given
+        }
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+        for name in names {
+            for folder in folders + ["/usr/bin", "/usr/lib/chromium"] {
+                let path = "\(folder)/\(name)"
+                if FileManager.default.isExecutableFile(atPath: path) { return path }
+            }
+        }
+        return nil
+    }
+}
+
+/// A W3C WebDriver client for chromedriver (HTTP + JSON), driving headless
+/// Chromium. `start()` spawns chromedriver and opens a session; `quit()`
+/// ends the session (chromedriver quits Chromium) and reaps chromedriver.
+/// Every wait polls with a deadline.
+/// `@unchecked Sendable`: a test drives it from one thread at a time.
+public final class WebDriver: @unchecked Sendable {
+    private let process: Process
+    private let port: Int
+    private var session: String?
+    private let profile: URL
+
+    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(width: Int = 1400, height: Int = 1000) throws {
+        guard let driver = Browser.driver, let chromium = Browser.chromium else {
+            throw Failure(description: "chromium and chromedriver are required (apt-get install -y chromium chromium-driver)")
+        }
+        port = try HTTPProbe.freePort()
+        profile = FileManager.default.temporaryDirectory.appendingPathComponent("graft-chromium-\(UUID().uuidString)")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: driver)
+        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        do {
+            try waitUntilReady()
+            let answer = try call("POST", "/session", [
+                "capabilities": ["alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": [
+                        "binary": .string(chromium),
+                        "args": .list([
+                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                            "--disable-extensions", "--window-size=\(width),\(height)", .string("--user-data-dir=\(profile.path)"),
+                        ]),
+                    ],
+                ]],
+            ])
+            guard let id = answer["sessionId"]?.stringValue else { throw Failure(description: "no session: \(answer.jsonText)") }
+            session = id
+        } catch {
+            quit()
+            throw error
+        }
+    }
+
+    deinit { quit() }
+
+    private func waitUntilReady() throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if process.isRunning == false { throw Failure(description: "chromedriver exited with status \(process.terminationStatus)") }
+            if let status = try? HTTPProbe.request(port: port, path: "/status", timeout: .seconds(2)), status.status == 200,
+                (try? GraftValue(json: status.body))?["value"]?["ready"] == true
+            {
+                return
+            }
+            usleep(50_000)
+        }
+        throw Failure(description: "chromedriver did not answer on port \(port) within 20 s")
+    }
+
+    /// Ends the session and chromedriver, whatever state they are in.
+    public func quit() {
+        if let session {
+            _ = try? HTTPProbe.request(port: port, method: "DELETE", path: "/session/\(session)", timeout: .seconds(10))
+            self.session = nil
+        }
+        if process.isRunning {
+            process.terminate()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: profile)
+    }
+
+    // MARK: Commands
+
+    @discardableResult
+    public func call(_ method: String, _ path: String, _ body: GraftValue? = nil) throws -> GraftValue {
+        let answer = try HTTPProbe.request(
+            port: port, method: method, path: path, headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: body?.jsonText ?? (method == "POST" ? "{}" : nil), timeout: .seconds(60))
+        let value = try GraftValue(json: answer.body)
+        if let error = value["value"]?["error"]?.stringValue {
+            throw Failure(description: "\(method) \(path): \(error): \(value["value"]?["message"]?.stringValue ?? "")")
+        }
+        return value
+    }
+
+    private func command(_ method: String, _ path: String, _ body: GraftValue? = nil) throws -> GraftValue {
+        guard let session else { throw Failure(description: "no WebDriver session") }
+        return try call(method, "/session/\(session)\(path)", body)["value"] ?? .null
+    }
+
+    public func navigate(_ url: String) throws { try command("POST", "/url", ["url": .string(url)]) }
+
+    /// Runs `script` (a function body) in the page and returns what it returns.
+    @discardableResult
+    public func execute(_ script: String, _ arguments: [GraftValue] = []) throws -> GraftValue {
+        try command("POST", "/execute/sync", ["script": .string(script), "args": .list(arguments)])
+    }
+
+    /// Runs `script` asynchronously: it calls its last argument with the result.
+    @discardableResult
+    public func executeAsync(_ script: String, _ arguments: [GraftValue] = []) throws -> GraftValue {
+        try command("POST", "/execute/async", ["script": .string(script), "args": .list(arguments)])
+    }
+
+    /// Polls `condition` (a script returning a boolean) until it holds.
+    public func wait(for what: String, within timeout: Duration = .seconds(15), _ condition: String) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if (try? execute(condition)) == true { return }
+            usleep(25_000)
+        }
+        throw Failure(description: "timed out after \(timeout) waiting for \(what): \(condition)")
+    }
+
+    public func element(_ css: String) throws -> String {
+        let found = try command("POST", "/element", ["using": "css selector", "value": .string(css)])
+        guard let id = found[Self.elementKey]?.stringValue else { throw Failure(description: "no element \(css)") }
+        return id
+    }
+
+    public func click(_ css: String) throws { try command("POST", "/element/\(try element(css))/click") }
+
+    /// Replaces an input's text as a person would: clear it, then type.
+    public func type(_ text: String, into css: String) throws {
+        let id = try element(css)
+        try command("POST", "/element/\(id)/clear")
+        try command("POST", "/element/\(id)/value", ["text": .string(text)])
+    }
+
+    public func screenshot() throws -> Data {
+        guard let text = try command("GET", "/screenshot").stringValue, let data = Data(base64Encoded: text) else {
+            throw Failure(description: "no screenshot")
+        }
+        return data
+    }
+}

@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import GraftHost
+import GraftWebDriver
+import GraftWorkbench
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `graft bench workbench`: the workbench as a tester meets it, in headless
+/// Chromium driven through chromedriver, with 200 distinct plugins (the
+/// benchmark's C plugin, isolated one child each, as `graft workbench` runs):
+///   first page   navigation to the printed URL (token, redirect) until the
+///                200 plugins are in the page, read from the page's own clock
+///                (performance.now from navigation start); beside it, when the
+///                page shell itself was parsed (DOMContentLoaded);
+///   control      an `input` event on the text control until the new render
+///                is on screen, page clock on both ends; interleaved with the
+///                floor, a fetch of /api/info from the same page;
+///   hot swap     a rebuilt plugin renamed into the watched folder (the file
+///                is ready) until the page shows the new build's render,
+///                wall clock on both ends (same machine).
+/// Medians, p95 and max over the rounds.
+enum WorkbenchBench {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run(folder: URL, pageRounds: Int, changes: Int, swaps: Int) throws -> BenchPart {
+        var part = BenchPart(name: "workbench (200 plugins, headless Chromium)")
+        guard Browser.chromium != nil, Browser.driver != nil else {
+            part.notes.append("chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver): skipped")
+            return part
+        }
+        let root = folder.appendingPathComponent("workbench")
+        try DiscoveryBench.makeFolder(root)
+        let plugins = root.appendingPathComponent("plugins"), staging = root.appendingPathComponent("staging")
+        _ = try DiscoveryBench.buildPlugins(200, into: plugins)
+        try DiscoveryBench.makeFolder(staging)
+        // The bench's sources and objects stay out of the watched folder.
+        try? FileManager.default.removeItem(at: plugins.appendingPathComponent("bench_echo.c"))
+        let host = GraftHost(configuration: GraftConfiguration(
+            searchPath: SearchPath(folders: [plugins.path]), loadsFromCopies: true,
+            cacheFolder: root.appendingPathComponent("cache").path, isolation: .perPlugin))
+        host.loadPlugins()
+        guard host.plugins.count == 200 else { throw Failure(description: "\(host.plugins.count) of 200 plugins loaded: \(host.failures.first.map { "\($0.error)" } ?? "")") }
+        let workbench = try Workbench(host: host)
+        _ = try blocking { try await workbench.start() }
+        defer { _ = try? blocking { await workbench.stop() } }
+        guard let url = workbench.url else { throw Failure(description: "the workbench did not start") }
+        let browser = try WebDriver(width: 1400, height: 1000)
+        defer { browser.quit() }
+
+        // First page, from the printed URL each time.
+        var firstPage: [Double] = [], shell: [Double] = []
+        for _ in 0..<(pageRounds + 1) {
+            try browser.navigate("about:blank")
+            try browser.navigate(url)
+            try browser.wait(for: "the plugin list", within: .seconds(30), "return document.body.dataset.pluginsShown === '200'")
+            let timings = try browser.execute(
+                "return [window.graftWorkbench.timings.pluginsShown, performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd]")
+            firstPage.append(timings.listValue?.first?.numberValue ?? .nan)
+            shell.append(timings.listValue?.last?.numberValue ?? .nan)
+        }
+        firstPage.removeFirst()  // the first visit warms the browser's and the server's caches
+        shell.removeFirst()
+        part.figure("first page, 200 plugins shown, p50", Stopwatch.median(firstPage), "ms")
+        part.figure("first page, 200 plugins shown, p95", Stopwatch.percentile(firstPage, 95), "ms")
+        part.figure("first page, 200 plugins shown, max", firstPage.max() ?? .nan, "ms")
+        part.figure("page shell parsed (DOMContentLoaded), p50", Stopwatch.median(shell), "ms")
+
+        // Control change to render shown, interleaved with the fetch floor.
+        try browser.navigate(url + "#/component/echo.p0@1")
+        try browser.wait(for: "the first render", within: .seconds(20), "return !!(window.graftWorkbench.timings.lastShown)")
+        var change: [Double] = [], floor: [Double] = []
+        for round in 0..<(changes + 10) {
+            let marker = "change-\(round)"
+            try browser.execute(
+                """
+                const input = document.getElementById('input-text');
+                input.value = arguments[0];
+                window.benchStarted = performance.now();
+                input.dispatchEvent(new Event('input', { bubbles: true }));
+                """, [.string(marker)])
+            try browser.wait(for: "render \(marker)", within: .seconds(10),
+                             "const s = window.graftWorkbench.timings.lastShown; return !!s && (s.output || '').endsWith('\(marker)')")
+            let latency = try browser.execute("return window.graftWorkbench.timings.lastShown.shownAt - window.benchStarted")
+            let fetched = try browser.executeAsync(
+                "const done = arguments[arguments.length - 1]; const t = performance.now(); fetch('/api/info').then(r => r.text()).then(() => done(performance.now() - t));")
+            if round >= 10 {  // the first ten warm up
+                change.append(latency.numberValue ?? .nan)
+                floor.append(fetched.numberValue ?? .nan)
+            }
+        }
+        part.figure("control change to render shown, p50", Stopwatch.median(change), "ms")
+        part.figure("control change to render shown, p95", Stopwatch.percentile(change, 95), "ms")
+        part.figure("control change to render shown, max", change.max() ?? .nan, "ms")
+        part.figure("floor: fetch /api/info from the page, p50", Stopwatch.median(floor), "ms")
+        part.ratio("control change / fetch floor (medians)", Stopwatch.median(change) / Stopwatch.median(floor))
+
+        // Hot swap: file ready (renamed into the folder) to the page updated.
+        var swap: [Double] = []
+        for round in 0..<swaps {
+            let prefix = "swap\(round):"
+            let built = try BenchPlugin.build(
+                into: staging, name: "libbench_p0.so",
+                defines: ["BENCH_ID=\"bench.p0\"", "BENCH_KEY=\"echo.p0\"", "BENCH_PREFIX=\"\(prefix)\""])
+            let ready = Date().timeIntervalSince1970 * 1000
+            guard rename(built.path, plugins.appendingPathComponent("libbench_p0.so").path) == 0 else {
+                throw Failure(description: "rename into the plugin folder: \(String(cString: strerror(errno)))")
+            }
+            try browser.wait(for: "the swapped render \(prefix)", within: .seconds(10),
+                             "const s = window.graftWorkbench.timings.lastShown; return !!s && (s.output || '').startsWith('\(prefix)')")
+            let shown = try browser.execute("return window.graftWorkbench.timings.lastShown.wall")
+            swap.append((shown.numberValue ?? .nan) - ready)
+        }
+        part.figure("file ready to page updated, p50", Stopwatch.median(swap), "ms")
+        part.figure("file ready to page updated, p95", Stopwatch.percentile(swap, 95), "ms")
+        part.figure("file ready to page updated, max", swap.max() ?? .nan, "ms")
+        part.notes.append(verdict("first page p95", Stopwatch.percentile(firstPage, 95), target: 1000))
+        part.notes.append(verdict("control change p95", Stopwatch.percentile(change, 95), target: 100))
+        part.notes.append(verdict("file ready to page updated p95", Stopwatch.percentile(swap, 95), target: 1000))
+        part.notes.append("\(pageRounds) page loads, \(changes) control changes, \(swaps) swaps; the watcher's debounce (50 ms) is part of the swap figure")
+        return part
+    }
+
+    private static func verdict(_ what: String, _ value: Double, target: Double) -> String {
+        "\(what) \(BenchPart.format(value)) ms: \(value <= target ? "meets" : "misses") the target of ≤ \(Int(target)) ms"
+    }
+
+    /// Runs async work from this synchronous command and waits for it.
+    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = ResultBox<T>()
+        Task {
+            do { result.value = .success(try await body()) } catch { result.value = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try result.value!.get()
+    }
+}
+
+/// `@unchecked Sendable`: written once by the task before the semaphore is
+/// signalled, read once after the wait.
+private final class ResultBox<T>: @unchecked Sendable {
+    var value: Result<T, any Error>?
+}

@@ -1,0 +1,133 @@
+import Dispatch
+import Foundation
+import GraftHost
+import GraftWebDriver
+import GraftTestSupport
+import GraftWorkbench
+import Logging
+
+/// Runs blocking work (socket reads, compilers, child processes) on a
+/// dispatch queue, never on the few cooperative threads the workbench's
+/// server shares with the tests.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+let quietLogger: Logger = {
+    var logger = Logger(label: "graft.workbench.tests")
+    logger.logLevel = .critical
+    return logger
+}()
+
+/// A workbench serving a host loaded from `folder`, in this process, on a
+/// port the kernel picked; every request helper sends the right Host and the
+/// token unless told otherwise.
+final class RunningWorkbench: Sendable {
+    let workbench: Workbench
+    let host: GraftHost
+    let port: Int
+    let token: String
+
+    static func start(
+        plugins folder: URL, cache: URL, isolation: Isolation = .perPlugin, flow: String? = nil, attach: String? = nil,
+        watches: Bool = true
+    ) async throws -> RunningWorkbench {
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: true, cacheFolder: cache.path,
+                isolation: isolation),
+            logger: quietLogger)
+        host.loadPlugins()
+        let workbench = try Workbench(
+            host: host, options: WorkbenchOptions(flowPath: flow, attachSocket: attach, watchesPlugins: watches), logger: quietLogger)
+        let address = try await workbench.start()
+        return RunningWorkbench(workbench: workbench, host: host, port: address.port, token: workbench.options.token.value)
+    }
+
+    private init(workbench: Workbench, host: GraftHost, port: Int, token: String) {
+        self.workbench = workbench
+        self.host = host
+        self.port = port
+        self.token = token
+    }
+
+    func stop() async { await workbench.stop() }
+
+    var bearer: (String, String) { ("Authorization", "Bearer \(token)") }
+
+    func request(
+        _ method: String, _ path: String, json body: GraftValue? = nil, host: String? = nil,
+        headers: [(String, String)]? = nil
+    ) async throws -> HTTPAnswer {
+        var sent = headers ?? [bearer]
+        if body != nil { sent.append(("Content-Type", "application/json")) }
+        let port = self.port
+        let (text, finalHeaders) = (body?.jsonText, sent)
+        return try await offPool {
+            try HTTPProbe.request(port: port, method: method, path: path, host: host, headers: finalHeaders, body: text)
+        }
+    }
+
+    /// A request that must succeed: its JSON.
+    func json(_ method: String, _ path: String, _ body: GraftValue? = nil) async throws -> GraftValue {
+        let answer = try await request(method, path, json: body)
+        guard (200..<300).contains(answer.status) else {
+            throw HTTPFailure(description: "\(method) \(path) answered \(answer.status): \(answer.body)")
+        }
+        return try GraftValue(json: answer.body)
+    }
+
+    /// The live channel; once accepted, its `hello` is read first, so the
+    /// server has the page registered before the test acts.
+    func live(headers: [(String, String)]? = nil) async throws -> LiveProbe {
+        let port = self.port
+        let sent = headers ?? [bearer, ("Origin", "http://127.0.0.1:\(port)")]
+        return try await offPool {
+            let probe = try LiveProbe(port: port, headers: sent)
+            if probe.handshake.status == 101 {
+                guard try probe.next()?["type"] == "hello" else { throw HTTPFailure(description: "no hello on the live channel") }
+            }
+            return probe
+        }
+    }
+}
+
+/// Waits for `condition` to hold, polling, until `timeout` passes.
+func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
+/// Builds `good_widget` as `count` distinct plugins (ids `test.widget.pN`,
+/// components `widget_pN`), in parallel with the system `cc`.
+func buildWidgets(_ count: Int, into folder: URL) throws {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let failures = LockedFailures()
+    DispatchQueue.concurrentPerform(iterations: max(1, min(count, 4))) { worker in
+        for index in stride(from: worker, to: count, by: 4) {
+            do {
+                try Fixtures.build(
+                    "good_widget", into: folder,
+                    defines: ["WIDGET_ID": "\"test.widget.p\(index)\"", "WIDGET_KEY": "\"widget_p\(index)\""],
+                    outputName: "libwidget_p\(index).so")
+            } catch {
+                failures.add("\(error)")
+            }
+        }
+    }
+    if let first = failures.first { throw HTTPFailure(description: first) }
+}
+
+final class LockedFailures: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var all: [String] = []
+    private let lock = NSLock()
+    func add(_ text: String) { lock.withLock { all.append(text) } }
+    var first: String? { lock.withLock { all.first } }
+}
