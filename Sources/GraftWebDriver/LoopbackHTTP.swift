@@ -38,7 +38,7 @@ public enum HTTPProbe {
         if body != nil { lines.append("Content-Length: \(bodyBytes.count)") }
         lines.append("Connection: close")
         try write(socket, Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + bodyBytes)
-        return try parse(readAll(socket, deadline: .now + timeout))
+        return try parse(readAnswer(socket, deadline: .now + timeout))
     }
 
     public static func connect(port: Int, timeout: Duration) throws -> Int32 {
@@ -69,6 +69,42 @@ public enum HTTPProbe {
             guard sent > 0 else { throw HTTPFailure(description: "send: \(String(cString: strerror(errno)))") }
             offset += sent
         }
+    }
+
+    /// Reads one answer: up to its Content-Length, the end of its chunks, or
+    /// the peer closing (some servers, chromedriver among them, keep the
+    /// connection open whatever `Connection: close` asked).
+    static func readAnswer(_ socket: Int32, deadline: ContinuousClock.Instant) throws -> [UInt8] {
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while ContinuousClock.now < deadline {
+            if let end = data.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
+                let fields = head.components(separatedBy: "\r\n")
+                if let length = fields.first(where: { $0.hasPrefix("content-length:") }).flatMap({ Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) }),
+                    data.count - end.upperBound >= length
+                {
+                    return Array(data[..<(end.upperBound + length)])
+                }
+                if fields.contains(where: { $0.hasPrefix("transfer-encoding:") && $0.contains("chunked") }),
+                    data[end.upperBound...].firstRange(of: Array("0\r\n\r\n".utf8)) != nil
+                {
+                    return data
+                }
+                if let status = fields.first?.split(separator: " ").dropFirst().first, ["101", "204", "304"].contains(String(status)) {
+                    return data
+                }
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { throw HTTPFailure(description: "no answer before the deadline (\(data.count) bytes so far)") }
+                throw HTTPFailure(description: "recv: \(String(cString: strerror(errno)))")
+            }
+            data += chunk[..<count]
+        }
+        throw HTTPFailure(description: "no complete answer before the deadline")
     }
 
     /// Reads until the peer closes or the deadline passes.

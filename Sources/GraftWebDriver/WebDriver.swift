@@ -75,12 +75,12 @@ public final class WebDriver: @unchecked Sendable {
                         "binary": .string(chromium),
                         "args": .list([
                             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                            "--disable-extensions", "--window-size=\(width),\(height)", .string("--user-data-dir=\(profile.path)"),
+                            "--disable-extensions", .string("--window-size=\(width),\(height)"), .string("--user-data-dir=\(profile.path)"),
                         ]),
                     ],
                 ]],
             ])
-            guard let id = answer["sessionId"]?.stringValue else { throw Failure(description: "no session: \(answer.jsonText)") }
+            guard let id = answer["value"]?["sessionId"]?.stringValue else { throw Failure(description: "no session: \(answer.jsonText)") }
             session = id
         } catch {
             quit()
@@ -134,6 +134,7 @@ public final class WebDriver: @unchecked Sendable {
         return value
     }
 
+    @discardableResult
     private func command(_ method: String, _ path: String, _ body: GraftValue? = nil) throws -> GraftValue {
         guard let session else { throw Failure(description: "no WebDriver session") }
         return try call(method, "/session/\(session)\(path)", body)["value"] ?? .null

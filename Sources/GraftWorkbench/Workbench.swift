@@ -43,12 +43,14 @@ public final class Workbench: Sendable {
     public init(host: GraftHost, options: WorkbenchOptions = WorkbenchOptions(), logger: Logger? = nil) throws(GraftError) {
         self.host = host
         self.options = options
-        log = ActionLog(capacity: options.logCapacity)
+        let log = ActionLog(capacity: options.logCapacity)
+        self.log = log
         let hub = LiveHub()
         let flow = try options.flowPath.map { path throws(GraftError) in
             FlowSession(document: try FlowDocument(contentsOf: URL(fileURLWithPath: path)), path: path, host: host, log: log)
         }
-        watcher = options.watchesPlugins ? try host.watchPluginFolders(debounce: options.debounce) : nil
+        let watcher = try options.watchesPlugins ? host.watchPluginFolders(debounce: options.debounce) : nil
+        self.watcher = watcher
         parts = WorkbenchParts(
             host: host, log: log, hub: hub, sessions: SessionStore(host: host, log: log), flow: flow,
             attached: options.attachSocket.map { AttachedHost(socketPath: $0, hub: hub) }, watching: watcher?.folders ?? [])

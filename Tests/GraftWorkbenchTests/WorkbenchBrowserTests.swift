@@ -9,132 +9,134 @@ import Testing
 /// chromedriver's WebDriver protocol, as a tester would use the page. Under
 /// CI these always run; elsewhere they are skipped, saying why, when Debian's
 /// chromium and chromium-driver are not installed.
-@Suite("Workbench: in Chromium", .serialized, .timeLimit(.minutes(5)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
-struct WorkbenchBrowserTests {
-    /// Where screenshots go: a folder a person can open after the run.
-    static let screenshots: URL = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-workbench-screenshots")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }()
+extension WorkbenchTests {
+    @Suite("Workbench: in Chromium", .timeLimit(.minutes(5)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
+    struct WorkbenchBrowserTests {
+        /// Where screenshots go: a folder a person can open after the run.
+        static let screenshots: URL = {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-workbench-screenshots")
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return folder
+        }()
 
-    static func saveScreenshot(_ browser: WebDriver, _ name: String) throws {
-        let data = try browser.screenshot()
-        #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
-        let file = screenshots.appendingPathComponent("\(name).png")
-        try data.write(to: file)
-        print("screenshot: \(file.path)")
-    }
+        static func saveScreenshot(_ browser: WebDriver, _ name: String) throws {
+            let data = try browser.screenshot()
+            #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
+            let file = screenshots.appendingPathComponent("\(name).png")
+            try data.write(to: file)
+            print("screenshot: \(file.path)")
+        }
 
-    @Test("the Plugins page lists 200 plugins and the failed one with its code")
-    func twoHundredPlugins() async throws {
-        let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        try await offPool { try buildWidgets(200, into: folder) }
-        try Fixtures.build("bad_init_false", into: folder)
-        let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
-        defer { Task { await running.stop() } }
-        let url = try #require(running.workbench.url)
-        try await offPool {
-            let browser = try WebDriver()
+        @Test("the Plugins page lists 200 plugins and the failed one with its code")
+        func twoHundredPlugins() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try await offPool { try buildWidgets(200, into: folder) }
+            try Fixtures.build("bad_init_false", into: folder)
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver()
+                defer { browser.quit() }
+                try browser.navigate(url)
+                try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '200'")
+                #expect(try browser.execute("return document.querySelectorAll('#plugin-list .plugin').length") == 200)
+                #expect(try browser.execute("return location.search") == "", "the token left the address bar for a cookie")
+                #expect(try browser.execute("return document.querySelector('#plugin-summary').textContent") == "200 plugins loaded, 1 failed")
+                let failure = try browser.execute("return document.querySelector('#failures .failure').textContent")
+                #expect(failure.stringValue?.contains("plugin_init_failed") == true)
+                #expect(failure.stringValue?.contains("libbad_init_false.so") == true)
+                #expect(try browser.execute("return document.querySelectorAll('a.component-link').length") == 200)
+                try browser.wait(for: "the live channel", "return window.graftWorkbench.socketOpen === true")
+                try Self.saveScreenshot(browser, "plugins-200")
+            }
+            await running.stop()
+        }
+
+        @Test("changing a control re-renders; clicking an interaction shows an action-log entry; a crash is an error card")
+        func componentPage() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_widget", into: folder)
+            try Fixtures.build("bad_runtime", into: folder, defines: ["FAULT_IN": "\"render\""])
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver()
+                defer { browser.quit() }
+                try browser.navigate(url)
+                try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '2'")
+                try browser.click("a.component-link[href='#/component/widget%401']")
+                try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget: Hello') === true")
+                #expect(try browser.execute("return document.getElementById('render-frame').getAttribute('sandbox')") == "",
+                        "plugin HTML is in a frame with no rights")
+                #expect(try browser.execute("return [...document.querySelectorAll('#controls .control')].map(c => c.dataset.type)")
+                        == ["string", "number", "boolean", "list"])
+
+                try browser.type("From the browser", into: "#input-title")
+                try browser.wait(for: "the re-render", "return document.getElementById('render-frame').srcdoc.includes('widget: From the browser')")
+                try browser.click("#input-on")
+                try browser.wait(for: "the toggle", "return document.getElementById('render-frame').srcdoc.includes('on=no')")
+                try browser.click("#input-tags .add-item")
+                try browser.type("zeta", into: "#input-tags .list-row:last-child .list-item")
+                try browser.wait(for: "the list editor", "return document.getElementById('render-frame').srcdoc.includes('<li>zeta</li>')")
+
+                try browser.type("tap", into: "#interaction-name")
+                try browser.click("#interact-button")
+                try browser.wait(for: "the action-log entry", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 1")
+                let entry = try browser.execute("return document.querySelector('#records .record[data-event=tapped]').textContent")
+                #expect(entry.stringValue?.contains("From the browser") == true)
+                try browser.wait(for: "the remembered button", "return !!document.querySelector('.interaction-button[data-action=tap]')")
+                try browser.click(".interaction-button[data-action=tap]")
+                try browser.wait(for: "a second entry", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 2")
+                try Self.saveScreenshot(browser, "component")
+
+                try browser.navigate(url + "#/component/fragile@1")
+                try browser.wait(for: "the error card", "return !!document.querySelector('#error-card .error-code')")
+                #expect(try browser.execute("return document.querySelector('#error-card .error-code').textContent") == "plugin_crashed")
+                try Self.saveScreenshot(browser, "crash-card")
+            }
+            #expect(try await running.request("GET", "/api/plugins").status == 200, "the server lives on")
+            await running.stop()
+        }
+
+        @Test("a rebuilt plugin updates the open page, control values kept, no reload; a refused build is a banner")
+        func hotSwapInPage() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_widget", into: folder)
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"))
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            let browser = try await offPool { try WebDriver() }
             defer { browser.quit() }
-            try browser.navigate(url)
-            try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '200'")
-            #expect(try browser.execute("return document.querySelectorAll('#plugin-list .plugin').length") == 200)
-            #expect(try browser.execute("return location.search") == "", "the token left the address bar for a cookie")
-            #expect(try browser.execute("return document.querySelector('#plugin-summary').textContent") == "200 plugins loaded, 1 failed")
-            let failure = try browser.execute("return document.querySelector('#failures .failure').textContent")
-            #expect(failure.stringValue?.contains("plugin_init_failed") == true)
-            #expect(failure.stringValue?.contains("libbad_init_false.so") == true)
-            #expect(try browser.execute("return document.querySelectorAll('a.component-link').length") == 200)
-            try browser.wait(for: "the live channel", "return window.graftWorkbench.socketOpen === true")
-            try Self.saveScreenshot(browser, "plugins-200")
+            try await offPool {
+                try browser.navigate(url + "#/component/widget@1")
+                try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget: Hello') === true")
+                try browser.wait(for: "the live channel", "return window.graftWorkbench.socketOpen === true")
+                try browser.type("Kept", into: "#input-title")
+                try browser.wait(for: "the re-render", "return document.getElementById('render-frame').srcdoc.includes('widget: Kept')")
+                try browser.execute("window.notReloaded = true")
+            }
+            _ = try await offPool { try Fixtures.build("good_widget", into: folder, defines: ["WIDGET_PREFIX": "\"v2:\""]) }
+            try await offPool {
+                try browser.wait(for: "the new build's render", within: .seconds(10),
+                                 "return document.getElementById('render-frame').srcdoc.includes('v2: Kept')")
+                #expect(try browser.execute("return document.getElementById('input-title').value") == "Kept")
+                #expect(try browser.execute("return window.notReloaded === true") == true)
+            }
+            _ = try await offPool { try Fixtures.build("bad_init_false", into: folder, outputName: "libgood_widget.so") }
+            try await offPool {
+                try browser.wait(for: "the error banner", within: .seconds(10), "return !!document.querySelector('.banner.error')")
+                let text = try browser.execute("return document.querySelector('.banner.error').textContent")
+                #expect(text.stringValue?.contains("plugin_init_failed") == true)
+                try browser.type("Still old", into: "#input-title")
+                try browser.wait(for: "a render on the old build", "return document.getElementById('render-frame').srcdoc.includes('v2: Still old')")
+                try Self.saveScreenshot(browser, "refused-build")
+            }
+            await running.stop()
         }
-        await running.stop()
-    }
-
-    @Test("changing a control re-renders; clicking an interaction shows an action-log entry; a crash is an error card")
-    func componentPage() async throws {
-        let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        try Fixtures.build("good_widget", into: folder)
-        try Fixtures.build("bad_runtime", into: folder, defines: ["FAULT_IN": "\"render\""])
-        let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
-        defer { Task { await running.stop() } }
-        let url = try #require(running.workbench.url)
-        try await offPool {
-            let browser = try WebDriver()
-            defer { browser.quit() }
-            try browser.navigate(url)
-            try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '2'")
-            try browser.click("a.component-link[href='#/component/widget%401']")
-            try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget: Hello') === true")
-            #expect(try browser.execute("return document.getElementById('render-frame').getAttribute('sandbox')") == "",
-                    "plugin HTML is in a frame with no rights")
-            #expect(try browser.execute("return [...document.querySelectorAll('#controls .control')].map(c => c.dataset.type)")
-                    == ["string", "number", "boolean", "list"])
-
-            try browser.type("From the browser", into: "#input-title")
-            try browser.wait(for: "the re-render", "return document.getElementById('render-frame').srcdoc.includes('widget: From the browser')")
-            try browser.click("#input-on")
-            try browser.wait(for: "the toggle", "return document.getElementById('render-frame').srcdoc.includes('on=no')")
-            try browser.click("#input-tags .add-item")
-            try browser.type("zeta", into: "#input-tags .list-row:last-child .list-item")
-            try browser.wait(for: "the list editor", "return document.getElementById('render-frame').srcdoc.includes('<li>zeta</li>')")
-
-            try browser.type("tap", into: "#interaction-name")
-            try browser.click("#interact-button")
-            try browser.wait(for: "the action-log entry", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 1")
-            let entry = try browser.execute("return document.querySelector('#records .record[data-event=tapped]').textContent")
-            #expect(entry.stringValue?.contains("From the browser") == true)
-            try browser.wait(for: "the remembered button", "return !!document.querySelector('.interaction-button[data-action=tap]')")
-            try browser.click(".interaction-button[data-action=tap]")
-            try browser.wait(for: "a second entry", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 2")
-            try Self.saveScreenshot(browser, "component")
-
-            try browser.navigate(url + "#/component/fragile@1")
-            try browser.wait(for: "the error card", "return !!document.querySelector('#error-card .error-code')")
-            #expect(try browser.execute("return document.querySelector('#error-card .error-code').textContent") == "plugin_crashed")
-            try Self.saveScreenshot(browser, "crash-card")
-        }
-        #expect(try await running.request("GET", "/api/plugins").status == 200, "the server lives on")
-        await running.stop()
-    }
-
-    @Test("a rebuilt plugin updates the open page, control values kept, no reload; a refused build is a banner")
-    func hotSwapInPage() async throws {
-        let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        try Fixtures.build("good_widget", into: folder)
-        let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"))
-        defer { Task { await running.stop() } }
-        let url = try #require(running.workbench.url)
-        let browser = try await offPool { try WebDriver() }
-        defer { browser.quit() }
-        try await offPool {
-            try browser.navigate(url + "#/component/widget@1")
-            try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget: Hello') === true")
-            try browser.wait(for: "the live channel", "return window.graftWorkbench.socketOpen === true")
-            try browser.type("Kept", into: "#input-title")
-            try browser.wait(for: "the re-render", "return document.getElementById('render-frame').srcdoc.includes('widget: Kept')")
-            try browser.execute("window.notReloaded = true")
-        }
-        try await offPool { try Fixtures.build("good_widget", into: folder, defines: ["WIDGET_PREFIX": "\"v2:\""]) }
-        try await offPool {
-            try browser.wait(for: "the new build's render", within: .seconds(10),
-                             "return document.getElementById('render-frame').srcdoc.includes('v2: Kept')")
-            #expect(try browser.execute("return document.getElementById('input-title').value") == "Kept")
-            #expect(try browser.execute("return window.notReloaded === true") == true)
-        }
-        try await offPool { try Fixtures.build("bad_init_false", into: folder, outputName: "libgood_widget.so") }
-        try await offPool {
-            try browser.wait(for: "the error banner", within: .seconds(10), "return !!document.querySelector('.banner.error')")
-            let text = try browser.execute("return document.querySelector('.banner.error').textContent")
-            #expect(text.stringValue?.contains("plugin_init_failed") == true)
-            try browser.type("Still old", into: "#input-title")
-            try browser.wait(for: "a render on the old build", "return document.getElementById('render-frame').srcdoc.includes('v2: Still old')")
-            try Self.saveScreenshot(browser, "refused-build")
-        }
-        await running.stop()
     }
 }

@@ -15,7 +15,7 @@ enum FlowRoutes {
         }
         router.post("/api/flow/events") { request, _ in
             let flow = try flow(parts)
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             return HTTPReply.json(try await flow.send(GraftValue.object(body.fields).jsonText))
         }
         router.post("/api/flow/restart") { _, _ in

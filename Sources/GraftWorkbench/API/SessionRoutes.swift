@@ -18,7 +18,7 @@ import HummingbirdWebSocket
 enum SessionRoutes {
     static func add(to router: Router<BasicWebSocketRequestContext>, parts: WorkbenchParts) {
         router.post("/api/sessions") { request, _ in
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             let reference: ComponentReference
             do {
                 reference = try ComponentReference(parsing: try body.string("component"))
@@ -26,7 +26,7 @@ enum SessionRoutes {
                 throw WorkbenchError(error)
             }
             let size = ContainerSize(width: try body.number("width", default: 0), height: try body.number("height", default: 0))
-            let mediaType: GraftHost.MediaType = try body.bool("html", default: true) ? .html : .plain
+            let mediaType: GraftMediaType = try body.bool("html", default: true) ? .html : .plain
             let session: ComponentSession
             do throws(GraftError) {
                 session = try parts.sessions.open(reference, mediaType: mediaType, size: size)
@@ -37,22 +37,22 @@ enum SessionRoutes {
         }
         router.post("/api/sessions/{id}/inputs") { request, context in
             let session = try parts.sessions.session(context.parameters.get("id") ?? "")
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             return HTTPReply.json(try await session.update(inputs: try body.optionalObject("inputs") ?? [:]).json)
         }
         router.post("/api/sessions/{id}/media-type") { request, context in
             let session = try parts.sessions.session(context.parameters.get("id") ?? "")
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             return HTTPReply.json(try await session.change(mediaType: try body.bool("html", default: true) ? .html : .plain).json)
         }
         router.post("/api/sessions/{id}/interact") { request, context in
             let session = try parts.sessions.session(context.parameters.get("id") ?? "")
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             return HTTPReply.json(try await session.interact(try body.string("action"), data: body["data"]).json)
         }
         router.post("/api/sessions/{id}/emit") { request, context in
             let session = try parts.sessions.session(context.parameters.get("id") ?? "")
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             let warnings = try await session.emit(try body.string("event"), payload: body["payload"])
             return HTTPReply.json(.object(["warnings": .list(warnings.map(\.workbenchJSON))]))
         }

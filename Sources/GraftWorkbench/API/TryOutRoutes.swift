@@ -16,7 +16,7 @@ import HummingbirdWebSocket
 enum TryOutRoutes {
     static func add(to router: Router<BasicWebSocketRequestContext>, parts: WorkbenchParts) {
         router.post("/api/validate") { request, _ in
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             let name = try body.string("validator")
             let value = body["value"] ?? .null
             let params = try (body.optionalList("params") ?? []).map { item throws(WorkbenchError) -> String in
@@ -40,7 +40,7 @@ enum TryOutRoutes {
             return HTTPReply.json(.object(answer))
         }
         router.post("/api/action") { request, _ in
-            let body = try await RequestBody.object(request)
+            let body = try await RequestJSON.object(request)
             let key = try body.string("action")
             let params = try body.optionalObject("params") ?? [:]
             let payload = body["payload"]
@@ -62,7 +62,7 @@ enum TryOutRoutes {
             return HTTPReply.json(.object(answer))
         }
         router.post("/api/render") { request, _ in
-            let sandboxRequest = try sandboxRequest(try await RequestBody.object(request))
+            let sandboxRequest = try sandboxRequest(try await RequestJSON.object(request))
             let result = try await parts.calls.run {
                 do throws(GraftError) {
                     return try Sandbox(host: parts.host).run(sandboxRequest)

@@ -50,6 +50,7 @@ enum Stylesheet {
         textarea { font-family: ui-monospace, Menlo, monospace; }
         button { padding: 5px 12px; border: 1px solid #2f6b4a; background: #2f6b4a; color: #fff; border-radius: 5px; cursor: pointer; font: inherit; }
         button.small { padding: 1px 8px; background: #fff; color: var(--accent); }
+        .control input[type=checkbox] { justify-self: start; width: 18px; height: 18px; }
         .list-row { display: flex; gap: 4px; margin-bottom: 4px; } .list-row input { flex: 1; }
         .interaction-buttons, .emit-row, .interact-row, .form-row { display: flex; gap: 6px; flex-wrap: wrap; margin-bottom: 8px; align-items: center; }
         .interaction-button { background: #fff; color: var(--accent); }

@@ -51,13 +51,13 @@ final class FlowSession: @unchecked Sendable {
         try await work.run {
             self.startIfNeeded()
             let event: FlowEvent
-            do {
+            do throws(GraftError) {
                 event = try FlowEvent(json: line)
             } catch {
                 throw WorkbenchError(error)
             }
             guard let runner = self.runner else { return self.json() }
-            do {
+            do throws(GraftError) {
                 try runner.send(event)
             } catch {
                 throw WorkbenchError(error)

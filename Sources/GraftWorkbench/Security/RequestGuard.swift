@@ -46,7 +46,7 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
     }
 
     private func check(_ request: Request, address: WorkbenchAddress) throws(WorkbenchError) {
-        let host = request.head.authority ?? request.headers[.host]
+        let host = request.head.authority
         guard let host, address.hosts.contains(host.lowercased()) else {
             throw .hostNotAllowed(host, allowed: address.hosts)
         }

@@ -1,6 +1,7 @@
 import GraftHost
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Building answers: JSON from graft values, errors in their one form,
 /// and the static assets.
@@ -30,7 +31,7 @@ enum HTTPReply {
 }
 
 /// Reading request bodies: one JSON object, at most `limit` bytes.
-enum RequestBody {
+enum RequestJSON {
     static let limit = 1 << 20
 
     static func object(_ request: Request) async throws -> JSONObject {

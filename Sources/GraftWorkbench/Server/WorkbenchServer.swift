@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// The HTTP server: one Hummingbird router for the page, its assets, the
@@ -16,7 +17,7 @@ final class WorkbenchServer: Sendable {
     /// The bound port, once known: the guard's Host and Origin checks need
     /// it, and with port 0 only the kernel knows it before binding.
     private let boundPort = BoundPort()
-    private let running = Mutex<Task<Void, any Error>?>(nil)
+    private let running = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
 
     init(parts: WorkbenchParts, token: AccessToken, logger: Logger) {
         self.parts = parts
@@ -52,24 +53,33 @@ final class WorkbenchServer: Sendable {
                 started.resume(.success(port))
             },
             logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
         let task = Task {
             do {
-                try await application.run()
+                try await group.run()
                 started.resume(.failure(WorkbenchError("port_unavailable", status: 500, "the workbench's server stopped before it listened.")))
             } catch {
                 started.resume(.failure(Self.bindFailure(error, port: port)))
                 throw error
             }
         }
-        running.withLock { $0 = task }
+        running.withLock { $0 = (group, task) }
         let bound = try await started.value()
         return WorkbenchAddress(port: bound)
     }
 
-    func stop() async {
-        guard let task = running.withLock({ running in defer { running = nil }; return running }) else { return }
-        task.cancel()
+    /// Shuts down gracefully (no new connections, requests in flight
+    /// finish), and cancels what is still open after `grace`: a page that
+    /// does not answer the WebSocket's close, say.
+    func stop(grace: Duration = .seconds(2)) async {
+        guard let (group, task) = running.withLock({ running in defer { running = nil }; return running }) else { return }
+        await group.triggerGracefulShutdown()
+        let overdue = Task {
+            try await Task.sleep(for: grace)
+            task.cancel()
+        }
         _ = await task.result
+        overdue.cancel()
     }
 
     private static func bindFailure(_ error: any Error, port: Int) -> WorkbenchError {

@@ -53,7 +53,7 @@ final class ComponentSession: @unchecked Sendable {
         try await work.run {
             self.inputs = inputs
             if let instance = self.instance, !instance.isClosed {
-                do {
+                do throws(GraftError) {
                     try instance.update(inputs: inputs)
                 } catch {
                     return self.report(.inputs, rendering: nil, error: error, warnings: instance.takeWarnings())
@@ -139,14 +139,14 @@ final class ComponentSession: @unchecked Sendable {
         if let live = self.instance, !live.isClosed {
             instance = live
         } else {
-            do {
+            do throws(GraftError) {
                 instance = try makeInstance()
                 self.instance = instance
             } catch {
                 return report(reason, rendering: nil, error: error, warnings: [])
             }
         }
-        do {
+        do throws(GraftError) {
             let rendering = try instance.render(as: mediaType)
             return report(reason, rendering: rendering, error: nil, warnings: instance.takeWarnings(), component: instance.component)
         } catch {

@@ -27,3 +27,7 @@ enum ContractJSON {
         return .object(object)
     }
 }
+
+/// GraftHost's media type, named so where Hummingbird (which has a
+/// `MediaType` of its own) is imported too.
+typealias GraftMediaType = MediaType

@@ -26,23 +26,33 @@ final class LiveProbe: @unchecked Sendable {
         ]
         lines += headers.map { "\($0.0): \($0.1)" }
         try HTTPProbe.write(socket, Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
-        // The head of the answer; what follows it may already be frames.
+        (handshake, buffer) = try Self.readHandshake(socket)
+    }
+
+    /// The head of the answer, and what followed it (frames, already).
+    private static func readHandshake(_ socket: Int32) throws -> (HTTPAnswer, [UInt8]) {
+        var buffer: [UInt8] = []
         let deadline = ContinuousClock.now + .seconds(10)
         while buffer.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
-            guard ContinuousClock.now < deadline, try fill() else { break }
+            guard ContinuousClock.now < deadline, let chunk = receive(socket) else { break }
+            buffer += chunk
         }
-        guard let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) else {
-            handshake = try HTTPProbe.parse(buffer)
-            return
-        }
+        guard let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) else { return (try HTTPProbe.parse(buffer), []) }
         var head = try HTTPProbe.parse(Array(buffer[..<end.upperBound]))
         buffer.removeFirst(end.upperBound)
         if head.status != 101 {
             // A refusal is a whole HTTP answer: read its body too.
             buffer += (try? HTTPProbe.readAll(socket, deadline: .now + .seconds(5))) ?? []
             head.body = String(decoding: buffer, as: UTF8.self)
+            buffer = []
         }
-        handshake = head
+        return (head, buffer)
+    }
+
+    private static func receive(_ socket: Int32) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(chunk[..<count]) : nil
     }
 
     deinit { close(socket) }
@@ -71,10 +81,8 @@ final class LiveProbe: @unchecked Sendable {
     }
 
     private func fill() throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-        if count <= 0 { return false }
-        buffer += chunk[..<count]
+        guard let chunk = Self.receive(socket) else { return false }
+        buffer += chunk
         return true
     }
 
