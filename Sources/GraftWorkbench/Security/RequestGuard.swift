@@ -9,7 +9,9 @@ import Hummingbird
 /// 2. an Origin header, when sent, must be one of this workbench's (a page
 ///    elsewhere, or plugin HTML in its opaque-origin frame, sends another);
 /// 3. the token must come with it (query, cookie or bearer header).
-/// The first visit with `?token=` gets the token as an HttpOnly, SameSite=
+/// A refused WebSocket upgrade never becomes one: the upgrader answers a
+/// bare 400 instead of this JSON. The first visit with `?token=` gets the
+/// token as an HttpOnly, SameSite=
 /// Strict cookie and is redirected to the bare address. Every answer,
 /// refusals included, carries the security headers, and errors thrown
 /// further in become `{"error": {"code", "message"}}`.

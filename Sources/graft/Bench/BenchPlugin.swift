@@ -2,7 +2,9 @@ import Foundation
 
 /// A small C plugin the benchmarks compile with `cc`: one component, `echo`,
 /// whose render is a prefix and an input and whose `say` interaction emits
-/// (`BENCH_ID`, `BENCH_KEY` and `BENCH_PREFIX` make distinct builds).
+/// (`BENCH_ID`, `BENCH_KEY` and `BENCH_PREFIX` make distinct builds;
+/// `BENCH_STATELESS` drops save/load state, whose state is the text, so that
+/// new inputs show: the workbench part changes them).
 /// Its Swift twin, `SwiftEcho`, does the same work in-process, so the
 /// difference between the two is what the C ABI and the host cost.
 enum BenchPlugin {
@@ -61,7 +63,10 @@ enum BenchPlugin {
             if (e->n) memcpy(e->text, t->data.string.data, e->n); e->text[e->n] = 0;
             e->ctx = ctx;
             e->base = (graft_component_instance_t){ .plugin_data = e, .render = render, .interact = interact,
-                                                    .save_state = save, .load_state = load, .destroy = destroy };
+        #ifndef BENCH_STATELESS
+                                                    .save_state = save, .load_state = load,
+        #endif
+                                                    .destroy = destroy };
             return &e->base;
         }
         static uint32_t count(const graft_component_factory_t *f) { (void)f; return 1; }

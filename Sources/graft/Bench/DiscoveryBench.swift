@@ -209,12 +209,12 @@ enum DiscoveryBench {
 
     /// Compiles `count` distinct plugins (ids `bench.p0`…, component keys
     /// `echo.p0`…) from `BenchPlugin`'s source, a few `cc` at a time.
-    static func buildPlugins(_ count: Int, into folder: URL) throws -> [URL] {
+    static func buildPlugins(_ count: Int, into folder: URL, defines: [String] = []) throws -> [URL] {
         try makeFolder(folder)
         @Sendable func build(_ index: Int) throws -> URL {
             try BenchPlugin.build(
                 into: folder, name: "libbench_p\(index).so",
-                defines: ["BENCH_ID=\"bench.p\(index)\"", "BENCH_KEY=\"echo.p\(index)\""])
+                defines: ["BENCH_ID=\"bench.p\(index)\"", "BENCH_KEY=\"echo.p\(index)\""] + defines)
         }
         // The first build writes the shared source; the rest only read it.
         let first = try build(0)

@@ -3,6 +3,7 @@ import Foundation
 import GraftHost
 import GraftWebDriver
 import GraftWorkbench
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -36,16 +37,19 @@ enum WorkbenchBench {
         let root = folder.appendingPathComponent("workbench")
         try DiscoveryBench.makeFolder(root)
         let plugins = root.appendingPathComponent("plugins"), staging = root.appendingPathComponent("staging")
-        _ = try DiscoveryBench.buildPlugins(200, into: plugins)
+        _ = try DiscoveryBench.buildPlugins(200, into: plugins, defines: ["BENCH_STATELESS"])
         try DiscoveryBench.makeFolder(staging)
         // The bench's sources and objects stay out of the watched folder.
         try? FileManager.default.removeItem(at: plugins.appendingPathComponent("bench_echo.c"))
+        var quiet = Logger(label: "graft.bench.workbench")
+        quiet.logLevel = .error
         let host = GraftHost(configuration: GraftConfiguration(
             searchPath: SearchPath(folders: [plugins.path]), loadsFromCopies: true,
-            cacheFolder: root.appendingPathComponent("cache").path, isolation: .perPlugin))
+            cacheFolder: root.appendingPathComponent("cache").path, isolation: .perPlugin),
+            logger: quiet)
         host.loadPlugins()
         guard host.plugins.count == 200 else { throw Failure(description: "\(host.plugins.count) of 200 plugins loaded: \(host.failures.first.map { "\($0.error)" } ?? "")") }
-        let workbench = try Workbench(host: host)
+        let workbench = try Workbench(host: host, logger: quiet)
         _ = try blocking { try await workbench.start() }
         defer { _ = try? blocking { await workbench.stop() } }
         guard let url = workbench.url else { throw Failure(description: "the workbench did not start") }
@@ -83,8 +87,14 @@ enum WorkbenchBench {
                 window.benchStarted = performance.now();
                 input.dispatchEvent(new Event('input', { bubbles: true }));
                 """, [.string(marker)])
-            try browser.wait(for: "render \(marker)", within: .seconds(10),
-                             "const s = window.graftWorkbench.timings.lastShown; return !!s && (s.output || '').endsWith('\(marker)')")
+            do {
+                try browser.wait(for: "render \(marker)", within: .seconds(10),
+                                 "const s = window.graftWorkbench.timings.lastShown; return !!s && (s.output || '').endsWith('\(marker)')")
+            } catch {
+                let page = try? browser.execute(
+                    "return [JSON.stringify(window.graftWorkbench.timings.lastShown), [...document.querySelectorAll('.banner')].map(b => b.textContent).join(' | '), document.getElementById('input-text').value]")
+                throw Failure(description: "\(error); the page: \(page?.jsonText ?? "?")")
+            }
             let latency = try browser.execute("return window.graftWorkbench.timings.lastShown.shownAt - window.benchStarted")
             let fetched = try browser.executeAsync(
                 "const done = arguments[arguments.length - 1]; const t = performance.now(); fetch('/api/info').then(r => r.text()).then(() => done(performance.now() - t));")
@@ -105,7 +115,7 @@ enum WorkbenchBench {
             let prefix = "swap\(round):"
             let built = try BenchPlugin.build(
                 into: staging, name: "libbench_p0.so",
-                defines: ["BENCH_ID=\"bench.p0\"", "BENCH_KEY=\"echo.p0\"", "BENCH_PREFIX=\"\(prefix)\""])
+                defines: ["BENCH_ID=\"bench.p0\"", "BENCH_KEY=\"echo.p0\"", "BENCH_PREFIX=\"\(prefix)\"", "BENCH_STATELESS"])
             let ready = Date().timeIntervalSince1970 * 1000
             guard rename(built.path, plugins.appendingPathComponent("libbench_p0.so").path) == 0 else {
                 throw Failure(description: "rename into the plugin folder: \(String(cString: strerror(errno)))")
