@@ -138,5 +138,33 @@ extension WorkbenchTests {
             }
             await running.stop()
         }
+
+        @Test("the Flow page runs the flow screen by screen, the transcript and variables beside it")
+        func flowPage() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_widget", into: folder)
+            try Data(WorkbenchFlowAndAttachTests.flow.utf8).write(to: scratch.file("flow.json"))
+            let running = try await RunningWorkbench.start(
+                plugins: folder, cache: scratch.file("cache"), flow: scratch.file("flow.json").path, watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver()
+                defer { browser.quit() }
+                try browser.navigate(url + "#/flow")
+                try browser.wait(for: "the first screen", "return !!document.querySelector('.flow-instance[data-instance=hero] .render-frame')?.srcdoc.includes('widget: Welcome')")
+                #expect(try browser.execute("return !document.querySelector('[data-nav=flow]').hidden") == true)
+                try browser.type("tap", into: ".flow-instance[data-instance=hero] .flow-action")
+                try browser.click(".flow-instance[data-instance=hero] .form-row button")
+                try browser.wait(for: "the second screen", "return document.getElementById('flow-head').textContent.includes('screen second')")
+                #expect(try browser.execute("return document.querySelectorAll('#transcript .entry[data-type=navigation]').length") == 1)
+                #expect(try browser.execute("return document.querySelectorAll('#transcript .entry[data-type=event]').length") == 1)
+                let variables = try browser.execute("return document.getElementById('variables').textContent")
+                #expect(variables.stringValue?.contains("taps1") == true)
+                try Self.saveScreenshot(browser, "flow")
+            }
+            await running.stop()
+        }
     }
 }
