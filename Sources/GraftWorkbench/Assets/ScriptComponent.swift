@@ -219,8 +219,20 @@ enum ScriptComponent {
               return;
             }
             if (report.mediaType === 'text/html' && frame && frame.isConnected) {
-              frame.addEventListener('load', () => shown(report, startedAt), { once: true });
-              frame.srcdoc = report.output;
+              // A new frame for each render, shown once loaded: Chromium limits
+              // how often one frame may navigate (200 times in 10 s), and fast
+              // typing would reach that with srcdoc changes.
+              const sequence = report.sequence;
+              const next = outputView('text/html', report.output, () => {
+                if (sequence !== shownSequence) { next.remove(); return; }
+                for (const old of [...canvas.querySelectorAll('.render-frame')]) if (old !== next) old.remove();
+                next.classList.remove('incoming');
+                next.id = 'render-frame';
+                frame = next;
+                shown(report, startedAt);
+              });
+              next.classList.add('incoming');
+              canvas.append(next);
               return;
             }
             const view = outputView(report.mediaType, report.output, () => shown(report, startedAt), 'render-frame');

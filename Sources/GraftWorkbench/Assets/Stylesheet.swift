@@ -60,6 +60,8 @@ enum Stylesheet {
         .canvas { border: 1px dashed #b9c6be; border-radius: 6px; min-height: 120px; background:
                   repeating-conic-gradient(#f2f5f3 0% 25%, #fff 0% 50%) 50% / 16px 16px; }
         .render-frame { width: 100%; height: 280px; border: 0; background: #fff; display: block; }
+        .canvas { position: relative; }
+        .render-frame.incoming { position: absolute; top: 0; left: 0; visibility: hidden; }
         .render-text { margin: 0; padding: 12px; white-space: pre-wrap; background: #fff; min-height: 120px; }
         .error-card { margin: 12px; padding: 12px 14px; border: 1px solid #f3c2bd; border-left: 5px solid var(--bad); background: var(--bad-bg); border-radius: 6px; }
         .error-card .error-code { display: inline-block; margin-left: 8px; color: var(--bad); font-weight: 600; }
