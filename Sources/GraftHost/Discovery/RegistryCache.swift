@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +27,7 @@ import Glibc
 final class RegistryCache: @unchecked Sendable {
     // Guarded by `lock`.
     let file: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var entries: [String: Entry] = [:]
     private var changed = false
     /// Entries removed here, which a merge with the file must not bring back.
@@ -163,14 +163,14 @@ final class RegistryCache: @unchecked Sendable {
             let newest = merged.values.sorted { $0.written > $1.written }.prefix(Self.maximumEntries)
             merged = Dictionary(uniqueKeysWithValues: newest.map { ($0.realPath, $0) })
         }
-        let folder = (file as NSString).deletingLastPathComponent
+        let folder = FilePaths.folder(of: file)
         // The cache's own folder, this user's only; the folders above (~/.cache, say) as usual.
         if mkdir(folder, 0o700) != 0 && errno != EEXIST {
             do {
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                return "could not create \(folder): \(error.localizedDescription)"
+                return "could not create \(folder): \(String(describing: error))"
             }
         }
         let bytes = Self.encode(merged)

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 struct Bench: ParsableCommand {
@@ -45,7 +49,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         #if DEBUG
-        FileHandle.standardError.write(Data("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n".utf8))
+        writeToStandardError("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n")
         #endif
         let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all } : parts)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
