@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #include "graft_system.h"
@@ -42,4 +43,11 @@ graft_heap_t graft_heap(void) {
     struct mallinfo2 info = mallinfo2();
     graft_heap_t heap = {.in_use = info.uordblks, .heap = info.arena, .mapped = info.hblkhd};
     return heap;
+}
+
+void graft_set_thread_name(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = '\0';
+    prctl(PR_SET_NAME, truncated, 0, 0, 0);
 }

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 @main
@@ -29,24 +33,24 @@ struct Graft: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let exit as ExitCode {
-            Foundation.exit(exit.rawValue)
+            Glibc.exit(exit.rawValue)
         } catch let failure as CommandFailure {
             failure.report()
-            Foundation.exit(failure.exitCode)
+            Glibc.exit(failure.exitCode)
         } catch {
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
-                Foundation.exit(0)
+                Glibc.exit(0)
             }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            writeToStandardError((fullMessage(for: error) + "\n"))
             if let suggestion = subcommandSuggestion() {
-                FileHandle.standardError.write(Data("Did you mean 'graft \(suggestion)'?\n".utf8))
+                writeToStandardError("Did you mean 'graft \(suggestion)'?\n")
             }
             if code == .validationFailure {
-                FileHandle.standardError.write(Data("Run 'graft help' for usage.\n".utf8))
+                writeToStandardError("Run 'graft help' for usage.\n")
             }
-            Foundation.exit(2)
+            Glibc.exit(2)
         }
     }
 }

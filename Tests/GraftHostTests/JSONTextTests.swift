@@ -81,6 +81,26 @@ import Testing
         }
     }
 
+    @Test("each kind of bad JSON says why, at the character where it stops")
+    func parseErrorsSayWhy() {
+        let cases: [(text: String, mentions: [String])] = [
+            ("[1, x]", ["line 1, column 5", "unexpected 'x'"]),
+            ("[1] 2", ["line 1, column 5", "unexpected '2'"]),
+            ("{\"a\": \"b\u{1}\"}", ["line 1, column 9", "control character"]),
+            ("[\"\\q\"]", ["line 1, column 3", "invalid escape"]),
+            ("[\"\\ud800\"]", ["line 1, column 3", "invalid \\u escape"]),
+            ("[1e999]", ["line 1, column 2", "number 1e999 is out of range"]),
+            (String(repeating: "[", count: 600), ["line 1, column 513", "nested more than 512 deep"]),
+            ("[\"é\", \u{1}]", ["line 1, column 7", "unexpected byte 0x1"]),
+        ]
+        for (text, mentions) in cases {
+            let error = #expect(throws: GraftError.self) { try GraftValue(json: text) }
+            for mention in mentions {
+                #expect(error?.message.contains(mention) == true, "\(text.debugDescription): \(error?.message ?? "")")
+            }
+        }
+    }
+
     @Test("a value prints as its JSON")
     func printsAsJSON() {
         let value: GraftValue = .object(["text": "hi", "n": 2])

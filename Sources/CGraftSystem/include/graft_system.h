@@ -57,6 +57,9 @@ graft_heap_t graft_heap(void);
 /* Restores a mask saved by graft_pin_to_current_cpu. */
 void graft_restore_cpu_mask(const graft_cpu_mask_t *saved);
 
+/* Names the calling thread (its first 15 bytes), as top and gdb show it. */
+void graft_set_thread_name(const char *name);
+
 /* Stops the compiler, not the CPU, from moving memory accesses across it. */
 static inline void graft_compiler_barrier(void) {
     __asm__ __volatile__("" ::: "memory");

@@ -1,5 +1,9 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 import Synchronization
 

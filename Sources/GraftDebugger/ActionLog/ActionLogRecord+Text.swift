@@ -7,7 +7,7 @@ extension ActionLogRecord {
     ///     09:30:00.123 #12 event  delivery.date_selected {"date":"2026-12-24"}  date_picker@2 (dev.graft.date-picker) → 3 actions
     ///     09:30:00.124 #13 action delivery.date_selected set_variable {"value":"2026-12-24","variable":"delivery_date"} → ok
     public var text: String {
-        var line = "\(Timestamp.clock(from: time)) \("#\(sequence)".padding(toLength: 6, withPad: " ", startingAt: 0)) \(kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))"
+        var line = "\(Timestamp.clock(from: time)) \("#\(sequence)".padded(toLength: 6)) \(kind.rawValue.padded(toLength: 11))"
         let source = [instance, event].compactMap { $0 }.joined(separator: ".")
         switch detail {
         case .event(let payload, let origin, let wiredActions):

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GraftHost
 
 #if canImport(Glibc)
@@ -54,7 +54,7 @@ enum SocketPathClaim {
     }
 
     private static func checkFolder(of path: String) throws(GraftError) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePaths.folder(of: path)
         let folderPath = folder.isEmpty ? "." : folder
         var status = stat()
         guard stat(folderPath, &status) == 0 else {

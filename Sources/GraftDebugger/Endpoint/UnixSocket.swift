@@ -1,5 +1,5 @@
 import CGraftSystem
-import Foundation
+import FoundationEssentials
 import GraftHost
 
 #if canImport(Glibc)

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 /// A string from a flow document split into literal text and `{{…}}`
@@ -17,12 +21,12 @@ struct Template: Sendable {
     init(parsing text: String, at path: JSONPath) throws(GraftError) {
         var parts: [Part] = []
         var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
+        while let open = rest.firstRange(of: "{{") {
             if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
+            guard let close = rest[open.upperBound...].firstRange(of: "}}") else {
                 throw GraftError(.invalidFlow, "\(path): \(GraftValueText.quoted(text)) opens \"{{\" without closing it with \"}}\".")
             }
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            let name = rest[open.upperBound..<close.lowerBound].trimmingSpaces
             parts.append(.reference(try Self.reference(named: name, in: text, at: path)))
             rest = rest[close.upperBound...]
         }

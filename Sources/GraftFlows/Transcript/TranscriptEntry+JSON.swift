@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 extension TranscriptEntry {
@@ -13,11 +17,7 @@ extension TranscriptEntry {
         return .object(object)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { Timestamp.string(from: date) }
 }
 
 extension TranscriptEntry.Kind {

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// An object read on hot paths and replaced rarely, such as the validator
@@ -101,9 +105,9 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// it), until every retired object is released. Holds `self` weakly: if
     /// it goes first, its deinit releases them.
     private func retryRelease() {
-        Thread.detachNewThread { [weak self] in
+        startThread(named: "graft.release") { [weak self] in
             while true {
-                Thread.sleep(forTimeInterval: 0.02)
+                usleep(20_000)
                 guard let self else { return }
                 let (releasable, done) = self.retired.withLock { retired in
                     let releasable = retired.takeReleasable(self.domain)

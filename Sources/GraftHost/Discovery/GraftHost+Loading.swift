@@ -1,4 +1,9 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Loading: discover → open once → one file, one plugin → trust → describe
 /// (from the registry cache, else in the scanner child) → register → map.

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -20,14 +20,15 @@ import Glibc
 /// are of two kinds: a plugin's description, and a quarantine (a file that
 /// crashed or hung the scanner, with that error), which holds until the file
 /// changes or `graft quarantine clear` lifts it. Only descriptions are kept:
-/// the code loaded is always the file's own. The file is written atomically
-/// (a temporary file, fsync, rename); one that is truncated, garbage, from
+/// the code loaded is always the file's own. The file is replaced whole (a
+/// temporary file, then rename; no fsync: the checksum catches what a crash
+/// leaves half-written); one that is truncated, garbage, from
 /// another version, or not this user's own is ignored with a warning and
 /// rebuilt; an unwritable folder (a read-only home) only costs the speed-up.
 final class RegistryCache: @unchecked Sendable {
     // Guarded by `lock`.
     let file: String
-    private let lock = NSLock()
+    private let lock = Lock()
     private var entries: [String: Entry] = [:]
     private var changed = false
     /// Entries removed here, which a merge with the file must not bring back.
@@ -163,14 +164,14 @@ final class RegistryCache: @unchecked Sendable {
             let newest = merged.values.sorted { $0.written > $1.written }.prefix(Self.maximumEntries)
             merged = Dictionary(uniqueKeysWithValues: newest.map { ($0.realPath, $0) })
         }
-        let folder = (file as NSString).deletingLastPathComponent
+        let folder = FilePaths.folder(of: file)
         // The cache's own folder, this user's only; the folders above (~/.cache, say) as usual.
         if mkdir(folder, 0o700) != 0 && errno != EEXIST {
             do {
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                return "could not create \(folder): \(error.localizedDescription)"
+                return "could not create \(folder): \(String(describing: error))"
             }
         }
         let bytes = Self.encode(merged)
@@ -184,17 +185,15 @@ final class RegistryCache: @unchecked Sendable {
             guard count > 0 else { break }
             written += count
         }
-        let synced = fsync(descriptor) == 0
+        // No fsync (of the file or its folder): it cost a cold scan about a
+        // millisecond, and buys nothing here. A file that a power cut leaves
+        // empty or half-written fails its checksum and is rebuilt, and a
+        // cache lost whole costs one scan, in the scanner child.
         close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, file) == 0 else {
+        guard written == bytes.count, rename(temporary, file) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             return "could not write \(file): \(reason)"
-        }
-        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            close(directory)
         }
         entries = merged
         changed = false

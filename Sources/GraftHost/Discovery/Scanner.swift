@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// The host's side of the scanner child: sends it plugin files one at a time
@@ -12,7 +16,7 @@ final class Scanner: @unchecked Sendable {
     let deadline: Duration
     let logger: Logger
     // Everything below is guarded by `lock`: one scan at a time.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var child: ChildProcess?
     /// Whether `child` has said hello (`startAhead` does not wait for it).
     private var greeted = false

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the scanner executable is: the host's setting, else beside the
 /// running executable (where `swift build` and `make install` put it), else

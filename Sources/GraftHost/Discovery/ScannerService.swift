@@ -1,5 +1,5 @@
 import CGraftSystem
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)
@@ -17,7 +17,7 @@ import Glibc
 package enum ScannerService {
     package static func main(arguments: [String]) -> Never {
         guard arguments.first == "scan" || arguments.first == "serve" else {
-            FileHandle.standardError.write(Data("usage: graft-scanner scan|serve (started by a Graft host, which talks to it on descriptor 3)\n".utf8))
+            writeToStandardError("usage: graft-scanner scan|serve (started by a Graft host, which talks to it on descriptor 3)\n")
             exit(64)
         }
         if let parent = ProcessInfo.processInfo.environment["GRAFT_PARENT_PID"].flatMap({ pid_t($0) }) {

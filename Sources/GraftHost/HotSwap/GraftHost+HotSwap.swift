@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension GraftHost {
     /// Loads the current build of `path` in place of the running one, without
@@ -33,7 +37,7 @@ extension GraftHost {
     private func performReload(path: String, force: Bool) -> SwapEvent {
         let clock = ContinuousClock()
         let start = clock.now
-        let real = (path as NSString).resolvingSymlinksInPath
+        let real = FilePaths.resolvingSymlinks(path)
         let old = state.withLock { $0.plugins[real] }
         func event(
             _ outcome: SwapEvent.Outcome, new: PluginInfo? = nil, recreated: [SwapEvent.Recreated] = [],

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -38,7 +38,7 @@ final class ImageStore: Sendable {
     }
 
     /// /dev/shm when this process may write there (memory, not disk), else the temporary folder.
-    static let parent: String = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm/" : NSTemporaryDirectory()
+    static let parent: String = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm/" : FileManager.default.temporaryDirectory.path + "/"
 
     deinit {
         try? FileManager.default.removeItem(atPath: folder)
@@ -79,7 +79,7 @@ final class ImageStore: Sendable {
         }
         if keepsFolder { folderMade.store(true, ordering: .relaxed) }
         let number = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return "\(folder)/\(number)-\((file.realPath as NSString).lastPathComponent)"
+        return "\(folder)/\(number)-\(FilePaths.lastComponent(of: file.realPath))"
     }
 
     /// A new private copy of `file`'s contents, streamed from its descriptor.

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -103,7 +103,7 @@ public final class PluginWatcher: Sendable {
                     let folder = state.withLock({ $0.folderByWatch[event.wd] })
                 else { continue }
                 let removed = event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0
-                schedule(path: (folder as NSString).appendingPathComponent(name), removed: removed)
+                schedule(path: FilePaths.joined(folder, name), removed: removed)
             }
         }
     }
@@ -166,8 +166,8 @@ extension GraftHost {
             logger.warning("watching plugin folders with a host that maps the files themselves; a file rewritten in place will crash it. Create the host with loadsFromCopies: true.")
         }
         let chosen = (folders ?? searchPath.folders).filter { folder in
-            var isFolder: ObjCBool = false
-            return FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue
+            var status = stat()
+            return stat(folder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
         }
         return try PluginWatcher(host: self, folders: chosen, debounce: debounce)
     }

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What one hot swap (or a reload that found nothing to do) came to. Sent to
 /// every swap observer and into the debugger's log.
@@ -42,8 +46,8 @@ public struct SwapEvent: Sendable {
 
     /// One line for logs and `graft watch`.
     public var summary: String {
-        let milliseconds = String(format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)
-        let who = pluginID ?? (path as NSString).lastPathComponent
+        let milliseconds = decimal(Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000, places: 1)
+        let who = pluginID ?? FilePaths.lastComponent(of: path)
         switch outcome {
         case .swapped:
             var line = "swapped \(who) \(oldVersion ?? "?") → \(newVersion ?? "?") in \(milliseconds) ms, \(recreated.count) instance\(recreated.count == 1 ? "" : "s") recreated"

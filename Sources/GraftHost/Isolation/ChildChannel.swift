@@ -1,5 +1,5 @@
 import CGraftSystem
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -71,5 +71,5 @@ struct ChildChannel {
         return frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, -1) } == 0
     }
 
-    private static let sending = NSLock()
+    private static let sending = Lock()
 }

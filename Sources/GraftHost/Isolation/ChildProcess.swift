@@ -1,5 +1,6 @@
 import CGraftSystem
-import Foundation
+import Dispatch
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -141,7 +142,7 @@ final class ChildProcess: @unchecked Sendable {
     func finishInBackground() {
         guard reaped == nil else { return }
         shutdown(channel, Int32(SHUT_WR))
-        Thread.detachNewThread { _ = self.finish() }
+        startThread(named: "graft.reap") { _ = self.finish() }
     }
 
     private static func spawn(_ path: String, _ argv: [String], _ envp: [String], channel: Int32, side: Int32, output: Int32) -> (Int32, pid_t) {
@@ -355,13 +356,11 @@ final class ChildProcess: @unchecked Sendable {
 final class SpawnThread: @unchecked Sendable {
     static let shared = SpawnThread()
     // Guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var jobs: [() -> Void] = []
 
     private init() {
-        let thread = Thread { [unowned self] in self.loop() }
-        thread.name = "graft.spawn"
-        thread.start()
+        startThread(named: "graft.spawn") { [unowned self] in self.loop() }
     }
 
     private func loop() {

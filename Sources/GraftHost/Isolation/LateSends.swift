@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One long-lived thread that sends what runners queued and no request took
 /// along: a destroy waits for the next request to its child (one write, no
@@ -8,7 +12,7 @@ import Foundation
 final class LateSends: @unchecked Sendable {
     static let shared = LateSends()
     // Guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var due: [(at: ContinuousClock.Instant, runner: Weak)] = []
 
     /// Not held: a host that goes away takes its runners and their
@@ -18,9 +22,7 @@ final class LateSends: @unchecked Sendable {
     }
 
     private init() {
-        let thread = Thread { [unowned self] in self.loop() }
-        thread.name = "graft.late-sends"
-        thread.start()
+        startThread(named: "graft.late-sends") { [unowned self] in self.loop() }
     }
 
     /// Has `runner.sendQueued()` called once `delay` has passed, if the
@@ -43,7 +45,7 @@ final class LateSends: @unchecked Sendable {
             if first.at > now {
                 // Entries come in deadline order: each has the same delay.
                 let wait = now.duration(to: first.at)
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)))
+                condition.wait(forSeconds: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds))
                 continue
             }
             due.removeFirst()

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// The host's side of one runner child (`graft-scanner serve`): it maps the
@@ -38,7 +42,7 @@ final class PluginRunner: @unchecked Sendable {
     private let quarantine: @Sendable (LoadedPlugin, GraftError) -> Void
 
     // Guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var child: ChildProcess?
     /// Bumped every time a child starts: instances of an older generation are gone.
     private var generation = 0

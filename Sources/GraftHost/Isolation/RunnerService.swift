@@ -1,5 +1,5 @@
 import CGraftSystem
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)
@@ -245,7 +245,7 @@ package enum RunnerService {
 final class Outbox: @unchecked Sendable {
     static let shared = Outbox()
     // Guarded by `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var bytes: [UInt8] = []
     private var serving: pthread_t?
 

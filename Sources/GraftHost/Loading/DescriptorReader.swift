@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import CGraft
 
 /// Reads a plugin's factories into contracts and checks every rule graft.h

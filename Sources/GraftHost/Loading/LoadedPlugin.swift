@@ -1,5 +1,5 @@
 import CGraft
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -58,7 +58,7 @@ final class LoadedPlugin: @unchecked Sendable {
     // with acquire ordering before reading `image`. The fast path takes no lock.
     nonisolated(unsafe) private var image: Image?
     private let isMappedFlag = Atomic<Bool>(false)
-    private let lock = NSLock()
+    private let lock = Lock()
     // Guarded by `lock`.
     nonisolated(unsafe) private var mapper: Mapper?
     nonisolated(unsafe) private var failure: GraftError?

@@ -1,5 +1,5 @@
 import CGraft
-import Foundation
+import FoundationEssentials
 import Logging
 
 #if canImport(Glibc)
@@ -109,7 +109,7 @@ struct PluginLoader: Sendable {
         guard let handle = dlopen(imagePath, flags) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
             return fail(GraftError(
-                .dlopenFailed, "\(path) could not be opened by the dynamic loader: \(reason.replacingOccurrences(of: imagePath, with: path))",
+                .dlopenFailed, "\(path) could not be opened by the dynamic loader: \(reason.replacing(imagePath, with: path))",
                 path: path))
         }
         let close = { if !image.containsSwift { dlclose(handle) } }

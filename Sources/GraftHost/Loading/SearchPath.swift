@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +34,7 @@ public struct SearchPath: Sendable, Hashable {
         explicit: [String] = [], environment: [String: String] = ProcessInfo.processInfo.environment,
         includeSystemFolders: Bool = true, executableFolder: String? = SearchPath.executableFolder
     ) -> SearchPath {
-        var folders = explicit.map { ($0 as NSString).standardizingPath }
+        var folders = explicit.map { FilePaths.standardized($0) }
         var warnings: [String] = []
         var flatFolders: Set<String> = []
         if let variable = environment["GRAFT_PLUGIN_PATH"] {
@@ -62,7 +62,7 @@ public struct SearchPath: Sendable, Hashable {
     /// The folder holding the running executable, resolved through symlinks.
     public static var executableFolder: String? {
         guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        return (path as NSString).deletingLastPathComponent
+        return FilePaths.folder(of: path)
     }
 
     /// Every `.so` file on the path, in search order, each real file once.

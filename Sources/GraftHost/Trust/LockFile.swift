@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `graft.lock`: the plugins a host may load, pinned by content, after
 /// Terraform's lock file and Extism's manifest hashes. `graft lock` writes it
@@ -63,14 +67,14 @@ public struct LockFile: Sendable, Hashable, Codable {
             let data = try encoder.encode(self) + Data("\n".utf8)
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw GraftError(.permissionDenied, "could not write the lock file \(path): \(error.localizedDescription)", path: path)
+            throw GraftError(.permissionDenied, "could not write the lock file \(path): \(String(describing: error))", path: path)
         }
     }
 
     /// Why the file `path` with content `hash` may not load, or nil.
     func violation(path: String, hash: String, lockPath: String) -> GraftError? {
         if plugins.contains(where: { $0.sha256 == hash }) { return nil }
-        let name = (path as NSString).lastPathComponent
+        let name = FilePaths.lastComponent(of: path)
         let pinned = plugins.filter { $0.file == name }
         if pinned.isEmpty {
             return GraftError(

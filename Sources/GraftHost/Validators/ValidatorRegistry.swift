@@ -1,5 +1,9 @@
 import CGraft
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The answer of a validator.
 public struct ValidationResult: Sendable, Hashable {
@@ -391,7 +395,7 @@ enum NativeCoercion {
     static func integer(_ value: GraftValue) -> Int64? {
         switch value {
         case .number(let n): n == n.rounded() ? Int64(exactly: n) : nil
-        case .string(let s): Int64(s.trimmingCharacters(in: .whitespaces))
+        case .string(let s): Int64(s.trimmingSpaces)
         default: nil
         }
     }
@@ -399,7 +403,7 @@ enum NativeCoercion {
     static func double(_ value: GraftValue) -> Double? {
         switch value {
         case .number(let n): n
-        case .string(let s): Double(s.trimmingCharacters(in: .whitespaces))
+        case .string(let s): Double(s.trimmingSpaces)
         default: nil
         }
     }
@@ -408,7 +412,7 @@ enum NativeCoercion {
         switch value {
         case .bool(let b): b
         case .string(let s):
-            switch s.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch s.trimmingSpaces.lowercased() {
             case "true", "1", "yes": true
             case "false", "0", "no": false
             default: nil

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension GraftValue: Codable {
     public init(from decoder: any Decoder) throws {
@@ -130,8 +134,7 @@ extension GraftValue {
     static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context):
-            let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
+            return context.underlyingError.map { "\(context.debugDescription) (\($0))" } ?? context.debugDescription
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
             DecodingError.keyNotFound(_, let context):
             return context.debugDescription

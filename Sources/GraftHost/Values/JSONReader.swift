@@ -6,7 +6,7 @@
 /// accepts exactly what `JSONDecoder` accepts for a `GraftValue` (a
 /// differential test holds it to that), a trailing comma and a leading byte
 /// order mark included, and says only whether the text is
-/// JSON; `GraftValue(json:)` asks `JSONSyntax` where and why it is not.
+/// JSON; `diagnose` says where and why it is not (for `JSONSyntax`).
 enum JSONReader {
     /// Arrays and objects nested deeper than this are refused, as JSONDecoder does.
     static let maximumDepth = 512
@@ -16,13 +16,21 @@ enum JSONReader {
         var text = text
         return text.withUTF8 { bytes in
             var reader = Cursor(bytes: bytes)
-            // JSONDecoder skips a UTF-8 byte order mark.
-            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { reader.index = 3 }
-            reader.skipSpace()
-            guard let value = reader.value(depth: 0) else { return nil }
-            reader.skipSpace()
-            // (GraftValue is nil-expressible: say which nil.)
-            return reader.index == bytes.count ? value : Optional<GraftValue>.none
+            return reader.document()
+        }
+    }
+
+    /// Where `text` stops being JSON (a UTF-8 offset) and why, or nil when it is JSON.
+    static func diagnose(_ text: String) -> (offset: Int, reason: String)? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var reader = Cursor(bytes: bytes)
+            guard reader.document() == nil else { return nil }
+            if let problem = reader.problem { return (reader.problemOffset, problem) }
+            if reader.atEnd { return (bytes.count, "the text ends before the value does") }
+            let byte = reader.current
+            let shown = (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+            return (reader.index, "unexpected \(shown)")
         }
     }
 
@@ -30,7 +38,28 @@ enum JSONReader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
+        /// Why reading stopped, when the byte at `index` alone does not say.
+        var problem: String?
+        var problemOffset = 0
+
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        /// The whole text as one value, with white space around it.
+        mutating func document() -> GraftValue? {
+            // JSONDecoder skips a UTF-8 byte order mark.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+            skipSpace()
+            guard let value = value(depth: 0) else { return nil }
+            skipSpace()
+            // (GraftValue is nil-expressible: say which nil.)
+            return index == bytes.count ? value : Optional<GraftValue>.none
+        }
+
+        private mutating func fail(_ reason: String, at offset: Int) -> GraftValue? {
+            problem = reason
+            problemOffset = offset
+            return nil
+        }
 
         var atEnd: Bool { index >= bytes.count }
         var current: UInt8 { bytes[index] }
@@ -66,7 +95,7 @@ enum JSONReader {
         }
 
         private mutating func object(depth: Int) -> GraftValue? {
-            guard depth <= JSONReader.maximumDepth else { return nil }
+            guard depth <= JSONReader.maximumDepth else { return fail("values are nested more than \(JSONReader.maximumDepth) deep", at: index) }
             index += 1  // {
             var members: [String: GraftValue] = [:]
             skipSpace()
@@ -102,7 +131,7 @@ enum JSONReader {
         }
 
         private mutating func list(depth: Int) -> GraftValue? {
-            guard depth <= JSONReader.maximumDepth else { return nil }
+            guard depth <= JSONReader.maximumDepth else { return fail("values are nested more than \(JSONReader.maximumDepth) deep", at: index) }
             index += 1  // [
             var values: [GraftValue] = []
             skipSpace()
@@ -143,7 +172,7 @@ enum JSONReader {
                     return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 }
                 if byte == UInt8(ascii: "\\") { break }
-                if byte < 0x20 { return nil }
+                if byte < 0x20 { return controlCharacter() }
                 index += 1
             }
             guard index < bytes.count else { return nil }
@@ -158,6 +187,7 @@ enum JSONReader {
                     index += 1
                     guard !atEnd else { return nil }
                     let escape = current
+                    let escapeStart = index - 1
                     index += 1
                     switch escape {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
@@ -167,16 +197,30 @@ enum JSONReader {
                     case UInt8(ascii: "r"): decoded.append(0x0D)
                     case UInt8(ascii: "t"): decoded.append(0x09)
                     case UInt8(ascii: "u"):
-                        guard let scalar = unicodeEscape() else { return nil }
+                        guard let scalar = unicodeEscape() else {
+                            problem = "an invalid \\u escape in a string"
+                            problemOffset = escapeStart
+                            return nil
+                        }
                         decoded.append(contentsOf: String(Character(scalar)).utf8)
-                    default: return nil
+                    default:
+                        problem = "an invalid escape in a string"
+                        problemOffset = escapeStart
+                        return nil
                     }
                 default:
-                    if byte < 0x20 { return nil }
+                    if byte < 0x20 { return controlCharacter() }
                     decoded.append(byte)
                     index += 1
                 }
             }
+            return nil
+        }
+
+        /// A raw control character (below U+0020) inside a string, which JSON refuses.
+        private mutating func controlCharacter() -> String? {
+            problem = "a control character (byte 0x\(String(current, radix: 16))) in a string; write it escaped"
+            problemOffset = index
             return nil
         }
 
@@ -248,7 +292,10 @@ enum JSONReader {
             // ignores the C locale (a number this short is not allocated).
             let parsed = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)) ?? .nan
             // Too large, or so small it reads as zero: JSONDecoder refuses both.
-            guard parsed.isFinite, parsed != 0 || !significant else { return nil }
+            guard parsed.isFinite, parsed != 0 || !significant else {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                return fail("the number \(text) is out of range", at: start)
+            }
             return .number(parsed)
         }
     }

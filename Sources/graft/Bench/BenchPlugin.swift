@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A small C plugin the benchmarks compile with `cc`: one component, `echo`,
 /// whose render is a prefix and an input and whose `say` interaction emits
@@ -91,15 +95,8 @@ enum BenchPlugin {
             try Data(Self.source.utf8).write(to: source)
         }
         let output = folder.appendingPathComponent(name)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["cc", "-shared", "-fPIC", "-O2", "-std=c11", "-I", include] + defines.map { "-D\($0)" }
-            + [source.path, "-o", output.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let arguments = ["-shared", "-fPIC", "-O2", "-std=c11", "-I", include] + defines.map { "-D\($0)" } + [source.path, "-o", output.path]
+        guard BenchProcess.compileC(arguments) else {
             throw CompileError(description: "cc failed to build the benchmark plugin (is a C compiler installed?)")
         }
         return output

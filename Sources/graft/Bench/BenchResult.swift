@@ -28,11 +28,11 @@ struct BenchPart {
     var text: String {
         var lines = ["\(name):"]
         for figure in figures {
-            lines.append("  \(figure.key.padding(toLength: 36, withPad: " ", startingAt: 0)) \(Self.format(figure.value)) \(figure.unit)")
+            lines.append("  \(figure.key.padded(toLength: 36)) \(Self.format(figure.value)) \(figure.unit)")
         }
         for ratio in ratios {
             let target = ratio.target.map { "  (target \($0))" } ?? ""
-            lines.append("  \(ratio.key.padding(toLength: 36, withPad: " ", startingAt: 0)) \(Self.format(ratio.value))×\(target)")
+            lines.append("  \(ratio.key.padded(toLength: 36)) \(Self.format(ratio.value))×\(target)")
         }
         for note in notes { lines.append("  note: \(note)") }
         return lines.joined(separator: "\n")
@@ -44,11 +44,15 @@ struct BenchPart {
 
     static func format(_ value: Double) -> String {
         guard value.isFinite else { return "n/a" }
-        return value >= 100 ? String(Int(value.rounded())) : String(format: "%.2f", value)
+        return value >= 100 ? String(Int(value.rounded())) : decimal(value, places: 2)
     }
 }
 
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The hosts the in-process parts time: what they measured before the
 /// scanner existed, and never the user's registry cache.

@@ -1,5 +1,6 @@
 import CGraftSystem
-import Foundation
+import Dispatch
+import FoundationEssentials
 import GraftHost
 import Synchronization
 
@@ -115,8 +116,8 @@ enum DiscoveryBench {
             let arguments = ["list", "--json", "--only-plugin-path", "--plugin-path", plugins.path]
             if !recorded {
                 let listed = try spawn(graft, arguments, environment: environment(cacheHome: cacheHome), capturingOutput: true)
-                let json = try? JSONSerialization.jsonObject(with: listed.output) as? [String: Any]
-                graftPlugins = (json?["plugins"] as? [Any])?.count
+                let json = try? GraftValue(json: String(decoding: listed.output, as: UTF8.self))
+                if case .list(let plugins)? = json?.objectValue?["plugins"] { graftPlugins = plugins.count }
                 guard listed.status == 0, graftPlugins == count else {
                     throw Failure(description: "graft list exited \(listed.status) listing \(graftPlugins ?? 0) of \(count) plugins")
                 }
@@ -275,30 +276,20 @@ enum DiscoveryBench {
         _ path: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         capturingOutput: Bool = false
     ) throws -> (status: Int32, nanoseconds: Double, output: Data) {
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        // graft_spawn gives the child a descriptor 3: here, /dev/null.
-        let channel = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard channel >= 0 else { throw Failure(description: "cannot open /dev/null: \(String(cString: strerror(errno)))") }
-        defer { close(channel) }
         var pipeEnds: [Int32] = [-1, -1]
         if capturingOutput {
-            guard pipe(&pipeEnds) == 0 else { throw Failure(description: "pipe failed: \(String(cString: strerror(errno)))") }
-            // The child gets the write end as its stdout and stderr only.
-            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            // Close-on-exec: the child gets the write end as its stdout and stderr only.
+            guard graft_pipe_cloexec(&pipeEnds) == 0 else { throw Failure(description: "pipe failed: \(String(cString: strerror(errno)))") }
         }
-        var pid: pid_t = 0
         let started = DispatchTime.now().uptimeNanoseconds
-        let error = graft_spawn(path, argv, envp, channel, -1, pipeEnds[1], &pid)
-        if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
-        guard error == 0 else {
-            if pipeEnds[0] >= 0 { close(pipeEnds[0]) }
-            throw Failure(description: "cannot start \(path): \(String(cString: strerror(error)))")
+        let pid: pid_t
+        do {
+            pid = try BenchProcess.start(path, arguments, environment: environment, output: pipeEnds[1])
+        } catch {
+            for end in pipeEnds where end >= 0 { close(end) }
+            throw Failure(description: error.description)
         }
+        if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
         var output = Data()
         if pipeEnds[0] >= 0 {
             var buffer = [UInt8](repeating: 0, count: 65536)
@@ -310,11 +301,8 @@ enum DiscoveryBench {
             }
             close(pipeEnds[0])
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code = BenchProcess.wait(pid)
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started)
-        // Exited: the status byte; killed: 128 + the signal, as a shell says it.
-        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return (code, elapsed, output)
     }
 }

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The floor of `graft bench discovery`: what any host must do to learn what
 /// N plugin files declare, in a minimal C program the bench compiles with
@@ -62,14 +66,7 @@ enum DiscoveryFloor {
         let source = folder.appendingPathComponent("discovery_floor.c")
         try Data(Self.source.utf8).write(to: source)
         let output = folder.appendingPathComponent("discovery-floor")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["cc", "-O2", "-std=c11", "-I", include, source.path, "-o", output.path, "-ldl"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard BenchProcess.compileC(["-O2", "-std=c11", "-I", include, source.path, "-o", output.path, "-ldl"]) else {
             throw BenchPlugin.CompileError(description: "cc failed to build the discovery floor program (is a C compiler installed?)")
         }
         return output

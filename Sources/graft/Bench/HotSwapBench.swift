@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import GraftHost
 import Synchronization
 
@@ -57,7 +58,7 @@ enum HotSwapBench {
         }
         let quiet = 0.5
         let before = load.renders.load(ordering: .relaxed)
-        Thread.sleep(forTimeInterval: quiet)
+        usleep(useconds_t(quiet * 1e6))
         let quietRate = Double(load.renders.load(ordering: .relaxed) - before) / quiet
         let started = DispatchTime.now().uptimeNanoseconds
         let rendersAtStart = load.renders.load(ordering: .relaxed)
@@ -95,7 +96,7 @@ enum HotSwapBench {
             let swiftPath = live.appendingPathComponent("libswift_plugin.so").path
             try FileManager.default.copyItem(atPath: swiftPlugin, toPath: swiftPath)
             try host.load(pluginAt: swiftPath)
-            let imageSize = Double((try FileManager.default.attributesOfItem(atPath: swiftPath)[.size] as? NSNumber)?.intValue ?? 0)
+            let imageSize = Double((try FileManager.default.attributesOfItem(atPath: swiftPath)[.size] as? Int) ?? 0)
             let count = 20
             let before = residentBytes()
             for _ in 0..<count { host.reload(pluginAt: swiftPath, force: true) }
@@ -126,7 +127,7 @@ enum HotSwapBench {
 
     /// /proc/self/statm's resident and shared pages, in bytes.
     private static func statm() -> (resident: Int, shared: Int) {
-        guard let data = FileHandle(forReadingAtPath: "/proc/self/statm")?.readDataToEndOfFile() else { return (0, 0) }
+        guard let data = FileManager.default.contents(atPath: "/proc/self/statm") else { return (0, 0) }
         let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
         guard fields.count > 2, let resident = Int(fields[1]), let shared = Int(fields[2]) else { return (0, 0) }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))

@@ -1,5 +1,6 @@
 import CGraftSystem
-import Foundation
+import Dispatch
+import FoundationEssentials
 @_spi(Benchmarks) import GraftHost
 
 #if canImport(Glibc)
@@ -239,14 +240,7 @@ enum IsolationBench {
         let source = folder.appendingPathComponent("pingpong.c")
         try Data(pingPongSource.utf8).write(to: source)
         let output = folder.appendingPathComponent("pingpong").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["cc", "-O2", "-std=c11", source.path, "-o", output]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchPlugin.CompileError(description: "cc failed to build the ping-pong child") }
+        guard BenchProcess.compileC(["-O2", "-std=c11", source.path, "-o", output]) else { throw BenchPlugin.CompileError(description: "cc failed to build the ping-pong child") }
         return output
     }
 

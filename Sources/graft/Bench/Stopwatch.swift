@@ -1,4 +1,9 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Times a body in rounds and reports the median nanoseconds per operation:
 /// the median of several rounds shrugs off a noisy neighbour on a shared

@@ -1,5 +1,9 @@
 import CGraftSystem
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 @_spi(Benchmarks) import GraftHost
 
 /// `graft bench validators`: the bundled `luhn` on a 16-digit value,
@@ -82,7 +86,7 @@ enum ValidatorBench {
         library: String, iterations: Int, rounds: Int = 7, against: [() -> Double]
     ) -> (nanoseconds: Double, ratios: [Double])? {
         let script = #"""
-            import ctypes, sys, time
+            import ctypes, os, sys, time
             lib = ctypes.CDLL(sys.argv[1])
             n = int(sys.argv[2])
             P = ctypes.c_void_p
@@ -116,60 +120,39 @@ enum ValidatorBench {
             if luhn is None: sys.exit(4)
             value = b"4111111111111111"
             for _ in range(n // 10): luhn(value)
-            print("ready", flush=True)
-            for line in sys.stdin:  # one timed round per line, after a warm-up
+            requests, answers = os.fdopen(3, "r"), os.fdopen(os.dup(3), "w")  # the bench's socket
+            print("ready", file=answers, flush=True)
+            for line in requests:  # one timed round per line, after a warm-up
                 for _ in range(n // 10): luhn(value)
                 start = time.perf_counter_ns()
                 for _ in range(n): luhn(value)
-                print((time.perf_counter_ns() - start) / n, flush=True)
+                print((time.perf_counter_ns() - start) / n, file=answers, flush=True)
             """#
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, library, String(iterations)]
-        let output = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        defer {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+        var sockets: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else { return nil }
+        let pid = try? BenchProcess.start("/usr/bin/env", ["python3", "-c", script, library, String(iterations)], channel: sockets[1])
+        close(sockets[1])
+        guard let pid else {
+            close(sockets[0])
+            return nil
         }
-        var lines = LineReader(output.fileHandleForReading)
+        defer {
+            close(sockets[0])  // Python's loop ends, and with it Python
+            _ = BenchProcess.wait(pid)
+        }
+        var lines = LineReader(sockets[0])
         guard lines.next() == "ready" else { return nil }
         var samples: [Double] = []
         var ratios: [[Double]] = []
         for _ in 0..<rounds {
             // A Python round, then the Swift rounds, back to back: both see
             // the machine in the same state.
-            input.fileHandleForWriting.write(Data("go\n".utf8))
+            guard write(sockets[0], "go\n", 3) == 3 else { return nil }
             guard let line = lines.next(), let ctypes = Double(line) else { return nil }
             samples.append(ctypes)
             ratios.append(against.map { ctypes / $0() })
         }
         return (Stopwatch.median(samples), against.indices.map { index in Stopwatch.median(ratios.map { $0[index] }) })
-    }
-}
-
-/// Lines from a pipe, as they arrive.
-struct LineReader {
-    let handle: FileHandle
-    var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    mutating func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let more = handle.availableData
-            guard !more.isEmpty else { return nil }
-            buffer.append(more)
-        }
     }
 }
 

@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 struct Bench: ParsableCommand {
@@ -55,7 +59,7 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         #if DEBUG
-        FileHandle.standardError.write(Data("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n".utf8))
+        writeToStandardError("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n")
         #endif
         // `all` leaves out the workbench, which needs a browser: name it to run it.
         let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all && $0 != .workbench } : parts)

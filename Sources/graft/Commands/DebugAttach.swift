@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftDebugger
 import GraftHost
 
@@ -98,10 +102,10 @@ struct DebugAttach: ParsableCommand {
         _ = try client.request(["request": "follow", "last": .number(Double(count)), "filter": filter.json])
         while let line = try client.nextStreamed(timeout: nil) {
             if let skipped = line["skipped"]?.numberValue {
-                FileHandle.standardError.write(Data("note: \(Int(skipped)) records were dropped before they could be shown (the log's ring is full)\n".utf8))
+                writeToStandardError("note: \(Int(skipped)) records were dropped before they could be shown (the log's ring is full)\n")
             }
             // Written unbuffered, so each record shows as it comes, also into a pipe.
-            if let record = line["record"] { FileHandle.standardOutput.write(Data((try text(of: record) + "\n").utf8)) }
+            if let record = line["record"] { writeToStandardOutput((try text(of: record) + "\n")) }
         }
     }
 

@@ -1,6 +1,10 @@
 import ArgumentParser
 import GraftDebugger
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 struct List: ParsableCommand {
@@ -19,7 +23,7 @@ struct List: ParsableCommand {
         if quarantined {
             let held = Set(host.quarantined.map(\.path))
             report = PluginReport(
-                plugins: [], failures: report.failures.filter { held.contains(($0.path as NSString).resolvingSymlinksInPath) })
+                plugins: [], failures: report.failures.filter { held.contains(FilePaths.resolvingSymlinks($0.path)) })
         }
         if options.json {
             Output.json(report.json)

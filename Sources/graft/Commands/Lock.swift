@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 struct Lock: ParsableCommand {
@@ -22,13 +26,13 @@ struct Lock: ParsableCommand {
         var pins: [LockFile.Pin] = []
         for plugin in host.plugins {
             pins.append(LockFile.Pin(
-                id: plugin.id, version: plugin.version, file: (plugin.path as NSString).lastPathComponent,
+                id: plugin.id, version: plugin.version, file: FilePaths.lastComponent(of: plugin.path),
                 sha256: try GraftHost.contentHash(ofPluginAt: plugin.path)))
         }
         let lock = LockFile(plugins: pins)
         try lock.write(to: options.lockFile)
         for failure in host.failures {
-            FileHandle.standardError.write(Data("not pinned: \(failure.path): \(failure.error.code.rawValue)\n".utf8))
+            writeToStandardError("not pinned: \(failure.path): \(failure.error.code.rawValue)\n")
         }
         if options.json {
             Output.json(.object([

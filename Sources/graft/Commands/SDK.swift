@@ -1,5 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import GraftHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct SDK: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,8 +41,7 @@ struct SDK: ParsableCommand {
         var candidates: [String] = []
         if let folder = ProcessInfo.processInfo.environment["GRAFT_INCLUDE_DIR"] { candidates.append(folder) }
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            let bin = (executable as NSString).deletingLastPathComponent
-            candidates.append(((bin as NSString).appendingPathComponent("../include/graft") as NSString).standardizingPath)
+            candidates.append(FilePaths.standardized(FilePaths.folder(of: executable) + "/../include/graft"))
         }
         let sourceRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GraftFlows
 import GraftHost
 
@@ -75,7 +75,7 @@ struct Watch: ParsableCommand {
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
         interrupt.setEventHandler {
             watcher.stop()
-            Foundation.exit(0)
+            Glibc.exit(0)
         }
         interrupt.resume()
         withExtendedLifetime((watcher, interrupt)) { dispatchMain() }
@@ -92,13 +92,16 @@ final class WatchSession {
     let mediaType: MediaType
     let size: ContainerSize
     let json: Bool
-    private static let clock: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
-        return formatter
-    }()
     private var instance: ComponentInstance?
     private var runner: FlowRunner?
+
+    /// HH:MM:SS, local time, for the lines a person watches.
+    private static func localClock() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+    }
     private var printed = 0
 
     init(host: GraftHost, reference: ComponentReference?, flow: FlowDocument?, mediaType: MediaType, size: ContainerSize, json: Bool) {
@@ -145,7 +148,7 @@ final class WatchSession {
     }
 
     func note(_ line: String) {
-        let time = Self.clock.string(from: Date())
+        let time = Self.localClock()
         if json {
             Output.json(.object(["time": .string(time), "note": .string(line)]))
         } else {

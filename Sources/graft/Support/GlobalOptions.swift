@@ -1,5 +1,9 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 import Logging
 import Synchronization
@@ -57,7 +61,7 @@ struct GlobalOptions: ParsableArguments {
         requirePluginPaths()
         let searchPath = self.searchPath
         // Said whatever the log level: an ignored GRAFT_PLUGIN_PATH entry is why a plugin is missing.
-        for warning in searchPath.warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+        for warning in searchPath.warnings { writeToStandardError("warning: \(warning)\n") }
         let configuration = GraftConfiguration(
             searchPath: searchPath, trust: TrustPolicy(allowsUntrusted: allowUntrusted), loadsFromCopies: loadsFromCopies,
             scanning: scanning, cacheFolder: noCache ? nil : GraftConfiguration.defaultCacheFolder,
@@ -85,7 +89,7 @@ struct GlobalOptions: ParsableArguments {
                     path: path),
                 json: json
             ).report()
-            Foundation.exit(2)
+            Glibc.exit(2)
         }
     }
 

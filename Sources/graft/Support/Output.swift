@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftHost
 
 /// A failure a command reports and exits with: `error: CODE: message` on
@@ -28,11 +32,11 @@ enum Output {
     }
 
     static func error(_ error: GraftError) {
-        FileHandle.standardError.write(Data("error: \(error.code.rawValue): \(error.message)\n".utf8))
+        writeToStandardError("error: \(error.code.rawValue): \(error.message)\n")
     }
 
     static func warning(_ warning: GraftWarning) {
-        FileHandle.standardError.write(Data("warning: \(warning.code.rawValue): \(warning.message)\n".utf8))
+        writeToStandardError("warning: \(warning.code.rawValue): \(warning.message)\n")
     }
 }
 

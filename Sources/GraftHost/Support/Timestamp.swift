@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -8,8 +8,8 @@ import Glibc
 /// form the action log and the debug protocol use. Formatting goes through
 /// `gmtime_r` rather than a shared formatter object: it is thread-safe and
 /// cheap enough to run for every record a client follows.
-enum Timestamp {
-    static func string(from date: Date) -> String {
+package enum Timestamp {
+    package static func string(from date: Date) -> String {
         let interval = date.timeIntervalSince1970
         var seconds = time_t(interval.rounded(.down))
         var milliseconds = Int(((interval - Double(seconds)) * 1000).rounded())
@@ -19,22 +19,22 @@ enum Timestamp {
         }
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), milliseconds)
+        func digits(_ value: Int, _ count: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        return "\(digits(Int(parts.tm_year) + 1900, 4))-\(digits(Int(parts.tm_mon) + 1, 2))-\(digits(Int(parts.tm_mday), 2))"
+            + "T\(digits(Int(parts.tm_hour), 2)):\(digits(Int(parts.tm_min), 2)):\(digits(Int(parts.tm_sec), 2)).\(digits(milliseconds, 3))Z"
     }
 
     /// Reads what `string(from:)` writes (fractional seconds optional).
-    static func date(from text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+    package static func date(from text: String) -> Date? {
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 
     /// `HH:MM:SS.mmm` in UTC, for one-line text output.
-    static func clock(from date: Date) -> String {
+    package static func clock(from date: Date) -> String {
         let full = string(from: date)
         guard let t = full.firstIndex(of: "T") else { return full }
         return String(full[full.index(after: t)...].dropLast())

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+package extension StringProtocol {
+    /// Without leading and trailing spaces and tabs: what Foundation's
+    /// `.whitespaces` trims (Unicode space separators and tab, not newlines).
+    var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { character in
+            character.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}
+
+/// Writes `text` to standard error whole (it is unbuffered: a message is
+/// seen even if the process dies next).
+package func writeToStandardError(_ text: String) {
+    write(text, to: 2)
+}
+
+private func write(_ text: String, to descriptor: Int32) {
+    var text = text
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+}
+
+/// `value` with `places` digits after the point ("12.35" for 12.345, 2),
+/// as `String(format: "%.2f")` writes it (C's own formatting, exact).
+package func decimal(_ value: Double, places: Int) -> String {
+    var buffer = [CChar](repeating: 0, count: 352)  // the longest %f of a Double, and then some
+    let written = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%.\(max(0, min(places, 17)))f", $0) }
+    guard written > 0 else { return "\(value)" }
+    return String(decoding: buffer.prefix(min(Int(written), buffer.count - 1)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+package extension String {
+    /// Exactly `length` characters: cut, or filled with spaces on the right
+    /// (as `padding(toLength:withPad:" ",startingAt:0)` does).
+    func padded(toLength length: Int) -> String {
+        count >= length ? String(prefix(length)) : self + String(repeating: " ", count: length - count)
+    }
+}
+
+/// Writes `text` to standard output whole and at once, past `print`'s
+/// buffer: a line streamed into a pipe is seen as it comes.
+package func writeToStandardOutput(_ text: String) {
+    write(text, to: 1)
+}
