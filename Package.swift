@@ -68,7 +68,7 @@ let package = Package(
             ]),
         // A small WebDriver client (chromedriver, headless Chromium) over loopback HTTP: the workbench's browser
         // tests and `graft bench workbench` drive the page with it. JSON through GraftHost's values.
-        .target(name: "GraftWebDriver", dependencies: ["GraftHost"]),
+        .target(name: "GraftWebDriver", dependencies: ["GraftHost", "CGraftSystem"]),
         // In-process Swift components (GraftKit definitions) registered into a host, for tests and host apps.
         .target(name: "GraftInProcess", dependencies: ["GraftHost", "GraftKit"]),
         .target(name: "GraftKit", dependencies: ["CGraft"]),

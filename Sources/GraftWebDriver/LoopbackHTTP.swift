@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
 import Glibc
@@ -81,7 +81,7 @@ public enum HTTPProbe {
             if let end = data.firstRange(of: Array("\r\n\r\n".utf8)) {
                 let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).lowercased()
                 let fields = head.components(separatedBy: "\r\n")
-                if let length = fields.first(where: { $0.hasPrefix("content-length:") }).flatMap({ Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) }),
+                if let length = fields.first(where: { $0.hasPrefix("content-length:") }).flatMap({ Int($0.dropFirst(15).trimmingSpaces) }),
                     data.count - end.upperBound >= length
                 {
                     return Array(data[..<(end.upperBound + length)])
@@ -135,7 +135,7 @@ public enum HTTPProbe {
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingSpaces
             headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
         var body = Array(data[end.upperBound...])

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GraftHost
 
 #if canImport(Glibc)
@@ -16,8 +16,8 @@ public enum Browser {
 
     public static var shouldRun: Bool {
         if inCI || (chromium != nil && driver != nil) { return true }
-        FileHandle.standardError.write(Data(
-            "note: browser checks are skipped: chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver; .ci/run does).\n".utf8))
+        writeToStandardError(
+            "note: browser checks are skipped: chromium and chromedriver are not installed (apt-get install -y chromium chromium-driver; .ci/run does).\n")
         return false
     }
 
@@ -42,7 +42,7 @@ public enum Browser {
 /// Every wait polls with a deadline.
 /// `@unchecked Sendable`: a test drives it from one thread at a time.
 public final class WebDriver: @unchecked Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let port: Int
     private var session: String?
     private let profile: URL
@@ -59,13 +59,7 @@ public final class WebDriver: @unchecked Sendable {
         }
         port = try HTTPProbe.freePort()
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("graft-chromium-\(UUID().uuidString)")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: driver)
-        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(driver, ["--port=\(port)", "--allowed-ips=127.0.0.1"])
         do {
             try waitUntilReady()
             let answer = try call("POST", "/session", [
@@ -93,7 +87,7 @@ public final class WebDriver: @unchecked Sendable {
     private func waitUntilReady() throws {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            if process.isRunning == false { throw Failure(description: "chromedriver exited with status \(process.terminationStatus)") }
+            if !process.isRunning { throw Failure(description: "chromedriver exited with status \(process.exitStatus ?? -1)") }
             if let status = try? HTTPProbe.request(port: port, path: "/status", timeout: .seconds(2)), status.status == 200,
                 (try? GraftValue(json: status.body))?["value"]?["ready"] == true
             {
@@ -110,13 +104,7 @@ public final class WebDriver: @unchecked Sendable {
             _ = try? HTTPProbe.request(port: port, method: "DELETE", path: "/session/\(session)", timeout: .seconds(10))
             self.session = nil
         }
-        if process.isRunning {
-            process.terminate()
-            let deadline = ContinuousClock.now + .seconds(5)
-            while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        process.stop()
         try? FileManager.default.removeItem(at: profile)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GraftDebugger
 import GraftHost
 import Hummingbird
@@ -14,7 +14,7 @@ enum PluginRoutes {
             HTTPReply.json(report(parts.host))
         }
         router.get("/api/components/{reference}") { _, context in
-            let text = context.parameters.get("reference")?.removingPercentEncoding ?? ""
+            let text = PercentDecoding.decode(context.parameters.get("reference") ?? "")
             do throws(GraftError) {
                 let component = try parts.host.resolve(try ComponentReference(parsing: text))
                 return HTTPReply.json(.object([
@@ -32,7 +32,7 @@ enum PluginRoutes {
         let held = Set(host.quarantined.map(\.path))
         let failures: [GraftValue] = report.failures.map { failure in
             var object = PluginReport.json(failure: failure).objectValue ?? [:]
-            let real = (failure.path as NSString).resolvingSymlinksInPath
+            let real = FilePaths.resolvingSymlinks(failure.path)
             object["quarantined"] = .bool(held.contains(real) || held.contains(failure.path))
             return .object(object)
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GraftHost
 import Hummingbird
 import HummingbirdWebSocket

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import GraftDebugger
 import GraftHost
 import Synchronization
@@ -35,9 +38,7 @@ final class AttachedHost: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in follow() }
-        thread.name = "graft.workbench.attach"
-        thread.start()
+        startThread(named: "graft.attach") { [self] in follow() }
     }
 
     func stop() {
@@ -111,7 +112,8 @@ final class AttachedHost: Sendable {
                 if changed {
                     hub.broadcast(.object(["type": "attached", "connected": false, "error": error.workbenchJSON]))
                 }
-                if !isStopped { Thread.sleep(forTimeInterval: 1) }
+                // One second between tries, waking early to stop.
+                for _ in 0..<20 where !isStopped { usleep(50_000) }
             }
         }
     }

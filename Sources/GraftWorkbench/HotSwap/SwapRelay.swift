@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GraftHost
 
 /// Hot swap, seen from the page. The host's watcher reloads a rebuilt plugin

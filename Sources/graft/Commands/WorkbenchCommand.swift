@@ -1,6 +1,6 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GraftHost
 import GraftWorkbench
 import Logging
@@ -68,9 +68,9 @@ struct WorkbenchCommand: ParsableCommand {
             } catch {
                 let failure = error as? WorkbenchError
                     ?? WorkbenchError("port_unavailable", status: 500, "the workbench could not start: \(error).")
-                FileHandle.standardError.write(Data("error: \(failure.code): \(failure.message)\n".utf8))
+                writeToStandardError("error: \(failure.code): \(failure.message)\n")
                 if json { Output.json(failure.json) }
-                Foundation.exit(2)
+                Glibc.exit(2)
             }
         }
         // Ctrl-C and kill stop the server cleanly: pages closed, sessions and
@@ -82,7 +82,7 @@ struct WorkbenchCommand: ParsableCommand {
             source.setEventHandler {
                 Task {
                     await workbench.stop()
-                    Foundation.exit(0)
+                    Glibc.exit(0)
                 }
             }
             source.resume()
