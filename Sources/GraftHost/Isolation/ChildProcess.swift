@@ -26,6 +26,12 @@ final class ChildProcess: @unchecked Sendable {
     private var received: [UInt8] = []
     private var pendingOutput: [UInt8] = []
     private var reaped: Termination?
+    /// This process's peak resident memory when the child was spawned. At
+    /// exec, Linux starts the child's ru_maxrss at the high-water mark of the
+    /// memory it replaced, which under posix_spawn (CLONE_VM) is this
+    /// process's: a child that stays below it reports the host's peak, not
+    /// its own, and must not be taken for one that ran out of memory.
+    private let hostPeakAtSpawn = ChildProcess.ownPeakMemory()
     /// Where each read lands first: allocated once per child, not per call.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
@@ -309,8 +315,15 @@ final class ChildProcess: @unchecked Sendable {
         return stop()
     }
 
-    /// The child's peak resident memory, in bytes, once it has been reaped.
+    /// The child's peak resident memory, in bytes, once it has been reaped;
+    /// 0 when it stayed below the host's own peak (then it is not known).
     private(set) var peakMemory: Int = 0
+
+    static func ownPeakMemory() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Int(usage.ru_maxrss) * 1024
+    }
 
     private func reap(blocking: Bool) -> Termination? {
         var status: Int32 = 0
@@ -323,7 +336,10 @@ final class ChildProcess: @unchecked Sendable {
             reaped = .exited(-1)  // already reaped elsewhere: nothing left to wait for
             return reaped
         }
-        peakMemory = Int(usage.ru_maxrss) * 1024
+        // Only a peak above the inherited one is the child's own (see
+        // hostPeakAtSpawn); 8 MiB of slack for the host growing meanwhile.
+        let reported = Int(usage.ru_maxrss) * 1024
+        peakMemory = reported > hostPeakAtSpawn + (8 << 20) ? reported : 0
         ImageStore.removeFolders(ofProcess: pid)
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7F
