@@ -37,7 +37,7 @@ extension WorkbenchTests {
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
             try await offPool {
-                let browser = try WebDriver()
+                let browser = try WebDriver(niceness: 10)
                 defer { browser.quit() }
                 try browser.navigate(url)
                 try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '200'")
@@ -64,7 +64,7 @@ extension WorkbenchTests {
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
             try await offPool {
-                let browser = try WebDriver()
+                let browser = try WebDriver(niceness: 10)
                 defer { browser.quit() }
                 try browser.navigate(url)
                 try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '2'")
@@ -110,7 +110,7 @@ extension WorkbenchTests {
             let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"))
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
-            let browser = try await offPool { try WebDriver() }
+            let browser = try await offPool { try WebDriver(niceness: 10) }
             defer { browser.quit() }
             try await offPool {
                 try browser.navigate(url + "#/component/widget@1")
@@ -150,7 +150,7 @@ extension WorkbenchTests {
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
             try await offPool {
-                let browser = try WebDriver()
+                let browser = try WebDriver(niceness: 10)
                 defer { browser.quit() }
                 try browser.navigate(url + "#/flow")
                 try browser.wait(for: "the first screen", "return !!document.querySelector('.flow-instance[data-instance=hero] .render-frame')?.srcdoc.includes('widget: Welcome')")
