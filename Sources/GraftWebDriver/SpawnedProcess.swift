@@ -62,4 +62,18 @@ final class SpawnedProcess: @unchecked Sendable {
             status = raw
         }
     }
+
+    /// Kills every process of this user whose command line has `argument`
+    /// (a unique one: a browser profile made for this run). For processes a
+    /// child started and left behind, which cannot be waited for.
+    static func killAll(withArgument argument: String) {
+        let me = getpid()
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), pid != me,
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { continue }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.contains(argument) { kill(pid, SIGKILL) }
+        }
+    }
 }

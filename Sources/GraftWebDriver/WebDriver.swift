@@ -76,7 +76,7 @@ public final class WebDriver: @unchecked Sendable {
                     "goog:chromeOptions": [
                         "binary": .string(chromium),
                         "args": .list([
-                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-breakpad",
                             "--disable-extensions", .string("--window-size=\(width),\(height)"), .string("--user-data-dir=\(profile.path)"),
                         ]),
                     ],
@@ -113,6 +113,9 @@ public final class WebDriver: @unchecked Sendable {
             self.session = nil
         }
         process.stop()
+        // A browser whose session never reached us (or whose driver died)
+        // outlives chromedriver: its processes carry this run's profile.
+        SpawnedProcess.killAll(withArgument: "--user-data-dir=\(profile.path)")
         try? FileManager.default.removeItem(at: profile)
     }
 
