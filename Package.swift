@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "graft-example-host", targets: ["graft-example-host"]),
         // The child process hosts start to load plugins they have not seen yet (see DESIGN.md, Trust and isolation).
         .executable(name: "graft-scanner", targets: ["graft-scanner"]),
+        .executable(name: "graft-workbench", targets: ["graft-workbench"]),
         .library(name: "GraftHost", targets: ["GraftHost"]),
         .library(name: "GraftDebugger", targets: ["GraftDebugger"]),
         .library(name: "GraftFlows", targets: ["GraftFlows"]),
@@ -72,10 +73,26 @@ let package = Package(
         // In-process Swift components (GraftKit definitions) registered into a host, for tests and host apps.
         .target(name: "GraftInProcess", dependencies: ["GraftHost", "GraftKit"]),
         .target(name: "GraftKit", dependencies: ["CGraft"]),
+        // What Graft's executables share: the global options, output and exit codes, the workbench's options.
+        .target(
+            name: "GraftCommandLine",
+            dependencies: [
+                "GraftHost", "GraftFlows",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // `graft workbench` runs this executable, so that no other command loads the web stack.
+        .executableTarget(
+            name: "graft-workbench",
+            dependencies: [
+                "GraftCommandLine", "GraftWorkbench", "GraftHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows", "GraftWorkbench", "GraftWebDriver", "CGraftSystem",
+                "GraftHost", "GraftDebugger", "GraftFlows", "GraftCommandLine", "GraftWebDriver", "CGraftSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

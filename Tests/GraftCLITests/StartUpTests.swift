@@ -18,4 +18,31 @@ import Testing
             #expect(binary.range(of: Data("libFoundation.so\0".utf8)) == nil, "\(name) links full Foundation: some module it uses imports Foundation instead of FoundationEssentials")
         }
     }
+
+    /// The web stack (Hummingbird, NIO) added about a third to `graft`'s
+    /// relocations, paid at every start of every command: it lives in
+    /// `graft-workbench`, which `graft workbench` runs.
+    @Test("only graft-workbench carries the web server")
+    func webStackOnlyInTheWorkbench() throws {
+        let mangledModule = Data("11Hummingbird".utf8)
+        let workbench = try Data(contentsOf: BuildProducts.product("graft-workbench"))
+        #expect(workbench.range(of: mangledModule) != nil, "graft-workbench should carry Hummingbird (the probe itself is wrong otherwise)")
+        for name in ["graft", "graft-scanner"] {
+            let binary = try Data(contentsOf: BuildProducts.product(name))
+            #expect(binary.range(of: mangledModule) == nil, "\(name) links Hummingbird: only graft-workbench should")
+        }
+    }
+
+    /// `graft workbench` without its executable says what is missing and how
+    /// to build it, instead of failing to exec.
+    @Test("graft workbench without graft-workbench: workbench_not_found")
+    func workbenchMissing() throws {
+        let scratch = try Scratch()
+        let lonely = scratch.file("graft")
+        try FileManager.default.copyItem(at: BuildProducts.graft(), to: lonely)
+        let result = try runCommand(lonely, ["workbench", "--port", "0"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(60))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("workbench_not_found"))
+        #expect(result.stderr.contains("graft-workbench"))
+    }
 }

@@ -65,6 +65,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case actionFailed = "action_failed"
         case duplicateValidator = "duplicate_validator"
         case duplicateAction = "duplicate_action"
+        // Graft's own executables
+        case workbenchNotFound = "workbench_not_found"
     }
 
     public var code: Code

@@ -46,6 +46,21 @@ enum BenchProcess {
         return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 
+    /// Asks `pid` to stop (SIGTERM), waits up to `timeout` for it to exit,
+    /// then kills it (SIGKILL); reaped in every case.
+    static func stop(_ pid: pid_t, within timeout: Duration) {
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + timeout
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        _ = wait(pid)
+    }
+
     /// `cc` with `arguments` (found on PATH), its output dropped; whether it succeeded.
     static func compileC(_ arguments: [String]) -> Bool {
         guard let pid = try? start("/usr/bin/env", ["cc"] + arguments) else { return false }

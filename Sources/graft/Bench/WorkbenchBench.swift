@@ -2,8 +2,6 @@ import Dispatch
 import FoundationEssentials
 import GraftHost
 import GraftWebDriver
-import GraftWorkbench
-import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -41,18 +39,31 @@ enum WorkbenchBench {
         try DiscoveryBench.makeFolder(staging)
         // The bench's sources and objects stay out of the watched folder.
         try? FileManager.default.removeItem(at: plugins.appendingPathComponent("bench_echo.c"))
-        var quiet = Logger(label: "graft.bench.workbench")
-        quiet.logLevel = .error
-        let host = GraftHost(configuration: GraftConfiguration(
-            searchPath: SearchPath(folders: [plugins.path]), loadsFromCopies: true,
-            cacheFolder: root.appendingPathComponent("cache").path, isolation: .perPlugin),
-            logger: quiet)
-        host.loadPlugins()
-        guard host.plugins.count == 200 else { throw Failure(description: "\(host.plugins.count) of 200 plugins loaded: \(host.failures.first.map { "\($0.error)" } ?? "")") }
-        let workbench = try Workbench(host: host, logger: quiet)
-        _ = try blocking { try await workbench.start() }
-        defer { _ = try? blocking { await workbench.stop() } }
-        guard let url = workbench.url else { throw Failure(description: "the workbench did not start") }
+        // The workbench as `graft workbench` starts it: its own process, the
+        // plugins isolated one child each, its cache in the bench's folder.
+        guard let executable = CompanionExecutable.find(named: "graft-workbench", variable: "GRAFT_WORKBENCH") else {
+            part.notes.append("graft-workbench is not beside graft (swift build -c release --product graft-workbench): skipped")
+            return part
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = root.appendingPathComponent("cache").path
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else { throw Failure(description: "socketpair: \(String(cString: strerror(errno)))") }
+        let server: pid_t
+        do {
+            server = try BenchProcess.start(
+                executable, ["--json", "--only-plugin-path", "--plugin-path", plugins.path], environment: environment, output: ends[1])
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[1])
+        defer {
+            close(ends[0])
+            BenchProcess.stop(server, within: .seconds(15))
+        }
+        let url = try announcedURL(ends[0], within: .seconds(60))
         let browser = try WebDriver(width: 1400, height: 1000)
         defer { browser.quit() }
 
@@ -139,21 +150,20 @@ enum WorkbenchBench {
         "\(what) \(BenchPart.format(value)) ms: \(value <= target ? "meets" : "misses") the target of ≤ \(Int(target)) ms"
     }
 
-    /// Runs async work from this synchronous command and waits for it.
-    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        let result = ResultBox<T>()
-        Task {
-            do { result.value = .success(try await body()) } catch { result.value = .failure(error) }
-            done.signal()
+    /// The URL in the `{"url": …}` line `graft-workbench --json` prints once
+    /// it listens (other lines, warnings on stderr, are skipped).
+    private static func announcedURL(_ descriptor: Int32, within timeout: Duration) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var reader = LineReader(descriptor)
+        var seen: [String] = []
+        while ContinuousClock.now < deadline {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let left = deadline - ContinuousClock.now
+            guard poll(&ready, 1, Int32(max(1, left.components.seconds * 1000))) > 0 else { continue }
+            guard let line = reader.next() else { break }
+            if let url = (try? GraftValue(json: line))?["url"]?.stringValue { return url }
+            seen.append(line)
         }
-        done.wait()
-        return try result.value!.get()
+        throw Failure(description: "graft-workbench printed no URL within \(timeout): \(seen.suffix(5).joined(separator: " | "))")
     }
-}
-
-/// `@unchecked Sendable`: written once by the task before the semaphore is
-/// signalled, read once after the wait.
-private final class ResultBox<T>: @unchecked Sendable {
-    var value: Result<T, any Error>?
 }

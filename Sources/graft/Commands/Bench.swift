@@ -4,6 +4,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import GraftCommandLine
 import GraftHost
 
 struct Bench: ParsableCommand {

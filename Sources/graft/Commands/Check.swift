@@ -6,6 +6,7 @@ import Glibc
 #endif
 import GraftDebugger
 import GraftFlows
+import GraftCommandLine
 import GraftHost
 
 struct Check: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GraftDebugger
+import GraftCommandLine
 import GraftHost
 
 struct Inspect: ParsableCommand {

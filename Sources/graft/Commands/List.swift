@@ -5,6 +5,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import GraftCommandLine
 import GraftHost
 
 struct List: ParsableCommand {

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftFlows
+import GraftCommandLine
 import GraftHost
 
 struct Run: ParsableCommand {

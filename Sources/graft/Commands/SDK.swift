@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import GraftCommandLine
 import GraftHost
 
 #if canImport(Glibc)

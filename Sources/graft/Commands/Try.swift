@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftDebugger
+import GraftCommandLine
 import GraftHost
 
 struct Try: ParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GraftCommandLine
 import GraftHost
 
 struct Validate: ParsableCommand {

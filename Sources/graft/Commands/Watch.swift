@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import FoundationEssentials
 import GraftFlows
+import GraftCommandLine
 import GraftHost
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import FoundationEssentials
+import GraftCommandLine
 import GraftHost
 import GraftWorkbench
 import Logging
@@ -9,53 +10,37 @@ import Logging
 import Glibc
 #endif
 
-/// `graft workbench`: the web page over the plugins, the sandbox, the action
-/// log, flows, an attached host and hot swap. Named `WorkbenchCommand` so
-/// that `Workbench` stays the library's type.
-struct WorkbenchCommand: ParsableCommand {
+/// `graft-workbench`, which `graft workbench` runs: the web page over the
+/// plugins, the sandbox, the action log, flows, an attached host and hot
+/// swap. A separate executable so that every other `graft` command starts
+/// without the web server's code (Hummingbird and NIO add about a third to
+/// `graft`'s relocations, paid at every start).
+@main
+struct WorkbenchMain: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "workbench",
-        abstract: "Start Graft Workbench: a local web page to see, drive and hot-swap components, validators, actions and flows.",
-        discussion: """
-            Listens on 127.0.0.1 only and prints a URL with a random token; open it in a browser (the token is \
-            required, as Jupyter's). Plugin folders are watched: a rebuilt plugin re-renders the open page; a \
-            refused build shows as a banner while the old build keeps serving. Plugins run isolated (one child \
-            process each) unless --in-process is given, so a crashing component shows an error card. Ctrl-C stops.
-            """)
+        commandName: "graft workbench", abstract: WorkbenchArguments.abstract, discussion: WorkbenchArguments.discussion,
+        version: GraftHost.version)
 
-    @Option(help: ArgumentHelp("A flow document to run screen by screen, with its transcript.", valueName: "flow.json"))
-    var flow: String?
-
-    @Option(help: ArgumentHelp("A running host's debug socket: show its plugins and its live action log.", valueName: "socket"))
-    var attach: String?
-
-    @Option(help: "The loopback port to listen on (0: any free port).")
-    var port: Int = 0
-
-    @Option(help: "Milliseconds to wait for more file events before reloading a rebuilt plugin.")
-    var debounce: Int = 50
-
-    @Flag(help: "Do not watch the plugin folders for rebuilt files.")
-    var noWatch = false
+    @OptionGroup var workbench: WorkbenchArguments
 
     @OptionGroup var options: GlobalOptions
 
-    func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 (any free port) to 65535, not \(port).") }
-        guard debounce >= 0 else { throw ValidationError("--debounce must be 0 or more milliseconds.") }
+    static func main() {
+        CommandMain.run(Self.self, helpHint: "graft workbench --help")
     }
 
     func run() throws {
-        if let flow { _ = try FlowLoading.document(at: flow, json: options.json) }
+        if let flow = workbench.flow { _ = try FlowLoading.document(at: flow, json: options.json) }
         let host = options.makeHost(loadsFromCopies: true)
         var logger = Logger(label: "graft.workbench")
         logger.logLevel = options.logLevel
-        let workbench: Workbench
+        let server: Workbench
         do throws(GraftError) {
-            workbench = try Workbench(
+            server = try Workbench(
                 host: host,
                 options: WorkbenchOptions(
-                    port: port, flowPath: flow, attachSocket: attach, watchesPlugins: !noWatch, debounce: .milliseconds(debounce)),
+                    port: workbench.port, flowPath: workbench.flow, attachSocket: workbench.attach,
+                    watchesPlugins: !workbench.noWatch, debounce: .milliseconds(workbench.debounce)),
                 logger: logger)
         } catch {
             throw CommandFailure(error: error, json: options.json)
@@ -63,8 +48,8 @@ struct WorkbenchCommand: ParsableCommand {
         let json = options.json
         Task {
             do {
-                let address = try await workbench.start()
-                Self.announce(workbench, address: address, json: json)
+                let address = try await server.start()
+                Self.announce(server, address: address, json: json)
             } catch {
                 let failure = error as? WorkbenchError
                     ?? WorkbenchError("port_unavailable", status: 500, "the workbench could not start: \(error).")
@@ -81,7 +66,7 @@ struct WorkbenchCommand: ParsableCommand {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
             source.setEventHandler {
                 Task {
-                    await workbench.stop()
+                    await server.stop()
                     Glibc.exit(0)
                 }
             }

@@ -2,10 +2,10 @@ import Logging
 import Synchronization
 
 /// The CLI chooses the log handler (stderr) and level once per process.
-enum LoggingSetup {
+package enum LoggingSetup {
     private static let done = Mutex(false)
 
-    static func bootstrap(level: Logger.Level) {
+    package static func bootstrap(level: Logger.Level) {
         done.withLock { done in
             guard !done else { return }
             done = true

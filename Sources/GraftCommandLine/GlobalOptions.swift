@@ -9,54 +9,56 @@ import Logging
 import Synchronization
 
 /// Options every command takes.
-struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
+    package init() {}
+
     @Option(
         name: .customLong("plugin-path"),
         help: ArgumentHelp("A plugin folder or .so file, searched before GRAFT_PLUGIN_PATH and the default folders (repeatable).", valueName: "path"))
-    var pluginPaths: [String] = []
+    package var pluginPaths: [String] = []
 
     @Flag(help: "Search only --plugin-path: skip GRAFT_PLUGIN_PATH, the default folders and the executable's folder.")
-    var onlyPluginPath = false
+    package var onlyPluginPath = false
 
     @Flag(help: "Print JSON instead of text.")
-    var json = false
+    package var json = false
 
     @Flag(help: "Load plugin files that other users could have written (group- or world-writable, another owner). For development only.")
-    var allowUntrusted = false
+    package var allowUntrusted = false
 
     @Flag(help: "Load plugin files straight into this process, without the scanner child that survives crashes.")
-    var noScanner = false
+    package var noScanner = false
 
     @Flag(help: "Load only the plugins pinned in the lock file (--lock-file, default ./graft.lock): others are refused with plugin_not_pinned or hash_mismatch.")
-    var locked = false
+    package var locked = false
 
     @Option(help: ArgumentHelp("The lock file `graft lock` writes and --locked enforces.", valueName: "path"))
-    var lockFile: String = LockFile.defaultName
+    package var lockFile: String = LockFile.defaultName
 
     @Option(help: ArgumentHelp("Where plugin code runs: per-plugin (a child process each, the default), shared (one child for all) or in-process.", valueName: "mode"))
-    var isolation: Isolation = .perPlugin
+    package var isolation: Isolation = .perPlugin
 
     @Flag(help: "Run plugin code in this process (the same as --isolation in-process): faster, but a crashing plugin takes graft down.")
-    var inProcess = false
+    package var inProcess = false
 
     @Option(help: ArgumentHelp("How long an isolated plugin's call may take before its process is killed, in seconds (validators: a quarter of it).", valueName: "seconds"))
-    var callTimeout: Double = 2
+    package var callTimeout: Double = 2
 
     @Option(help: ArgumentHelp("An address-space limit for each isolated plugin's process, in MiB.", valueName: "MiB"))
-    var memoryLimit: UInt64?
+    package var memoryLimit: UInt64?
 
     @Flag(help: "Neither read nor write the registry cache: scan every plugin file again.")
-    var noCache = false
+    package var noCache = false
 
     @Option(help: ArgumentHelp("How long one plugin file may take to load in the scanner, in seconds.", valueName: "seconds"))
-    var scanTimeout: Double = 10
+    package var scanTimeout: Double = 10
 
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
-    var logLevel: Logger.Level = .error
+    package var logLevel: Logger.Level = .error
 
     /// A host with every plugin on the search path loaded. `loadsFromCopies`
     /// for commands that reload plugins (see `GraftHost.loadsFromCopies`).
-    func makeHost(loadsFromCopies: Bool = false) -> GraftHost {
+    package func makeHost(loadsFromCopies: Bool = false) -> GraftHost {
         LoggingSetup.bootstrap(level: logLevel)
         requirePluginPaths()
         let searchPath = self.searchPath
@@ -93,13 +95,13 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
-    var scanning: Scanning {
+    package var scanning: Scanning {
         Scanning(inChild: !noScanner, deadline: .milliseconds(Int64(max(scanTimeout, 0.001) * 1000)))
     }
 
     private static let keptAlive = Mutex<[GraftHost]>([])
 
-    var searchPath: SearchPath {
+    package var searchPath: SearchPath {
         onlyPluginPath
             ? SearchPath.standard(explicit: pluginPaths, environment: [:], includeSystemFolders: false)
             : SearchPath.standard(explicit: pluginPaths)

@@ -8,8 +8,8 @@ import GraftHost
 
 /// Reading a flow for a command: an unreadable or malformed document is a
 /// usage error (exit 2) whose message names the file and the JSON path.
-enum FlowLoading {
-    static func document(at path: String, json: Bool) throws -> FlowDocument {
+package enum FlowLoading {
+    package static func document(at path: String, json: Bool) throws -> FlowDocument {
         do {
             return try FlowDocument(contentsOf: URL(fileURLWithPath: path))
         } catch {

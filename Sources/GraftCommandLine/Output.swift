@@ -7,12 +7,18 @@ import GraftHost
 
 /// A failure a command reports and exits with: `error: CODE: message` on
 /// stderr, and in `--json` mode an `{"error": …}` object on stdout too.
-struct CommandFailure: Error {
-    var error: GraftError
-    var json: Bool
-    var exitCode: Int32 = 2
+package struct CommandFailure: Error {
+    package var error: GraftError
+    package var json: Bool
+    package var exitCode: Int32 = 2
 
-    func report() {
+    package init(error: GraftError, json: Bool, exitCode: Int32 = 2) {
+        self.error = error
+        self.json = json
+        self.exitCode = exitCode
+    }
+
+    package func report() {
         Output.error(error)
         if json {
             Output.json(.object(["error": .object([
@@ -22,26 +28,26 @@ struct CommandFailure: Error {
     }
 }
 
-enum Output {
-    static func line(_ text: String) {
+package enum Output {
+    package static func line(_ text: String) {
         print(text)
     }
 
-    static func json(_ value: GraftValue) {
+    package static func json(_ value: GraftValue) {
         print(value.jsonText)
     }
 
-    static func error(_ error: GraftError) {
+    package static func error(_ error: GraftError) {
         writeToStandardError("error: \(error.code.rawValue): \(error.message)\n")
     }
 
-    static func warning(_ warning: GraftWarning) {
+    package static func warning(_ warning: GraftWarning) {
         writeToStandardError("warning: \(warning.code.rawValue): \(warning.message)\n")
     }
 }
 
 extension GraftWarning {
-    var json: GraftValue {
+    package var json: GraftValue {
         var object: [String: GraftValue] = ["code": .string(code.rawValue), "message": .string(message)]
         if let instanceID { object["instance"] = .string(instanceID) }
         return .object(object)
@@ -49,7 +55,7 @@ extension GraftWarning {
 }
 
 extension GraftError {
-    var json: GraftValue {
+    package var json: GraftValue {
         var object: [String: GraftValue] = ["code": .string(code.rawValue), "message": .string(message)]
         if let path { object["path"] = .string(path) }
         if let key { object["key"] = .string(key) }
