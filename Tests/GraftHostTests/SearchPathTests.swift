@@ -11,13 +11,19 @@ struct SearchPathTests {
         let path = SearchPath.standard(
             explicit: ["/opt/a"], environment: ["GRAFT_PLUGIN_PATH": "/opt/b:relative/c:/opt/d", "HOME": "/home/u"],
             executableFolder: "/opt/bin")
+        // An executable in PREFIX/bin also finds PREFIX/lib/graft/plugins (an install's first-party plugins).
         #expect(
             path.folders == [
                 "/opt/a", "/opt/b", "/opt/d", "/home/u/.local/lib/graft/plugins", "/usr/local/lib/graft/plugins",
-                "/usr/lib/graft/plugins", "/opt/bin",
+                "/usr/lib/graft/plugins", "/opt/lib/graft/plugins", "/opt/bin",
             ])
         #expect(path.warnings.count == 1)
         #expect(path.warnings[0].contains("relative/c"))
+        // A build folder is not a prefix; /usr/local/bin's plugins are listed once.
+        let built = SearchPath.standard(environment: [:], executableFolder: "/src/.build/debug")
+        #expect(built.folders == ["/usr/local/lib/graft/plugins", "/usr/lib/graft/plugins", "/src/.build/debug"])
+        let system = SearchPath.standard(environment: [:], executableFolder: "/usr/local/bin")
+        #expect(system.folders == ["/usr/local/lib/graft/plugins", "/usr/lib/graft/plugins", "/usr/local/bin"])
     }
 
     @Test("finds .so files in subfolders, each real file once, and survives symlink loops")

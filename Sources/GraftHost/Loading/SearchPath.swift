@@ -9,6 +9,8 @@ import Glibc
 /// 2. `GRAFT_PLUGIN_PATH` (colon-separated absolute folders; relative entries
 ///    are refused with a warning),
 /// 3. `~/.local/lib/graft/plugins`, `/usr/local/lib/graft/plugins`, `/usr/lib/graft/plugins`,
+///    and, for an executable installed in `PREFIX/bin`, `PREFIX/lib/graft/plugins`
+///    (where `Scripts/install.sh` puts the first-party plugins, whatever the prefix),
 /// 4. the folder of the running executable, so that the plugins `swift build`
 ///    puts beside `graft` are found with no setup.
 public struct SearchPath: Sendable, Hashable {
@@ -51,6 +53,11 @@ public struct SearchPath: Sendable, Hashable {
                 folders.append(home + "/.local/lib/graft/plugins")
             }
             folders += ["/usr/local/lib/graft/plugins", "/usr/lib/graft/plugins"]
+            if let executableFolder, FilePaths.lastComponent(of: executableFolder) == "bin" {
+                let prefix = FilePaths.folder(of: executableFolder)
+                let installed = (prefix == "/" ? "" : prefix) + "/lib/graft/plugins"
+                if !folders.contains(installed) { folders.append(installed) }
+            }
             if let executableFolder {
                 folders.append(executableFolder)
                 flatFolders.insert(executableFolder)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# What building Graft needs besides the Swift toolchain: libffi's headers (the
+# native validators are called through libffi), pkg-config, a C compiler (the
+# tests and plugin authors use `cc`) and make. With --browser, also Chromium
+# and chromedriver (the workbench's browser tests).
+#
+# Installs what is missing with apt-get when it can (root, or sudo without a
+# password); otherwise stops, printing the exact command to run. Exit 0 when
+# everything is there.
+set -euo pipefail
+
+browser=false
+for argument in "$@"; do
+    case "$argument" in
+        --browser) browser=true ;;
+        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "prerequisites.sh: unknown option '$argument' (try --help)" >&2; exit 2 ;;
+    esac
+done
+
+missing=()
+if ! dpkg -s libffi-dev >/dev/null 2>&1 && ! pkg-config --exists libffi 2>/dev/null; then missing+=(libffi-dev); fi
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
+command -v make >/dev/null 2>&1 || missing+=(make)
+if $browser; then
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+command="apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${missing[*]}"
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing: ${missing[*]}"
+    bash -c "$command"
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && command -v apt-get >/dev/null 2>&1; then
+    echo "installing with sudo: ${missing[*]}"
+    sudo -n bash -c "$command"
+else
+    echo "Graft needs: ${missing[*]}. Install them, then run this again:" >&2
+    echo "    sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi
