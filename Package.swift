@@ -107,8 +107,10 @@ let package = Package(
             ],
             path: "Examples/HostApp", exclude: ["README.md"]),
 
-        .target(name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker"),
-        .target(name: "Checkout", dependencies: ["CGraft"], path: "Plugins/Checkout"),
+        .target(
+            name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker", linkerSettings: pluginLinkerSettings),
+        .target(
+            name: "Checkout", dependencies: ["CGraft"], path: "Plugins/Checkout", linkerSettings: pluginLinkerSettings),
 
         // Test helpers shared by the test targets: compiling fixture plugins, running the CLI.
         .target(name: "GraftTestSupport", path: "Tests/GraftTestSupport"),
@@ -127,3 +129,9 @@ let package = Package(
         .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftTestSupport"]),
     ]
 )
+
+/// A plugin library exports `graft_entry` alone (Plugins/exports.map). An unsafe flag, so only these two plugin
+/// products carry it: a package that depends on Graft for GraftHost or GraftKit is not affected.
+var pluginLinkerSettings: [LinkerSetting] {
+    [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])]
+}

@@ -67,6 +67,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case duplicateAction = "duplicate_action"
         // Graft's own executables
         case workbenchNotFound = "workbench_not_found"
+        case projectExists = "project_exists"
+        case graftPackageNotFound = "graft_package_not_found"
     }
 
     public var code: Code

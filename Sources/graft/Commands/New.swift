@@ -1,0 +1,137 @@
+import ArgumentParser
+import FoundationEssentials
+import GraftCommandLine
+import GraftHost
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `graft new c|swift NAME`: a plugin project that builds with one command,
+/// with a component, a validator, an action and a test, which `graft check`
+/// passes as generated.
+struct New: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "new",
+        abstract: "Create a plugin project: a component, a validator, an action and a test, ready to build.",
+        discussion: """
+            graft new c NAME       NAME/ with NAME.c, test_plugin.c and a Makefile (graft.h through pkg-config): make test
+            graft new swift NAME   NAME/ with a Package.swift depending on Graft (GraftKit): swift build && swift test
+            The component is NAME@1, the validator NAME_max_length, the action NAME_greet.
+            """)
+
+    enum Language: String, ExpressibleByArgument, CaseIterable {
+        case c, swift
+    }
+
+    @Argument(help: "The language: c or swift.")
+    var language: Language
+
+    @Argument(help: ArgumentHelp("The plugin's name: lowercase letters, digits and _ (it is also the component key).", valueName: "name"))
+    var name: String
+
+    @Option(help: ArgumentHelp("The folder to create (default: ./NAME).", valueName: "folder"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("The plugin id, reverse DNS (default: com.example.NAME).", valueName: "id"))
+    var id: String?
+
+    @Option(help: ArgumentHelp(
+        "Swift only: Graft's package, a folder or a git URL (default: the Graft source tree this graft was built from).",
+        valueName: "path-or-url"))
+    var graft: String?
+
+    @Flag(help: "Print JSON: the folder and the files written.")
+    var json = false
+
+    func validate() throws {
+        if let problem = PluginName.problem(with: name) { throw ValidationError("The name \(problem).") }
+        if let id, id.isEmpty || !id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) }) {
+            throw ValidationError("The id '\(id)' should be reverse DNS: a-z, 0-9, '.', '_' and '-', for example com.acme.widgets.")
+        }
+        if language == .c, graft != nil { throw ValidationError("--graft is for Swift projects; a C project finds graft.h through pkg-config.") }
+    }
+
+    func run() throws {
+        let pluginName = PluginName(key: name)
+        let pluginID = id ?? "com.example.\(String(name.map { $0 == "_" ? "-" : $0 }))"
+        let folder = FilePaths.standardized(output ?? name)
+        try requireEmpty(folder)
+        let files: [(path: String, text: String)]
+        switch language {
+        case .c:
+            files = CPluginTemplate.files(for: pluginName, id: pluginID)
+        case .swift:
+            let (dependency, packageName) = try graftDependency()
+            files = SwiftPluginTemplate.files(for: pluginName, id: pluginID, dependency: dependency, packageName: packageName)
+        }
+        for file in files {
+            let path = folder + "/" + file.path
+            do {
+                try FileManager.default.createDirectory(atPath: FilePaths.folder(of: path), withIntermediateDirectories: true)
+                let text = file.text.hasSuffix("\n") ? file.text : file.text + "\n"
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            } catch {
+                throw CommandFailure(error: GraftError(.projectExists, "\(path) could not be written: \(error).", path: path), json: json)
+            }
+        }
+        if json {
+            Output.json(.object(["folder": .string(folder), "files": .list(files.map { .string($0.path) })]))
+            return
+        }
+        Output.line("Created \(folder) (\(language.rawValue) plugin \(pluginID)):")
+        for file in files where !file.path.hasPrefix(".") { Output.line("  \(file.path)") }
+        let shown = output ?? name
+        switch language {
+        case .c:
+            Output.line("Next: cd \(shown) && make test && graft try \(name) --plugin-path build --interact tap")
+        case .swift:
+            let library = ".build/debug/lib\(pluginName.module).so"
+            Output.line("Next: cd \(shown) && swift build && swift test && graft try \(name) --plugin-path \(library) --interact tap")
+        }
+    }
+
+    /// A project is never written over: the folder must not exist, or be empty.
+    private func requireEmpty(_ folder: String) throws {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            if FileManager.default.fileExists(atPath: folder) {
+                throw CommandFailure(error: GraftError(.projectExists, "\(folder) exists and is not a folder; choose another --output.", path: folder), json: json)
+            }
+            return
+        }
+        guard entries.isEmpty else {
+            throw CommandFailure(
+                error: GraftError(.projectExists, "\(folder) already exists and is not empty; nothing was written (choose another NAME or --output).", path: folder),
+                json: json)
+        }
+    }
+
+    /// The `.package(…)` line for Graft and the name its products go by.
+    private func graftDependency() throws -> (String, String) {
+        if let graft, graft.contains("://") || graft.hasPrefix("git@") {
+            var identity = FilePaths.lastComponent(of: graft)
+            if identity.hasSuffix(".git") { identity.removeLast(4) }
+            return (".package(url: \"\(graft)\", from: \"\(GraftHost.version)\")", identity.lowercased())
+        }
+        guard let root = graft.map({ FilePaths.standardized($0) }) ?? Self.sourceTree() else {
+            throw CommandFailure(
+                error: GraftError(
+                    .graftPackageNotFound,
+                    "the Graft source tree this graft was built from is gone; give Graft's package with --graft (a folder holding its Package.swift, or its git URL)."),
+                json: json)
+        }
+        guard FileManager.default.fileExists(atPath: root + "/Package.swift") else {
+            throw CommandFailure(
+                error: GraftError(.graftPackageNotFound, "--graft \(root): no Package.swift there; give the folder of Graft's package.", path: root),
+                json: json)
+        }
+        return (".package(name: \"Graft\", path: \"\(root)\")", "Graft")
+    }
+
+    /// The package this executable was built from, when it is still there.
+    static func sourceTree() -> String? {
+        var folder = FilePaths.folder(of: #filePath)
+        for _ in 0..<3 { folder = FilePaths.folder(of: folder) }  // Commands → graft → Sources → root
+        return FileManager.default.fileExists(atPath: folder + "/Sources/GraftKit") ? folder : nil
+    }
+}
