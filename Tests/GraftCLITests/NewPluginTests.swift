@@ -52,7 +52,7 @@ struct NewPluginTests {
         #expect(try Self.exportedSymbols(project.appendingPathComponent("build/libtap_counter.so")) == ["graft_entry"])
     }
 
-    @Test("graft new swift: swift build && swift test pass, graft check passes, only graft_entry exported")
+    @Test("graft new swift: swift build && swift test pass, graft check passes, only graft_entry exported; runs beside a plugin built on another GraftKit")
     func swiftPlugin() throws {
         let scratch = try Scratch()
         let created = try Self.shell("graft new swift tap_counter --output tapper", in: scratch.url)
@@ -70,6 +70,52 @@ struct NewPluginTests {
         let tried = try Self.shell("graft try tap_counter --plugin-path .build/debug/libTapCounter.so --interact tap", in: project, timeout: .seconds(60))
         #expect(tried.stdout.contains("Taps: 1"), "\(tried.stderr)")
         #expect(try Self.exportedSymbols(library) == ["graft_entry"])
+
+        // Side by side with a plugin built against another GraftKit: a copy whose `Rendering` has another
+        // layout (a field before `text`). Each plugin must use its own copy, in the same process.
+        let otherKit = scratch.file("graftkit-2")
+        for folder in ["Sources/CGraft", "Sources/GraftKit"] {
+            try FileManager.default.createDirectory(at: otherKit.appendingPathComponent(folder).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Fixtures.root.appendingPathComponent(folder), to: otherKit.appendingPathComponent(folder))
+        }
+        let rendering = otherKit.appendingPathComponent("Sources/GraftKit/Components/Rendering.swift")
+        let original = try String(contentsOf: rendering, encoding: .utf8)
+        #expect(original.contains("public struct Rendering: Sendable, Hashable {\n"))
+        try original.replacingOccurrences(
+            of: "public struct Rendering: Sendable, Hashable {\n",
+            with: "public struct Rendering: Sendable, Hashable {\n    public var revision: (major: Int, minor: Int, patch: Int) = (2, 0, 0)\n    public static func == (a: Self, b: Self) -> Bool { a.text == b.text && a.mediaType == b.mediaType }\n    public func hash(into hasher: inout Hasher) { hasher.combine(text) }\n"
+        ).write(to: rendering, atomically: true, encoding: .utf8)
+        try #"""
+            // swift-tools-version: 6.0
+            import PackageDescription
+            let package = Package(
+                name: "Graft",
+                products: [.library(name: "GraftKit", targets: ["GraftKit"])],
+                targets: [.target(name: "CGraft"), .target(name: "GraftKit", dependencies: ["CGraft"])])
+            """#.write(to: otherKit.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        let other = try Self.shell("graft new swift other_counter --output other --graft '\(otherKit.path)' && cd other && swift build", in: scratch.url, timeout: .seconds(540))
+        #expect(other.status == 0, "\(other.stdout.suffix(3000))\(other.stderr.suffix(3000))")
+        try #"""
+            {"name": "Side by side", "size": {"width": 40, "height": 0},
+             "components": [
+               {"key": "tap_counter", "inputs": {"title": "string", "count": "number"}, "outputs": {"tapped": {"payload": {"count": "number"}}}},
+               {"key": "other_counter", "inputs": {"title": "string", "count": "number"}, "outputs": {"tapped": {"payload": {"count": "number"}}}}],
+             "variables": {},
+             "screens": [{"id": "both", "instances": [
+               {"id": "mine", "component": "tap_counter", "inputs": {"title": "Mine", "count": 1}},
+               {"id": "theirs", "component": "other_counter", "inputs": {"title": "Theirs", "count": 10}}]}]}
+            """#.write(to: scratch.file("both.json"), atomically: true, encoding: .utf8)
+        try #"""
+            {"instance": "mine", "interact": "tap"}
+            {"instance": "theirs", "interact": "tap"}
+            """#.write(to: scratch.file("both.events.jsonl"), atomically: true, encoding: .utf8)
+        let both = try Self.shell(
+            "XDG_CACHE_HOME='\(scratch.file("cache").path)' graft run both.json --events both.events.jsonl --in-process --no-scanner --only-plugin-path --plugin-path tapper/.build/debug/libTapCounter.so --plugin-path other/.build/debug/libOtherCounter.so",
+            in: scratch.url, timeout: .seconds(60))
+        #expect(both.status == 0, "\(both.stdout)\(both.stderr)")
+        for line in ["Mine: 1", "Theirs: 10", #"mine.tapped {"count":2}"#, #"theirs.tapped {"count":11}"#] {
+            #expect(both.stdout.contains(line), "\(line) is missing from: \(both.stdout)")
+        }
     }
 
     @Test("the first-party plugins export graft_entry alone")
