@@ -131,11 +131,10 @@ static bool counter_render(const graft_component_instance_t *instance, const cha
     snprintf(count, sizeof count, "%g", c->count);
     if (media_type && strncmp(media_type, "text/html", 9) == 0) {
         return graft_write_cstr(w, "<button class=\"counter\">") && counter_write_title(c, w, true) &&
-               graft_write_cstr(w, " <b>") && graft_write_cstr(w, count) && graft_write_cstr(w, "</b></button>\n");
+               graft_write_cstr(w, " <b>") && graft_write_cstr(w, count) && graft_write_cstr(w, "</b></button>");
     }
     if (w->set_media_type) w->set_media_type(w, "text/plain");
-    return counter_write_title(c, w, false) && graft_write_cstr(w, ": ") && graft_write_cstr(w, count) &&
-           graft_write_cstr(w, "\n");
+    return counter_write_title(c, w, false) && graft_write_cstr(w, ": ") && graft_write_cstr(w, count);
 }
 
 static bool counter_update_inputs(const graft_component_instance_t *instance, const graft_value_t *inputs) {
@@ -436,7 +435,7 @@ int main(int argc, char **argv) {
         const graft_component_instance_t *i = f->create(f, "\#(name.key)", 1, &inputs, &context);
         CHECK(i != NULL, "creates \#(name.key)@1");
         buffer_reset(&out);
-        CHECK(i->render(i, "text/plain", &out.writer) && strcmp(out.text, "Taps: 2\n") == 0, "renders \"Taps: 2\"");
+        CHECK(i->render(i, "text/plain", &out.writer) && strcmp(out.text, "Taps: 2") == 0, "renders \"Taps: 2\"");
         CHECK(i->interact(i, "tap", NULL), "answers tap");
         CHECK(strcmp(last_event, "tapped") == 0 && last_count == 3, "tap emits tapped {count: 3}");
         CHECK(!i->interact(i, "shake", NULL), "refuses an interaction it does not know");

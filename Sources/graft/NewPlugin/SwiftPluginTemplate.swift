@@ -120,9 +120,9 @@ final class \#(name.module)Component: CustomComponent {
     static func view(title: String, count: Double, as mediaType: MediaType) -> Rendering {
         let number = count.rounded() == count && abs(count) < 1e15 ? String(Int64(count)) : String(count)
         if mediaType == .html {
-            return Rendering(text: "<button class=\"counter\">\(escaped(title)) <b>\(number)</b></button>\n", mediaType: .html)
+            return Rendering(text: "<button class=\"counter\">\(escaped(title)) <b>\(number)</b></button>", mediaType: .html)
         }
-        return Rendering(text: "\(title): \(number)\n", mediaType: .plain)
+        return Rendering(text: "\(title): \(number)", mediaType: .plain)
     }
 
     private static func escaped(_ text: String) -> String {
@@ -186,7 +186,7 @@ import Testing
 /// (see README.md) check it through graft.h as a host loads it.
 @Suite struct \#(name.module)Tests {
     @Test func rendersTitleAndCount() {
-        #expect(\#(name.module)Component.view(title: "Taps", count: 2, as: .plain).text == "Taps: 2\n")
+        #expect(\#(name.module)Component.view(title: "Taps", count: 2, as: .plain).text == "Taps: 2")
         #expect(\#(name.module)Component.view(title: "<b>", count: 3, as: .html).text.contains("&lt;b&gt; <b>3</b>"))
     }
 
