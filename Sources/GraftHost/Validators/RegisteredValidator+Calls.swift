@@ -1,0 +1,105 @@
+import CGraft
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension RegisteredValidator {
+    /// Validates `value` with the editor's string `params`; see `GraftHost.validate`.
+    public func validate(
+        _ value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
+    ) throws(GraftError) -> ValidationResult {
+        guard let nativeCall else { return try validateGeneric(value, params: params) }
+        // The hot path first: a common native signature whose arguments convert.
+        if path == .automatic, let fastPath, let valid = fastPath.call(value: value, params: params) {
+            return answer(valid)
+        }
+        guard params.count == nativeCall.count - 1 else { throw paramCountMismatch(params.count) }
+        let outcome = nativeCall.callThroughFFI(value: value, params: params)
+        if case .answered(let valid) = outcome { return answer(valid) }
+        return try explain(outcome, value: value, params: params)
+    }
+
+    private func answer(_ valid: Bool) -> ValidationResult {
+        ValidationResult(isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name)
+    }
+
+    private func paramCountMismatch(_ count: Int) -> GraftError {
+        let signature = native?.signature.description ?? ""
+        let takes = (nativeCall?.count ?? 1) - 1
+        return GraftError(
+            .invalidParam,
+            "validator '\(contract.name)' takes \(takes) param\(takes == 1 ? "" : "s") (\(signature)) but got \(count).",
+            key: contract.name)
+    }
+
+    /// Why a native call did not answer: the value is invalid (it does not
+    /// convert), or a param is an error.
+    private func explain(_ outcome: NativeCall.Outcome, value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+        let arguments = native?.signature.arguments ?? []
+        switch outcome {
+        case .answered(let valid):
+            return answer(valid)
+        case .valueUnreadable:
+            if case .string(let text) = value, text.containsByte(0) {
+                return ValidationResult(
+                    isValid: false, message: "contains a NUL byte, which a C string cannot carry", validator: contract.name)
+            }
+            return ValidationResult(
+                isValid: false, message: contract.message ?? "is not a valid \(arguments.first?.rawValue ?? "value")",
+                validator: contract.name)
+        case .paramUnreadable(let index):
+            throw GraftError(
+                .invalidParam,
+                "validator '\(contract.name)' param \(index + 1) ('\(contract.params[safe: index]?.key ?? "param")') is '\(params[index])', which is not a valid \(arguments[safe: index + 1]?.rawValue ?? "param").",
+                key: contract.name)
+        }
+    }
+
+    /// A validator of an isolated plugin, called in its runner child (where
+    /// the native ones take the same fast path or libffi).
+    private func validateRemotely(_ runner: PluginRunner, _ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+        let name = ComponentReference(key: contract.name, version: contract.version).description
+        var (answer, _, _) = try runner.call(.validate, plugin: plugin, what: "validator '\(name)'", deadline: runner.limits.validator) { writer, slot in
+            writer.u32(slot)
+            writer.string(name)
+            writer.value(value)
+            writer.list(params) { $0.string($1) }
+        }
+        do throws(Wire.Violation) {
+            guard answer.kind == .validated else { throw Wire.Violation(description: "\(answer.kind)") }
+            let valid = try answer.reader.bool()
+            return ValidationResult(isValid: valid, message: try answer.reader.optional(), validator: contract.name)
+        } catch {
+            throw GraftError(
+                .validatorNotFound, "the runner of \(pluginPath) answered validator '\(name)' with \(error.description).",
+                key: contract.name)
+        }
+    }
+
+    /// A generic validator: the plugin's function, on graft values.
+    private func validateGeneric(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+        if let runner = plugin.runner { return try validateRemotely(runner, value, params: params) }
+        guard let descriptor = self.descriptor?.pointer, let validate = descriptor.pointee.validate else {
+            throw GraftError(.validatorNotFound, "validator '\(contract.name)' has no function to call.", key: contract.name)
+        }
+        guard contract.params.isEmpty || params.count == contract.params.count else {
+            throw GraftError(
+                .invalidParam,
+                "validator '\(contract.name)' takes \(contract.params.count) param\(contract.params.count == 1 ? "" : "s") (\(contract.params.map(\.key).joined(separator: ", "))) but got \(params.count).",
+                key: contract.name)
+        }
+        let arena = CArena()
+        let cParams = arena.allocate(UnsafePointer<CChar>?.self, count: params.count)
+        for (index, param) in params.enumerated() { (cParams + index).initialize(to: arena.cString(param).pointer) }
+        let output = OutputWriter(limit: 64 << 10)
+        let valid = output.withWriter { writer in
+            validate(descriptor, arena.cValuePointer(value), UnsafePointer(cParams), UInt32(params.count), writer)
+        }
+        if valid { return ValidationResult(isValid: true, validator: contract.name) }
+        return ValidationResult(
+            isValid: false, message: output.bytes.isEmpty ? (contract.message ?? "is not valid") : output.text,
+            validator: contract.name)
+    }
+}
