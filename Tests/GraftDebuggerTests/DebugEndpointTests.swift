@@ -323,7 +323,7 @@ struct DebugEndpointTests {
             _ = try Running(at: path)
             Issue.record("the endpoint opened over a regular file")
         } catch let error as GraftError {
-            #expect(error.code == .permissionDenied)
+            #expect(error.code == .endpointUnavailable)
             #expect(error.message.contains("not a socket"))
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
@@ -339,7 +339,7 @@ struct DebugEndpointTests {
             _ = try Running(at: path)
             Issue.record("a second endpoint took over a live socket")
         } catch let error as GraftError {
-            #expect(error.code == .permissionDenied)
+            #expect(error.code == .endpointUnavailable)
             #expect(error.message.contains("listening"))
         }
         #expect(try first.client().request(["request": "tail"])["response"] == "tail")
@@ -376,7 +376,7 @@ struct DebugEndpointTests {
             _ = try Running(at: folder.path("d.sock"))
             Issue.record("opened in a world-writable folder")
         } catch let error as GraftError {
-            #expect(error.code == .permissionDenied)
+            #expect(error.code == .endpointUnavailable)
         }
         #expect(throws: GraftError.self) { try Running(at: "/tmp/graft-debug-\(UUID().uuidString).sock") }
         #expect(throws: GraftError.self) { try Running(at: folder.path("missing/d.sock")) }
@@ -385,7 +385,7 @@ struct DebugEndpointTests {
             _ = try Running(at: folder.path(String(repeating: "s", count: 120)))
             Issue.record("opened at a path the kernel cannot take")
         } catch let error as GraftError {
-            #expect(error.code == .invalidConfig)
+            #expect(error.code == .endpointUnavailable)
         }
     }
 

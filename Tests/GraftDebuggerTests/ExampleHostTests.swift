@@ -185,7 +185,7 @@ struct ExampleHostTests {
         // A socket folder others can write to is a run-time refusal too.
         let open = try runCommand(host, ["--debug-socket", "/tmp/graft-example-\(getpid()).sock", "--only-plugin-path"])
         #expect(open.status == 2)
-        #expect(open.stderr.contains("error: cannot open the debug endpoint: permission_denied"))
+        #expect(open.stderr.contains("error: cannot open the debug endpoint: endpoint_unavailable"))
         #expect(!open.stderr.contains("Usage:"))
         // A usage error still shows the usage.
         let usage = try run(["--interval", "0"])

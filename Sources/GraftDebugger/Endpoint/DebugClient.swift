@@ -86,7 +86,7 @@ public final class DebugClient {
         let deadline = ContinuousClock.now + timeout
         while true {
             guard let line = try readLine(until: deadline) else {
-                throw GraftError(.invalidConfig, "the host at \(socketPath) closed the connection before answering.", path: socketPath)
+                throw GraftError(.endpointUnavailable, "the host at \(socketPath) closed the connection before answering.", path: socketPath)
             }
             let value = try Self.parse(line)
             if value["stream"] != nil {
@@ -152,7 +152,7 @@ public final class DebugClient {
             }
             let outcome = chunk.withUnsafeBytes { buffer.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             guard case .lines(let lines) = outcome else {
-                throw GraftError(.invalidConfig, "the host at \(socketPath) sent a line longer than 512 MiB.", path: socketPath)
+                throw GraftError(.endpointUnavailable, "the host at \(socketPath) sent a line longer than 512 MiB.", path: socketPath)
             }
             received += lines
         }
@@ -165,7 +165,7 @@ public final class DebugClient {
             if let deadline {
                 let left = deadline - ContinuousClock.now
                 guard left > .zero else {
-                    throw GraftError(.invalidConfig, "the host at \(socketPath) did not answer in time.", path: socketPath)
+                    throw GraftError(.endpointUnavailable, "the host at \(socketPath) did not answer in time.", path: socketPath)
                 }
                 let (seconds, attoseconds) = left.components
                 milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
@@ -199,6 +199,6 @@ public final class DebugClient {
         let code = answer["error"]?["code"]?.stringValue ?? "unknown"
         let message = answer["error"]?["message"]?.stringValue ?? "the host answered with an error."
         if let known = GraftError.Code(rawValue: code) { return GraftError(known, message) }
-        return GraftError(.invalidConfig, "\(code): \(message)")
+        return GraftError(.endpointUnavailable, "\(code): \(message)")
     }
 }

@@ -115,7 +115,7 @@ public final class DebugEndpoint: Sendable {
         let bound = try UnixSocket.withAddress(path) { address, length in bind(listener, address, length) == 0 }
         guard bound else {
             if errno == EADDRINUSE {
-                throw GraftError(.permissionDenied, "\(path) appeared while the debug endpoint was opening; it was left alone.", path: path)
+                throw GraftError(.endpointUnavailable, "\(path) appeared while the debug endpoint was opening; it was left alone.", path: path)
             }
             throw UnixSocket.failure("cannot bind the debug socket \(path)", path: path)
         }

@@ -25,13 +25,13 @@ enum SocketPathClaim {
         }
         guard status.st_mode & S_IFMT == S_IFSOCK else {
             throw GraftError(
-                .permissionDenied,
+                .endpointUnavailable,
                 "\(path) exists and is not a socket; the debug endpoint never replaces it. Remove it or choose another path.",
                 path: path)
         }
         guard try isStale(path) else {
             throw GraftError(
-                .permissionDenied, "\(path) is a socket another process is listening on; choose another path.", path: path)
+                .endpointUnavailable, "\(path) is a socket another process is listening on; choose another path.", path: path)
         }
         guard unlink(path) == 0 || errno == ENOENT else {
             throw UnixSocket.failure("cannot remove the stale socket \(path)", path: path)
@@ -61,17 +61,17 @@ enum SocketPathClaim {
             throw UnixSocket.failure("cannot use the folder \(folderPath) for the debug socket", path: path)
         }
         guard status.st_mode & S_IFMT == S_IFDIR else {
-            throw GraftError(.invalidConfig, "\(folderPath) is not a folder; the debug socket goes in a folder you own.", path: path)
+            throw GraftError(.endpointUnavailable, "\(folderPath) is not a folder; the debug socket goes in a folder you own.", path: path)
         }
         guard status.st_uid == geteuid() else {
             throw GraftError(
-                .permissionDenied,
+                .endpointUnavailable,
                 "\(folderPath) belongs to another user (uid \(status.st_uid)); put the debug socket in a folder you own, such as $XDG_RUNTIME_DIR.",
                 path: path)
         }
         guard status.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
             throw GraftError(
-                .permissionDenied,
+                .endpointUnavailable,
                 "\(folderPath) is writable by other users, who could replace the debug socket; use a folder only you can write to (chmod go-w).",
                 path: path)
         }

@@ -36,7 +36,7 @@ enum UnixSocket {
         let bytes = Array(path.utf8)
         guard !bytes.isEmpty, bytes.count <= maximumPathLength, !bytes.contains(0) else {
             throw GraftError(
-                .invalidConfig,
+                .endpointUnavailable,
                 "the socket path '\(path)' is \(bytes.count) bytes; Unix socket paths are 1 to \(maximumPathLength) bytes without NUL.",
                 path: path)
         }
@@ -75,9 +75,6 @@ enum UnixSocket {
     }
 
     static func failure(_ what: String, path: String? = nil) -> GraftError {
-        let code = errno
-        return GraftError(
-            code == EACCES || code == EPERM ? .permissionDenied : .invalidConfig,
-            "\(what): \(String(cString: strerror(code))).", path: path)
+        GraftError(.endpointUnavailable, "\(what): \(String(cString: strerror(errno))).", path: path)
     }
 }
