@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <spawn.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -122,4 +123,49 @@ int graft_die_with_parent(pid_t expected_parent) {
 int graft_limit_address_space(unsigned long long bytes) {
     struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
     return setrlimit(RLIMIT_AS, &limit) == 0 ? 0 : errno;
+}
+
+static void graft_write_peak(int signal_number) {
+    char status[8192], line[96];
+    size_t length = 0, digits = 0;
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t count;
+        while (length < sizeof status - 1 &&
+               (count = read(fd, status + length, sizeof status - 1 - length)) > 0)
+            length += (size_t)count;
+        close(fd);
+    }
+    status[length] = '\0';
+    const char *peak = strstr(status, "VmPeak:");
+    if (peak) {
+        const char *prefix = "\ngraft-child: peak address space ";
+        size_t used = strlen(prefix);
+        memcpy(line, prefix, used);
+        peak += 7;
+        while (*peak == ' ' || *peak == '\t') peak++;
+        while (*peak >= '0' && *peak <= '9' && digits < 20) line[used + digits++] = *peak++;
+        if (digits > 0) {
+            memcpy(line + used + digits, " kB\n", 4);
+            ssize_t ignored = write(2, line, used + digits + 4);
+            (void)ignored;
+        }
+    }
+    /* SA_RESETHAND restored the default action: the signal now ends the process. */
+    raise(signal_number);
+}
+
+int graft_report_peak_on_crash(void) {
+    static const int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE};
+    stack_t stack = {.ss_sp = malloc(64 * 1024), .ss_size = 64 * 1024, .ss_flags = 0};
+    if (!stack.ss_sp) return ENOMEM;
+    if (sigaltstack(&stack, NULL) != 0) return errno;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = graft_write_peak;
+    action.sa_flags = SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        if (sigaction(signals[i], &action, NULL) != 0) return errno;
+    return 0;
 }

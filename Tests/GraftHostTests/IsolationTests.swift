@@ -229,6 +229,28 @@ struct IsolationTests {
         #expect(error?.message.contains("test.fragile") == true)
     }
 
+    /// A child started with posix_spawn inherits the host's peak memory at
+    /// exec in what the kernel reports for it, so the host must not read that
+    /// figure: here the host's own peak is above the child's limit first.
+    @Test("out of memory and a crash are told apart even when the host's own peak is above the plugin's limit")
+    func memoryLimitBesideABigHost() throws {
+        let limit = 128 << 20
+        let ballast = UnsafeMutableRawPointer.allocate(byteCount: limit + (64 << 20), alignment: 4096)
+        memset(ballast, 1, limit + (64 << 20))
+        ballast.deallocate()
+        for fault in ["alloc", "segv"] {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("bad_runtime", into: folder, defines: ["FAULT_IN": "\"render\"", "FAULT": "\"\(fault)\""])
+            let limits = IsolationLimits(call: .seconds(5), validator: .seconds(5), memory: UInt64(limit))
+            let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache"), limits: limits)
+            host.loadPlugins()
+            let fragile = try host.makeInstance(of: ComponentReference(key: "fragile"), inputs: ["text": "x"])
+            let error = #expect(throws: GraftError.self) { try fragile.render() }
+            #expect(error?.code == (fault == "alloc" ? .pluginMemoryLimit : .pluginCrashed), "\(fault): \(error?.message ?? "")")
+        }
+    }
+
     @Test("a plugin that misbehaves in a call fails that call; the good plugin and the host go on", arguments: cases)
     func misbehavingCall(place: String, fault: String) throws {
         let scratch = try Scratch()

@@ -41,4 +41,13 @@ int graft_die_with_parent(pid_t expected_parent);
  * Returns 0, or an errno value. */
 int graft_limit_address_space(unsigned long long bytes);
 
+/* Before a crash signal (SEGV, BUS, ILL, TRAP, ABRT, FPE) takes the calling
+ * process down, writes one line to stderr, "graft-child: peak address space
+ * N kB" (VmPeak from /proc/self/status), then lets the signal end the process
+ * as it would have. The parent cannot learn a child's own peak otherwise: a
+ * child started with posix_spawn inherits the parent's ru_maxrss at exec. The
+ * handler runs on its own stack (a stack overflow still reports) and makes
+ * only async-signal-safe calls. Returns 0, or an errno value. */
+int graft_report_peak_on_crash(void);
+
 #endif

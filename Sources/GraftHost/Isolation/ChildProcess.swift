@@ -26,12 +26,6 @@ final class ChildProcess: @unchecked Sendable {
     private var received: [UInt8] = []
     private var pendingOutput: [UInt8] = []
     private var reaped: Termination?
-    /// This process's peak resident memory when the child was spawned. At
-    /// exec, Linux starts the child's ru_maxrss at the high-water mark of the
-    /// memory it replaced, which under posix_spawn (CLONE_VM) is this
-    /// process's: a child that stays below it reports the host's peak, not
-    /// its own, and must not be taken for one that ran out of memory.
-    private let hostPeakAtSpawn = ChildProcess.ownPeakMemory()
     /// Where each read lands first: allocated once per child, not per call.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
@@ -265,8 +259,9 @@ final class ChildProcess: @unchecked Sendable {
             guard count > 0 else { break }
             pendingOutput.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
             while let newline = pendingOutput.firstIndex(of: 10) {
-                onOutput(String(decoding: pendingOutput[..<newline], as: UTF8.self))
+                let line = String(decoding: pendingOutput[..<newline], as: UTF8.self)
                 pendingOutput.removeFirst(newline + 1)
+                if let peak = Self.peakReport(line) { reportedPeak = peak } else { onOutput(line) }
             }
             // A child that never writes a newline still cannot grow the host.
             if pendingOutput.count > 64 * 1024 { flushOutput(onOutput) }
@@ -315,14 +310,32 @@ final class ChildProcess: @unchecked Sendable {
         return stop()
     }
 
-    /// The child's peak resident memory, in bytes, once it has been reaped;
-    /// 0 when it stayed below the host's own peak (then it is not known).
+    /// The child's own peak address space, in bytes, when it died of a crash
+    /// signal: the line its crash reporter wrote (`graft_report_peak_on_crash`)
+    /// just before. 0 when it exited or was killed (then it is not known).
+    /// The kernel's ru_maxrss cannot say it: a child started with posix_spawn
+    /// starts at exec from the high-water mark of the host's own memory.
     private(set) var peakMemory: Int = 0
+    private var reportedPeak: Int?
 
-    static func ownPeakMemory() -> Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024
+    /// The bytes in `graft-child: peak address space N kB`, else nil.
+    static func peakReport(_ line: String) -> Int? {
+        let prefix = "graft-child: peak address space ", suffix = " kB"
+        guard line.hasPrefix(prefix), line.hasSuffix(suffix) else { return nil }
+        return Int(line.dropFirst(prefix.count).dropLast(suffix.count)).map { $0 * 1024 }
+    }
+
+    /// After the child is gone: its last output, for the crash reporter's line.
+    private func readPeakReport() {
+        while true {
+            let count = read(output, scratch.baseAddress, scratch.count)
+            guard count > 0 else { break }
+            pendingOutput.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+        }
+        let text = String(decoding: pendingOutput, as: UTF8.self)
+        for line in text.split(separator: "\n") {
+            if let peak = Self.peakReport(String(line)) { reportedPeak = peak }
+        }
     }
 
     private func reap(blocking: Bool) -> Termination? {
@@ -336,10 +349,8 @@ final class ChildProcess: @unchecked Sendable {
             reaped = .exited(-1)  // already reaped elsewhere: nothing left to wait for
             return reaped
         }
-        // Only a peak above the inherited one is the child's own (see
-        // hostPeakAtSpawn); 8 MiB of slack for the host growing meanwhile.
-        let reported = Int(usage.ru_maxrss) * 1024
-        peakMemory = reported > hostPeakAtSpawn + (8 << 20) ? reported : 0
+        readPeakReport()
+        peakMemory = reportedPeak ?? 0
         ImageStore.removeFolders(ofProcess: pid)
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7F

@@ -459,7 +459,7 @@ final class PluginRunner: @unchecked Sendable {
         if let memory = limits.memory, child.peakMemory >= Int(memory / 2) {
             error = GraftError(
                 .pluginMemoryLimit,
-                "plugin '\(plugin.info.id)' (\(plugin.info.path)) reached its memory limit (\(memory >> 20) MiB) in \(what): its process \(ended) with \(child.peakMemory >> 20) MiB resident. It starts again on the next call.",
+                "plugin '\(plugin.info.id)' (\(plugin.info.path)) reached its memory limit (\(memory >> 20) MiB) in \(what): its process \(ended) having reserved \(child.peakMemory >> 20) MiB. It starts again on the next call.",
                 path: plugin.info.path)
         } else {
             error = GraftError(

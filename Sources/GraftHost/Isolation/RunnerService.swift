@@ -30,6 +30,8 @@ package enum RunnerService {
             default: break
             }
         }
+        // Said before the limit is set: the reporter's own stack is allocated here.
+        _ = graft_report_peak_on_crash()
         if let limit = settings.memoryLimit { _ = graft_limit_address_space(limit) }
         guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
 

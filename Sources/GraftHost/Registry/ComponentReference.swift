@@ -35,3 +35,18 @@ public struct ComponentReference: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(key)@\(version)" }
 }
+
+/// A literal names a component the way validators and actions are named:
+/// `host.makeInstance(of: "date_picker@2")`, as `host.validate("luhn@2", …)`.
+/// A malformed literal is a mistake in the source, caught on its first run
+/// (like a bad regex literal); text read at run time goes through
+/// `init(parsing:)`, which throws `invalid_reference`.
+extension ComponentReference: ExpressibleByStringLiteral {
+    public init(stringLiteral text: String) {
+        do {
+            try self.init(parsing: text)
+        } catch {
+            preconditionFailure(error.message)
+        }
+    }
+}
