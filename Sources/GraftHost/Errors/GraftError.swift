@@ -67,6 +67,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case duplicateAction = "duplicate_action"
         // Graft's own executables
         case workbenchNotFound = "workbench_not_found"
+        /// `graft check --conformance --only/--skip` named a test that does not exist.
+        case unknownTest = "unknown_test"
     }
 
     public var code: Code
