@@ -109,7 +109,7 @@ static const graft_component_instance_t *create(const graft_component_factory_t 
 #endif
 #ifdef BREAK_THREADS
     if (__atomic_exchange_n(&creating, 1, __ATOMIC_ACQ_REL)) return NULL;
-    for (volatile int spin = 0; spin < 20000; spin++) {}
+    for (volatile int spin = 0; spin < 200000; spin++) {}
     __atomic_store_n(&creating, 0, __ATOMIC_RELEASE);
 #endif
     const graft_value_t *title = graft_object_get(in, "title");
@@ -141,8 +141,8 @@ static const graft_component_descriptor_t *component_at(const graft_component_fa
 }
 static const graft_component_factory_t components = { component_count, component_at, create };
 
-/* Validators: `nonempty` (generic) and `max_len` (native, bool(string,int64)). */
-static bool nonempty(const graft_validator_descriptor_t *self, const graft_value_t *value, const char *const *params,
+/* Validators: `not_blank` (generic) and `max_len` (native, bool(string,int64)). */
+static bool not_blank(const graft_validator_descriptor_t *self, const graft_value_t *value, const char *const *params,
                      uint32_t param_count, const graft_writer_t *message) {
     (void)self; (void)params; (void)param_count;
     if (!value || value->type != GRAFT_TYPE_STRING) return graft_write_cstr(message, "expected text") && false;
@@ -157,7 +157,7 @@ static bool max_len(const char *text, int64_t max) { return (int64_t)strlen(text
 
 static const graft_field_t max_len_params[] = { { "max", GRAFT_TYPE_NUMBER, NULL } };
 static const graft_validator_descriptor_t validator_list[] = {
-    { .name = "nonempty", .version = 1, .kind = GRAFT_VALIDATOR_GENERIC, .message = "must not be empty", .validate = nonempty },
+    { .name = "not_blank", .version = 1, .kind = GRAFT_VALIDATOR_GENERIC, .message = "must not be empty", .validate = not_blank },
     { .name = "max_len", .version = 1, .kind = GRAFT_VALIDATOR_NATIVE, .params = max_len_params, .param_count = 1,
       .message = "is too long", .signature = "bool(string,int64)", .function = (graft_native_function_t)max_len },
 };
