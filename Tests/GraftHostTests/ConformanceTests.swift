@@ -115,7 +115,8 @@ struct ConformanceTests {
         #expect(try ConformanceSelection.tests(only: [], skip: []) == ConformanceTest.allCases)
         #expect(try ConformanceSelection.tests(only: ["scan-time", "entry-and-abi"], skip: []) == [.entryAndABI, .scanTime])
         #expect(try ConformanceSelection.tests(only: [], skip: ["exported-symbols"]).count == ConformanceTest.allCases.count - 1)
-        #expect(try ConformanceSelection.tests(only: ["scan-time"], skip: ["scan-time"]).isEmpty)
+        let nothing = #expect(throws: GraftError.self) { try ConformanceSelection.tests(only: ["scan-time"], skip: ["scan-time"]) }
+        #expect(nothing?.code == .invalidConfig)
         for (typo, meant) in [("rendr", "render-text-and-html"), ("symbols", "exported-symbols"), ("entry-and-abbi", "entry-and-abi")] {
             let error = #expect(throws: GraftError.self) { try ConformanceSelection.tests(only: [typo], skip: []) }
             #expect(error?.code == .unknownTest)

@@ -5,7 +5,10 @@ package enum ConformanceSelection {
     package static func tests(only: [String], skip: [String]) throws(GraftError) -> [ConformanceTest] {
         let chosen = try Set(only.map(resolve))
         let skipped = try Set(skip.map(resolve))
-        return ConformanceTest.allCases.filter { (chosen.isEmpty || chosen.contains($0)) && !skipped.contains($0) }
+        let tests = ConformanceTest.allCases.filter { (chosen.isEmpty || chosen.contains($0)) && !skipped.contains($0) }
+        // A run of no test would pass, and say nothing.
+        if tests.isEmpty { throw GraftError(.invalidConfig, "--only and --skip leave no conformance test to run.") }
+        return tests
     }
 
     static func resolve(_ name: String) throws(GraftError) -> ConformanceTest {
