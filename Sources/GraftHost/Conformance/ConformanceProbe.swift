@@ -107,10 +107,3 @@ final class ConformanceProbe: @unchecked Sendable {
         return host
     }()
 }
-
-/// How findings name what they concern.
-enum ConformanceKey {
-    static func component(_ contract: ComponentContract) -> String { "\(contract.key)@\(contract.version)" }
-    static func validator(_ contract: ValidatorContract) -> String { "validator \(contract.name)@\(contract.version)" }
-    static func action(_ contract: ActionContract) -> String { "action \(contract.key)@\(contract.version)" }
-}

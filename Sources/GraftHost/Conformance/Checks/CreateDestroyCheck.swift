@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `create-destroy-1000`: an instance that leaks grows every host that
 /// renders it for long; 1,000 creates and destroys of each component may
 /// grow this process's resident memory by at most 1 MiB, measured after a
@@ -42,21 +38,5 @@ enum CreateDestroyCheck {
                     got: "\(growth >> 10) KiB more (about \(growth / cycles) bytes per instance)")
             }
         }
-    }
-}
-
-/// This process's resident memory, from /proc/self/statm.
-enum ResidentMemory {
-    static func bytes() -> Int {
-        let descriptor = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return 0 }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return 0 }
-        // "size resident shared …", in pages.
-        let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
