@@ -16,8 +16,8 @@ import Glibc
 /// destructor runs, so none can turn a good scan into a crash.
 package enum ScannerService {
     package static func main(arguments: [String]) -> Never {
-        guard arguments.first == "scan" || arguments.first == "serve" else {
-            writeToStandardError("usage: graft-scanner scan|serve (started by a Graft host, which talks to it on descriptor 3)\n")
+        guard arguments.first == "scan" || arguments.first == "serve" || arguments.first == "conform" else {
+            writeToStandardError("usage: graft-scanner scan|serve|conform (started by a Graft host, which talks to it on descriptor 3)\n")
             exit(64)
         }
         if let parent = ProcessInfo.processInfo.environment["GRAFT_PARENT_PID"].flatMap({ pid_t($0) }) {
@@ -25,6 +25,7 @@ package enum ScannerService {
         }
         signal(SIGPIPE, SIG_IGN)
         if arguments.first == "serve" { RunnerService.serve(arguments: arguments.dropFirst()) }
+        if arguments.first == "conform" { ConformanceService.serve() }
         guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
 
         let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))

@@ -69,6 +69,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case workbenchNotFound = "workbench_not_found"
         case projectExists = "project_exists"
         case graftPackageNotFound = "graft_package_not_found"
+        /// `graft check --conformance --only/--skip` named a test that does not exist.
+        case unknownTest = "unknown_test"
     }
 
     public var code: Code

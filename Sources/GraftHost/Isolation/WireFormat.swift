@@ -73,6 +73,14 @@ enum Wire {
         /// child → host, unasked, before the answer to the call that caused it:
         /// instance, event, payload?, warnings.
         case emitted = 29
+
+        // A conformance test's child (`graft-scanner conform`): one test on one file.
+        /// host → child, with the plugin file's descriptor: test name, path, real path.
+        case conform = 40
+        /// child → host, unasked, before each call that may crash or hang: what (key) and how.
+        case conformStep = 41
+        /// child → host: the test's verdict (findings, notes, skip reason).
+        case conformed = 42
     }
 
     struct Header: Sendable, Equatable {

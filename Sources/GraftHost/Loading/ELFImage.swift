@@ -12,6 +12,9 @@ struct ELFImage: Sendable {
     var needed: [String]
     /// How `graft_entry` appears in the dynamic symbol table.
     var entry: EntrySymbol
+    /// Every defined global or weak dynamic symbol; filled only when asked
+    /// for (`exportedSymbols(of:)`): a Swift plugin has thousands.
+    var exports: [String] = []
 
     enum EntrySymbol: Sendable, Equatable {
         case function
@@ -29,8 +32,14 @@ struct ELFImage: Sendable {
     /// Bytes read at once from the start of the file.
     static let headSize = 64 * 1024
 
+    /// The names the image exports (defined, global or weak, in its dynamic
+    /// symbol table), for the conformance checker.
+    static func exportedSymbols(of file: PluginFile) throws(GraftError) -> [String] {
+        try ELFImage(file: file, listingExports: true).exports
+    }
+
     /// Inspects the file. Throws `not_a_shared_library` naming the file and what is wrong.
-    init(file: PluginFile) throws(GraftError) {
+    init(file: PluginFile, listingExports: Bool = false) throws(GraftError) {
         let path = file.path
         func refuse(_ reason: String) -> GraftError {
             GraftError(.notASharedLibrary, "\(path) is not a loadable shared library: \(reason).", path: path)
@@ -128,6 +137,7 @@ struct ELFImage: Sendable {
         if needed.contains(where: { $0.hasPrefix("libswiftCore.so") }) { containsSwift = true }
 
         var entrySymbol = EntrySymbol.missing
+        var exports: [String] = []
         for section in sections where section.type == 11 /* SHT_DYNSYM */ && section.link < sections.count {
             let symbols = try contents(section, "dynamic symbol table")
             let strings = try contents(sections[section.link], "dynamic symbol names")
@@ -138,11 +148,14 @@ struct ELFImage: Sendable {
                 let sectionIndex = symbols.u16(base + 6)
                 let binding = info >> 4
                 // Defined (not SHN_UNDEF), global or weak.
+                if listingExports, sectionIndex != 0, binding == 1 || binding == 2 {
+                    exports.append(strings.cString(Int(symbols.u32(base))))
+                }
                 if sectionIndex != 0, binding == 1 || binding == 2, strings.hasCString(at: Int(symbols.u32(base)), Self.entryName) {
                     let symbolType = info & 0xF
                     // STT_FUNC, or STT_GNU_IFUNC (resolved to a function by the loader).
                     entrySymbol = symbolType == 2 || symbolType == 10 ? .function : .notAFunction(type: symbolType)
-                    break
+                    if !listingExports { break }
                 }
                 base += stride
             }
@@ -151,6 +164,7 @@ struct ELFImage: Sendable {
         self.containsSwift = containsSwift
         self.needed = needed
         self.entry = entrySymbol
+        self.exports = exports
     }
 }
 

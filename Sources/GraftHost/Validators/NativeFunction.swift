@@ -155,6 +155,28 @@ struct NativeCall: @unchecked Sendable {
         }
     }
 
+    /// The general path with the value given as C bytes, unchecked (not
+    /// UTF-8, say): the conformance checker hands validators text no Swift
+    /// string can hold. Only for signatures whose first argument is a string.
+    func callThroughFFI(rawValue: UnsafePointer<CChar>, params: [String]) -> Outcome {
+        guard kinds[0] == .string, params.count == count - 1 else { return .valueUnreadable }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: NativeSignature.maximumArguments) { slots in
+            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: NativeSignature.maximumArguments) { values in
+                let slots = UnsafeMutableRawPointer(slots.baseAddress!)
+                let values = values.baseAddress!
+                for index in 0..<count { values[index] = slots + index * 8 }
+                var scalars = scalarMask
+                while scalars != 0 {
+                    let index = scalars.trailingZeroBitCount
+                    scalars &= scalars - 1
+                    guard storeScalar(index, value: .null, params: params, into: slots + index * 8) else { return .paramUnreadable(index - 1) }
+                }
+                slots.storeBytes(of: rawValue, as: UnsafePointer<CChar>.self)
+                return pinStrings(from: 1, value: .null, params: params, slots: slots, values: values)
+            }
+        }
+    }
+
     /// Converts a non-string argument into its slot; false when it does not
     /// convert.
     private func storeScalar(_ index: Int, value: GraftValue, params: [String], into slot: UnsafeMutableRawPointer) -> Bool {

@@ -15,6 +15,9 @@ struct Check: ParsableCommand {
         abstract: "Check a plugin file on its own, or a flow against the plugins on the search path, and report every problem.",
         discussion: """
             graft check PATH.so loads one plugin file alone: ABI, descriptors, debugConfigs, duplicates, signatures.
+            graft check --conformance PATH.so runs the conformance tests on it, each in a child process of its own
+            (--list-tests names and describes them; --only and --skip choose; --strict fails on warnings too).
+            Exits 0 when every test passes, 1 when one fails, 2 for a usage error or a file that cannot be opened.
             graft check --flow FLOW.json compares the flow's component and action definitions and every instance
             with what the plugins register (missing components or versions, inputs, events, payloads, params),
             and checks the flow's bindings to variables and that every screen is reachable.
@@ -27,9 +30,34 @@ struct Check: ParsableCommand {
     @Option(help: ArgumentHelp("A flow document to check against the plugins on the search path.", valueName: "flow.json"))
     var flow: String?
 
+    @Flag(help: "Run the conformance tests on the plugin file, each in a child process of its own.")
+    var conformance = false
+
+    @Option(name: .customLong("only"), help: ArgumentHelp("With --conformance: run only this test (repeatable).", valueName: "test"))
+    var onlyTests: [String] = []
+
+    @Option(name: .customLong("skip"), help: ArgumentHelp("With --conformance: do not run this test (repeatable).", valueName: "test"))
+    var skippedTests: [String] = []
+
+    @Flag(help: "With --conformance: warnings fail their test too (exported symbols, a newer struct_size, HTML for text/plain, …).")
+    var strict = false
+
+    @Flag(help: "Name and describe every conformance test, then exit.")
+    var listTests = false
+
+    @Option(help: ArgumentHelp("With --conformance: how long each test's process may run, in seconds (default: each test's own, 10–60 s).", valueName: "seconds"))
+    var testTimeout: Double?
+
     @OptionGroup var options: GlobalOptions
 
     func validate() throws {
+        if listTests { return }
+        let conformanceOnly = !onlyTests.isEmpty || !skippedTests.isEmpty || strict || testTimeout != nil
+        if conformanceOnly && !conformance {
+            throw ValidationError("--only, --skip, --strict and --test-timeout go with --conformance.")
+        }
+        if conformance && flow != nil { throw ValidationError("--conformance checks a plugin file, not a flow.") }
+        if let testTimeout, !(testTimeout > 0) { throw ValidationError("--test-timeout must be a positive number of seconds.") }
         switch (path, flow) {
         case (nil, nil): throw ValidationError("Give a plugin file to check, or --flow FLOW.json.")
         case (.some, .some): throw ValidationError("Give a plugin file or --flow, not both; add plugins with --plugin-path.")
@@ -38,7 +66,11 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
-        if let flow {
+        if listTests {
+            ConformanceReportText.listTests(json: options.json)
+        } else if conformance, let path {
+            try checkConformance(at: path)
+        } else if let flow {
             try checkFlow(at: flow)
         } else if let path {
             try checkPlugin(at: path)
@@ -61,6 +93,26 @@ struct Check: ParsableCommand {
             for problem in check.problems { Output.line("  \(problem.code.rawValue): \(problem.message)") }
         }
         if !check.isClean { throw ExitCode(1) }
+    }
+
+    private func checkConformance(at path: String) throws {
+        LoggingSetup.bootstrap(level: options.logLevel)
+        let report: ConformanceReport
+        do throws(GraftError) {
+            let tests = try ConformanceSelection.tests(only: onlyTests, skip: skippedTests)
+            let supervisor = ConformanceSupervisor(
+                tests: tests, strict: strict, scanning: options.scanning, trust: TrustPolicy(allowsUntrusted: options.allowUntrusted),
+                testTimeout: testTimeout.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) })
+            report = try supervisor.check(pluginAt: path)
+        } catch {
+            throw CommandFailure(error: error, json: options.json)
+        }
+        if options.json {
+            Output.json(report.json)
+        } else {
+            for line in ConformanceReportText.lines(report) { Output.line(line) }
+        }
+        if !report.passed { throw ExitCode(1) }
     }
 
     private func checkFlow(at path: String) throws {

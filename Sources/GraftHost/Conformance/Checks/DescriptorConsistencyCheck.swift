@@ -1,0 +1,86 @@
+import CGraft
+
+/// `descriptor-consistency`: every rule of graft.h on descriptors (the
+/// loader's checks, all of them reported), then what the loader takes on
+/// trust: counts that do not change, NULL past the end, and the same
+/// descriptors on a second read.
+enum DescriptorConsistencyCheck {
+    /// Refusals about the entry, its ABI or init: entry-and-abi's to report.
+    static func isAboutEntry(_ error: GraftError) -> Bool {
+        [.notASharedLibrary, .entrySymbolMissing, .dlopenFailed, .abiIncompatible, .pluginInitFailed].contains(error.code)
+            || error.symbol == GRAFT_ENTRY_SYMBOL
+    }
+
+    static func run(_ probe: ConformanceProbe) {
+        let load = probe.load
+        guard let plugin = load.plugin else {
+            let descriptors = load.problems.filter { !isAboutEntry($0) }
+            if descriptors.isEmpty {
+                probe.skip("the plugin's entry is unusable (\(load.problems.first?.code.rawValue ?? "?")); entry-and-abi says why")
+            }
+            for problem in descriptors {
+                probe.fail(
+                    problem.key ?? "descriptors", expected: "descriptors that follow graft.h",
+                    got: "\(problem.code.rawValue): \(problem.message)")
+            }
+            return
+        }
+        guard let image = try? plugin.mapped(), let entry = image.entry, let getFactory = entry.pointee.get_factory else { return }
+        probe.step("get_factory", "reading every factory a second time")
+        var reader = DescriptorReader(path: plugin.info.path)
+        if let raw = getFactory(GRAFT_COMPONENT_FACTORY_ID) {
+            let factory = raw.assumingMemoryBound(to: graft_component_factory_t.self)
+            stable("component", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
+                factory.pointee.get_descriptor?(factory, index) != nil
+            }
+            let again = reader.readComponents(factory)
+            compare("component", plugin.info.components.map(ConformanceKey.component), again.map(ConformanceKey.component),
+                plugin.info.components == again, probe)
+        }
+        if let raw = getFactory(GRAFT_VALIDATOR_FACTORY_ID) {
+            let factory = raw.assumingMemoryBound(to: graft_validator_factory_t.self)
+            stable("validator", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
+                factory.pointee.get_descriptor?(factory, index) != nil
+            }
+            let again = reader.readValidators(factory).map(\.0)
+            compare("validator", plugin.info.validators.map(ConformanceKey.validator), again.map(ConformanceKey.validator),
+                plugin.info.validators == again, probe)
+        }
+        if let raw = getFactory(GRAFT_ACTION_FACTORY_ID) {
+            let factory = raw.assumingMemoryBound(to: graft_action_factory_t.self)
+            stable("action", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
+                factory.pointee.get_descriptor?(factory, index) != nil
+            }
+            let again = reader.readActions(factory).map(\.0)
+            compare("action", plugin.info.actions.map(ConformanceKey.action), again.map(ConformanceKey.action),
+                plugin.info.actions == again, probe)
+        }
+        for problem in reader.problems {
+            probe.fail(problem.key ?? "descriptors", expected: "the same valid descriptors on a second read", got: problem.message)
+        }
+        probe.note(
+            "\(plugin.info.components.count) component(s), \(plugin.info.validators.count) validator(s), \(plugin.info.actions.count) action(s)")
+    }
+
+    /// count() gives the same number twice, and get_descriptor(count) is NULL.
+    private static func stable(
+        _ kind: String, count: (() -> UInt32)?, _ probe: ConformanceProbe, descriptorExists: (UInt32) -> Bool
+    ) {
+        guard let count else { return }
+        let first = count(), second = count()
+        if first != second {
+            probe.fail("\(kind) factory", expected: "count() to stay the same between init and deinit", got: "\(first), then \(second)")
+        }
+        guard first < UInt32(DescriptorReader.maximumDescriptors) else { return }
+        if descriptorExists(first) {
+            probe.fail("\(kind) factory", expected: "get_descriptor(\(first)) = NULL (count() is \(first))", got: "a descriptor")
+        }
+    }
+
+    private static func compare(_ kind: String, _ first: [String], _ second: [String], _ same: Bool, _ probe: ConformanceProbe) {
+        guard !same else { return }
+        probe.fail(
+            "\(kind) factory", expected: "the same \(kind) descriptors on every read (\(first.joined(separator: ", ")))",
+            got: second.isEmpty ? "none" : second.joined(separator: ", ") + (first == second ? " with different contents" : ""))
+    }
+}

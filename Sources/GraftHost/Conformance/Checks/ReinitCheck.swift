@@ -1,0 +1,72 @@
+import CGraft
+
+/// `init-deinit-init`: graft.h lets a host load an image it never unloads
+/// (any image containing Swift) a second time, so the plugin sees init again
+/// after deinit in the same process. Statics a plugin frees in deinit, or a
+/// "started" flag it never clears, break that load.
+enum ReinitCheck {
+    static func run(_ probe: ConformanceProbe) {
+        guard let plugin = probe.plugin(), let image = try? plugin.mapped(), let entry = image.entry, let host = image.host,
+            let initialize = entry.pointee.`init`, let getFactory = entry.pointee.get_factory
+        else { return }
+        if let deinitialize = entry.pointee.deinit {
+            probe.step("deinit", "calling deinit after the first init")
+            deinitialize()
+        } else {
+            probe.note("deinit is NULL: init is called a second time with no deinit between")
+        }
+        probe.step("init", "calling init a second time, after deinit")
+        guard initialize(host.pointer) else {
+            probe.fail("init", expected: "init to return true again after deinit (same process, image still mapped)", got: "false")
+            return
+        }
+        probe.step("get_factory", "reading the descriptors after the second init")
+        var reader = DescriptorReader(path: plugin.info.path)
+        let components = getFactory(GRAFT_COMPONENT_FACTORY_ID).map {
+            reader.readComponents($0.assumingMemoryBound(to: graft_component_factory_t.self))
+        } ?? []
+        let validators = getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
+            reader.readValidators($0.assumingMemoryBound(to: graft_validator_factory_t.self)).map(\.0)
+        } ?? []
+        let actions = getFactory(GRAFT_ACTION_FACTORY_ID).map {
+            reader.readActions($0.assumingMemoryBound(to: graft_action_factory_t.self)).map(\.0)
+        } ?? []
+        for problem in reader.problems {
+            probe.fail(problem.key ?? "descriptors", expected: "valid descriptors after the second init", got: problem.message)
+        }
+        if components != plugin.info.components || validators != plugin.info.validators || actions != plugin.info.actions {
+            probe.fail(
+                "descriptors", expected: "the same descriptors after the second init",
+                got: "components \(components.map(ConformanceKey.component)), validators \(validators.map(ConformanceKey.validator)), actions \(actions.map(ConformanceKey.action))")
+        }
+        // The first init's factories are gone (valid until deinit): the
+        // components are made again through the second init's.
+        let again = LoadedPlugin(
+            info: plugin.info,
+            image: LoadedPlugin.Image(
+                handle: image.handle, entry: entry, host: host,
+                componentFactory: getFactory(GRAFT_COMPONENT_FACTORY_ID)?.assumingMemoryBound(to: graft_component_factory_t.self),
+                validators: [], actions: []))
+        // Never released: releasing a LoadedPlugin calls deinit, which this
+        // test calls itself, once per init.
+        _ = Unmanaged.passRetained(again)
+        for contract in components {
+            let component = RegisteredComponent(contract: contract, plugin: again)
+            let key = ConformanceKey.component(contract)
+            probe.step(key, "creating it from its debugConfig after the second init")
+            guard case .instance(let instance) = RawInstance.create(component, inputs: contract.debugConfig, logger: probe.logger) else {
+                probe.fail(key, expected: "an instance from its debugConfig after the second init", got: "none")
+                continue
+            }
+            probe.step(key, "rendering it after the second init")
+            if !instance.render("text/plain").ok {
+                probe.fail(key, expected: "render to return true after the second init", got: "false")
+            }
+            instance.destroy()
+        }
+        if let deinitialize = entry.pointee.deinit {
+            probe.step("deinit", "calling deinit after the second init")
+            deinitialize()
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import FoundationEssentials
+import Logging
+
+/// What a check works with in the conformance child: the plugin file, the
+/// plugin loaded as a host loads it (timed), and where findings go. Before
+/// each call into the plugin that may crash or hang, a check says what it is
+/// about to do (`step`), so that the host can name it if the process dies.
+///
+/// `@unchecked Sendable`: the findings are guarded by `lock` (the concurrent
+/// test reports from several threads); everything else is used by the
+/// test's main thread only.
+final class ConformanceProbe: @unchecked Sendable {
+    let file: PluginFile
+    let logger: Logger
+    private let lock = Lock()
+    private var collected = ConformanceVerdict()
+
+    init(file: PluginFile, logger: Logger) {
+        self.file = file
+        self.logger = logger
+    }
+
+    var verdict: ConformanceVerdict { lock.withLock { collected } }
+
+    // MARK: Reporting
+
+    /// Tells the host what comes next, before it is done.
+    func step(_ key: String, _ what: String) {
+        var writer = WireWriter()
+        writer.string(key)
+        writer.string(what)
+        _ = ChildChannel.send(.conformStep, id: 0, writer.bytes)
+    }
+
+    func fail(_ key: String, expected: String, got actual: String) {
+        lock.withLock { appendFinding(ConformanceFinding(.failure, key: key, expected: expected, actual: actual)) }
+    }
+
+    func warn(_ key: String, expected: String, got actual: String) {
+        lock.withLock { appendFinding(ConformanceFinding(.warning, key: key, expected: expected, actual: actual)) }
+    }
+
+    private func appendFinding(_ finding: ConformanceFinding) { collected.findings.append(finding) }
+
+    func note(_ text: String) { lock.withLock { collected.notes.append(text) } }
+
+    func skip(_ reason: String) { lock.withLock { collected.skipReason = reason } }
+
+    var hasFailures: Bool { lock.withLock { collected.findings.contains { $0.severity == .failure } } }
+
+    // MARK: The plugin
+
+    struct Load {
+        let plugin: LoadedPlugin?
+        let problems: [GraftError]
+        let duration: Duration
+    }
+
+    /// The plugin loaded as the scanner loads it: ELF checks, dlopen (its
+    /// constructors), graft_entry, the ABI check, init, every descriptor, the
+    /// native signatures prepared. Done once, on first use, and timed.
+    private(set) lazy var load: Load = {
+        step("plugin", "loading it (constructors, graft_entry, init, descriptors)")
+        let started = ContinuousClock.now
+        switch PluginLoader(logger: logger).open(file, mapping: .descriptor, images: ImageStore()) {
+        case .failure(let problems):
+            return Load(plugin: nil, problems: problems.errors, duration: ContinuousClock.now - started)
+        case .success(let plugin):
+            // Never unloaded: the child ends with _exit.
+            plugin.staysMapped.store(true, ordering: .relaxed)
+            do throws(GraftError) {
+                _ = try ValidatorRegistry().prepare(plugin)
+            } catch {
+                return Load(plugin: nil, problems: [error], duration: ContinuousClock.now - started)
+            }
+            return Load(plugin: plugin, problems: [], duration: ContinuousClock.now - started)
+        }
+    }()
+
+    /// The loaded plugin; nil, and the test skipped, when it does not load
+    /// (entry-and-abi and descriptor-consistency report why).
+    func plugin() -> LoadedPlugin? {
+        if let plugin = load.plugin { return plugin }
+        let code = load.problems.first?.code.rawValue ?? "unknown reason"
+        skip("the plugin does not load (\(code)); entry-and-abi and descriptor-consistency say why")
+        return nil
+    }
+
+    func components(of plugin: LoadedPlugin) -> [RegisteredComponent] {
+        plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) }
+    }
+
+    /// A host of this process with the plugin registered, for validators and
+    /// actions as a host calls them.
+    private(set) lazy var host: GraftHost? = {
+        guard let plugin = plugin() else { return nil }
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
+            logger: logger)
+        do throws(GraftError) {
+            try host.register(plugin, file: file)
+        } catch {
+            fail("plugin", expected: "a plugin a host can register", got: "\(error.code.rawValue): \(error.message)")
+            return nil
+        }
+        return host
+    }()
+}

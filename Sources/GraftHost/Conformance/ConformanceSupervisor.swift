@@ -1,0 +1,98 @@
+import FoundationEssentials
+import Logging
+
+/// The host's side of `graft check --conformance`: each test runs in a child
+/// of its own (`graft-scanner conform`, started and reaped by `ChildProcess`
+/// like every Graft child), so a plugin that crashes or hangs in one test
+/// fails that test only and the next one starts on a fresh process. Every
+/// wait has the test's deadline; past it the child is killed.
+package struct ConformanceSupervisor: Sendable {
+    package var tests: [ConformanceTest]
+    package var strict: Bool
+    package var scanning: Scanning
+    package var trust: TrustPolicy
+    /// Replaces every test's own deadline when set.
+    package var testTimeout: Duration?
+    package var logger: Logger
+
+    package init(
+        tests: [ConformanceTest] = ConformanceTest.allCases, strict: Bool = false, scanning: Scanning = Scanning(),
+        trust: TrustPolicy = .strict, testTimeout: Duration? = nil, logger: Logger = Logger(label: "graft.conformance")
+    ) {
+        self.tests = tests
+        self.strict = strict
+        self.scanning = scanning
+        self.trust = trust
+        self.testTimeout = testTimeout
+        self.logger = logger
+    }
+
+    /// Runs the tests on the file at `path`. Throws when the file cannot be
+    /// opened or trusted, or no child can be started: then no test can run.
+    package func check(pluginAt path: String) throws(GraftError) -> ConformanceReport {
+        let file = try PluginFile(opening: path)
+        var folders: [String: String?] = [:]
+        if let violation = trust.violation(of: file, folders: &folders) { throw violation }
+        guard let executable = ScannerLocation.find(configured: scanning.executable) else {
+            throw GraftError(
+                .scannerUnavailable,
+                "conformance tests run each in a child process, and no graft-scanner was found (beside graft, through GRAFT_SCANNER or on PATH); `swift build --product graft-scanner` builds it.")
+        }
+        var results: [ConformanceResult] = []
+        for test in tests { results.append(try run(test, on: file, executable: executable)) }
+        return ConformanceReport(path: path, strict: strict, results: results)
+    }
+
+    private func run(_ test: ConformanceTest, on file: PluginFile, executable: String) throws(GraftError) -> ConformanceResult {
+        let started = ContinuousClock.now
+        let deadline = testTimeout ?? test.deadline
+        let output = { (line: String) in self.logger.notice("\(test.name): \(line)", metadata: ["plugin": "\(file.path)"]) }
+        let child = try ChildProcess.startGraftChild(executable: executable, arguments: ["conform"], onOutput: output)
+        var request = WireWriter()
+        request.string(test.name)
+        request.string(file.path)
+        request.string(file.realPath)
+        // What the child said it was about to do: where a crash or hang happened.
+        var step = (key: "plugin", what: "starting the test")
+        func result(_ verdict: ConformanceVerdict) -> ConformanceResult {
+            ConformanceResult(
+                test: test, findings: verdict.findings, notes: verdict.notes, skipReason: verdict.skipReason,
+                duration: ContinuousClock.now - started)
+        }
+        func died(_ actual: String, _ code: GraftError.Code) -> ConformanceResult {
+            result(ConformanceVerdict(findings: [
+                ConformanceFinding(.failure, key: step.key, expected: "the test to run to its end", actual: actual, code: code)
+            ]))
+        }
+        guard child.send(.conform, id: 1, payload: request.bytes, descriptor: file.descriptor) else {
+            return died("its process \(child.termination()) before it was given the plugin", .pluginCrashed)
+        }
+        let until = started + deadline
+        while true {
+            switch child.receive(until: until, onOutput: output) {
+            case .frame(let header, let payload) where header.kind == .conformStep:
+                var reader = WireReader(payload)
+                if let key = try? reader.string(), let what = try? reader.string() { step = (key, what) }
+            case .frame(let header, let payload) where header.kind == .conformed:
+                var reader = WireReader(payload)
+                guard let verdict = try? reader.verdict() else {
+                    child.stop()
+                    return died("an answer that does not decode", .pluginCrashed)
+                }
+                child.finish()
+                return result(verdict)
+            case .frame(let header, _):
+                child.stop()
+                return died("an unexpected \(header.kind) frame from the test's process", .pluginCrashed)
+            case .violation(let reason):
+                child.stop()
+                return died("the test's process broke the protocol (\(reason))", .pluginCrashed)
+            case .closed:
+                return died("its process \(child.termination()) while \(step.what)", .pluginCrashed)
+            case .timedOut:
+                child.stop()
+                return died("no answer within \(deadline) (it was still \(step.what)); its process was killed", .pluginTimeout)
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+@testable import GraftHost
+
+/// `graft check --conformance` as a plugin author meets it: the fixture
+/// `conformance.c` passes every test as it is, and each -DBREAK_* define
+/// breaks exactly one test, whose finding names what it exercised.
+@Suite("Conformance tests")
+struct ConformanceTests {
+    /// One broken build of the fixture: its define, the one test it must
+    /// fail, and the key that test's finding must name.
+    struct Break: Sendable, CustomTestStringConvertible {
+        var define: String
+        var test: ConformanceTest
+        var key: String
+        /// Only a warning otherwise: the test fails with --strict.
+        var strict = false
+        var testDescription: String { "\(define) fails \(test.name)" }
+    }
+
+    static let breaks: [Break] = [
+        Break(define: "BREAK_ENTRY_ID", test: .entryAndABI, key: "entry"),
+        Break(define: "BREAK_DEBUG_CONFIG", test: .descriptorConsistency, key: "card"),
+        Break(define: "BREAK_CREATE_ANY_KEY", test: .createFromDebugConfig, key: "card@1"),
+        Break(define: "BREAK_RENDER_MEDIA_TYPE", test: .renderTextAndHTML, key: "card@1"),
+        Break(define: "BREAK_INTERACT_ANY", test: .interactions, key: "card@1"),
+        Break(define: "BREAK_LEAK", test: .createDestroy1000, key: "card@1"),
+        Break(define: "BREAK_HOSTILE", test: .hostileInputs, key: "card@1"),
+        Break(define: "BREAK_VALIDATOR_UTF8", test: .validatorEdgeValues, key: "validator not_blank@1"),
+        Break(define: "BREAK_ACTION_PARAMS", test: .actionMissingParams, key: "action remember@1"),
+        Break(define: "BREAK_THREADS", test: .concurrentCalls, key: "card@1"),
+        Break(define: "BREAK_REINIT", test: .initDeinitInit, key: "init"),
+        Break(define: "BREAK_SCAN_TIME", test: .scanTime, key: "plugin"),
+        Break(define: "BREAK_EXPORTS", test: .exportedSymbols, key: "image", strict: true),
+    ]
+
+    static func check(_ path: URL, tests: [ConformanceTest] = ConformanceTest.allCases, strict: Bool = false, timeout: Duration? = nil) throws -> ConformanceReport {
+        try ConformanceSupervisor(tests: tests, strict: strict, testTimeout: timeout, logger: quietLogger).check(pluginAt: path.path)
+    }
+
+    @Test("the fixture as it is passes every test; interactions is skipped, since ABI 1.0 declares none")
+    func goodPluginPasses() throws {
+        let scratch = try Scratch()
+        let report = try Self.check(try Fixtures.build("conformance", into: scratch.url), strict: true)
+        #expect(report.results.map(\.test) == ConformanceTest.allCases)
+        for result in report.results {
+            #expect(result.findings.isEmpty, "\(result.test.name): \(result.findings.map(\.sentence))")
+            #expect(result.outcome(strict: true) == (result.test == .interactions ? .skipped : .passed), "\(result.test.name)")
+        }
+        let interactions = try #require(report.results.first { $0.test == .interactions })
+        #expect(interactions.skipReason?.contains("ABI 1.0") == true)
+        #expect(interactions.notes.contains("card@1: skipped: component declares no interactions (ABI 1.0)"))
+        #expect(report.passed)
+    }
+
+    @Test("each broken build fails exactly its test, naming the key", arguments: breaks)
+    func eachBreakFailsItsTest(_ broken: Break) throws {
+        let scratch = try Scratch()
+        let plugin = try Fixtures.build("conformance", into: scratch.url, defines: [broken.define: "1"])
+        let report = try Self.check(plugin, strict: broken.strict)
+        let failed = report.results.filter { $0.outcome(strict: broken.strict) == .failed }
+        #expect(failed.map(\.test) == [broken.test], "\(failed.map { "\($0.test.name): \($0.findings.map(\.sentence))" })")
+        let findings = try #require(failed.first?.findings)
+        #expect(!findings.isEmpty)
+        #expect(findings.allSatisfy { $0.key == broken.key }, "\(findings.map(\.sentence))")
+        #expect(findings.allSatisfy { !$0.expected.isEmpty && !$0.actual.isEmpty })
+        #expect(!report.passed)
+    }
+
+    @Test("a plugin that crashes in one test fails that test only; the others still run, each in a new process")
+    func crashFailsOneTest() throws {
+        let scratch = try Scratch()
+        let report = try Self.check(try Fixtures.build("conformance", into: scratch.url, defines: ["CRASH_HTML": "1"]))
+        #expect(report.results.count == ConformanceTest.allCases.count)
+        let render = try #require(report.results.first { $0.test == .renderTextAndHTML })
+        #expect(render.outcome(strict: false) == .failed)
+        let finding = try #require(render.findings.first)
+        #expect(finding.code == .pluginCrashed)
+        #expect(finding.key == "card@1")
+        #expect(finding.actual.contains("SIGSEGV") && finding.actual.contains("rendering it as text/html"), "\(finding.actual)")
+        for result in report.results where result.test != .renderTextAndHTML {
+            #expect([.passed, .skipped].contains(result.outcome(strict: false)), "\(result.test.name): \(result.findings.map(\.sentence))")
+        }
+    }
+
+    @Test("a test that hangs is killed at its deadline and fails with plugin_timeout, naming the step")
+    func hangIsKilledAtDeadline() throws {
+        let scratch = try Scratch()
+        let plugin = try Fixtures.build("conformance", into: scratch.url, defines: ["HANG_HTML": "1"])
+        let started = ContinuousClock.now
+        let report = try Self.check(plugin, tests: [.renderTextAndHTML, .scanTime], timeout: .milliseconds(500))
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let render = try #require(report.results.first)
+        #expect(render.findings.first?.code == .pluginTimeout)
+        #expect(render.findings.first?.actual.contains("rendering it as text/html") == true)
+        #expect(report.results.last?.outcome(strict: false) == .passed)
+    }
+
+    @Test("a warning fails its test only with strict")
+    func warningsFailOnlyWhenStrict() throws {
+        let scratch = try Scratch()
+        let plugin = try Fixtures.build("conformance", into: scratch.url, defines: ["BREAK_EXPORTS": "1"])
+        let report = try Self.check(plugin, tests: [.exportedSymbols])
+        let result = try #require(report.results.first)
+        #expect(result.outcome(strict: false) == .warned)
+        #expect(result.findings.first?.actual.contains("conformance_helper") == true)
+        #expect(report.passed)
+        #expect(try Self.check(plugin, tests: [.exportedSymbols], strict: true).passed == false)
+    }
+
+    @Test("--only and --skip choose tests; an unknown name is unknown_test with the closest name")
+    func selection() throws {
+        #expect(try ConformanceSelection.tests(only: [], skip: []) == ConformanceTest.allCases)
+        #expect(try ConformanceSelection.tests(only: ["scan-time", "entry-and-abi"], skip: []) == [.entryAndABI, .scanTime])
+        #expect(try ConformanceSelection.tests(only: [], skip: ["exported-symbols"]).count == ConformanceTest.allCases.count - 1)
+        let nothing = #expect(throws: GraftError.self) { try ConformanceSelection.tests(only: ["scan-time"], skip: ["scan-time"]) }
+        #expect(nothing?.code == .invalidConfig)
+        for (typo, meant) in [("rendr", "render-text-and-html"), ("symbols", "exported-symbols"), ("entry-and-abbi", "entry-and-abi")] {
+            let error = #expect(throws: GraftError.self) { try ConformanceSelection.tests(only: [typo], skip: []) }
+            #expect(error?.code == .unknownTest)
+            #expect(error?.message.contains("Did you mean '\(meant)'?") == true, "\(error?.message ?? "")")
+        }
+        #expect(throws: GraftError.self) { try ConformanceSelection.tests(only: [], skip: ["create"]) }
+    }
+
+    @Test("the first-party plugins and the third-party C example conform")
+    func firstPartyPluginsConform() throws {
+        let scratch = try Scratch()
+        let example = scratch.file("librating.so")
+        let built = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["cc", "-shared", "-fPIC", "-std=c11", "-Wall", "-I", Fixtures.includeFolder.path,
+             Fixtures.root.appendingPathComponent("Examples/c-plugin/rating.c").path, "-o", example.path])
+        #expect(built.status == 0, "\(built.stderr)")
+        for plugin in [try BuildProducts.plugin("DatePicker"), try BuildProducts.plugin("Checkout"), example] {
+            let report = try Self.check(plugin)
+            for result in report.results {
+                #expect(result.outcome(strict: false) != .failed, "\(plugin.lastPathComponent) \(result.test.name): \(result.findings.map(\.sentence))")
+            }
+        }
+    }
+}
