@@ -37,6 +37,15 @@ static const graft_output_t rating_outputs[] = {
     { "rated", "The user picked a number of stars.", rated_payload, 1 },
 };
 
+static const graft_field_t rate_data[] = {
+    { "stars", GRAFT_TYPE_NUMBER, "How many stars, 0 to max." },
+};
+
+/* ABI 1.1: the interactions `interact` answers, for tools to offer and call. */
+static const graft_interaction_t rating_interactions[] = {
+    { "rate", "Pick a number of stars: emits `rated`.", rate_data, 1 },
+};
+
 static const graft_component_descriptor_t rating_descriptor = {
     .key = "star_rating",
     .version = 1,
@@ -47,6 +56,8 @@ static const graft_component_descriptor_t rating_descriptor = {
     .outputs = rating_outputs,
     .output_count = 1,
     .debug_config = "{\"label\":\"Rate us\",\"max\":5,\"value\":3}",
+    .interactions = rating_interactions,
+    .interaction_count = 1,
 };
 
 /* ---- Instance ------------------------------------------------------------ */

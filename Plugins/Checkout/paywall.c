@@ -45,6 +45,15 @@ static const graft_output_t paywall_outputs[] = {
     { "dismiss", "The user closed the paywall without buying.", paywall_dismiss_payload, 1 },
 };
 
+static const graft_field_t dismiss_data[] = {
+    { "reason", GRAFT_TYPE_STRING, "Why the user closed it (default \"user\")." },
+};
+
+static const graft_interaction_t paywall_interactions[] = {
+    { "purchase", "Tap Buy: emits `purchase` with the title and the price.", NULL, 0 },
+    { "dismiss", "Tap Not now: emits `dismiss` with the reason.", dismiss_data, 1 },
+};
+
 static const graft_component_descriptor_t paywall_descriptor = {
     .key = "paywall",
     .version = 1,
@@ -57,6 +66,8 @@ static const graft_component_descriptor_t paywall_descriptor = {
     .output_count = 2,
     .debug_config = "{\"title\":\"Graft Pro\",\"price\":9.99,"
                     "\"features\":[\"Unlimited flows\",\"Priority support\"]}",
+    .interactions = paywall_interactions,
+    .interaction_count = 2,
 };
 
 /* ---- Instance state ------------------------------------------------------ */

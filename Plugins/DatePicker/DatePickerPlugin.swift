@@ -11,16 +11,17 @@ enum DatePickerPlugin: GraftPlugin {
         let dateSelected = OutputSchema(
             description: "The user picked a date.",
             payload: ["date": .string, "timestamp": .number])
+        let select = ["select": InteractionSchema(description: "Pick a day: emits `date_selected`.", data: ["date": .string])]
         plugin.registerCustomComponent(key: "date_picker", version: 1, definition: CustomComponentDefinition(
             name: "Date picker", description: "A labelled date field.",
             inputs: ["label": .string],
-            outputs: ["date_selected": dateSelected],
+            outputs: ["date_selected": dateSelected], interactions: select,
             debugConfig: ["label": "Pick a date"],
             factory: { props, context in DatePicker(props: props, context: context, version: 1) }))
         plugin.registerCustomComponent(key: "date_picker", version: 2, definition: CustomComponentDefinition(
             name: "Date picker", description: "A labelled date field with an earliest selectable date.",
             inputs: ["label": .string, "min_date": .string],
-            outputs: ["date_selected": dateSelected],
+            outputs: ["date_selected": dateSelected], interactions: select,
             debugConfig: ["label": "Pick a date", "min_date": "2026-01-01"],
             factory: { props, context in DatePicker(props: props, context: context, version: 2) }))
         plugin.registerValidator(

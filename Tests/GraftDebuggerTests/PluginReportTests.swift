@@ -38,6 +38,7 @@ struct PluginReportTests {
         #expect(failed < plugin)
         #expect(lines[failed + 1].trimmingCharacters(in: .whitespaces).hasPrefix("abi_incompatible: "))
         #expect(text.contains("      outputs      date_selected {date: string, timestamp: number}"))
-        #expect(text.contains("  status  loaded · ABI 1.0 · never unloaded (contains Swift)"))
+        #expect(text.contains("      interactions select {date: string}"))
+        #expect(text.contains("  status  loaded · ABI 1.1 · never unloaded (contains Swift)"))
     }
 }

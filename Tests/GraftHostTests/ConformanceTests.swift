@@ -26,6 +26,7 @@ struct ConformanceTests {
         Break(define: "BREAK_CREATE_ANY_KEY", test: .createFromDebugConfig, key: "card@1"),
         Break(define: "BREAK_RENDER_MEDIA_TYPE", test: .renderTextAndHTML, key: "card@1"),
         Break(define: "BREAK_INTERACT_ANY", test: .interactions, key: "card@1"),
+        Break(define: "BREAK_INTERACTION_PAYLOAD", test: .interactions, key: "card@1"),
         Break(define: "BREAK_LEAK", test: .createDestroy1000, key: "card@1"),
         Break(define: "BREAK_HOSTILE", test: .hostileInputs, key: "card@1"),
         Break(define: "BREAK_VALIDATOR_UTF8", test: .validatorEdgeValues, key: "validator not_blank@1"),
@@ -40,18 +41,15 @@ struct ConformanceTests {
         try ConformanceSupervisor(tests: tests, strict: strict, testTimeout: timeout, logger: quietLogger).check(pluginAt: path.path)
     }
 
-    @Test("the fixture as it is passes every test; interactions is skipped, since ABI 1.0 declares none")
+    @Test("the fixture as it is passes every test, its declared interaction included")
     func goodPluginPasses() throws {
         let scratch = try Scratch()
         let report = try Self.check(try Fixtures.build("conformance", into: scratch.url), strict: true)
         #expect(report.results.map(\.test) == ConformanceTest.allCases)
         for result in report.results {
             #expect(result.findings.isEmpty, "\(result.test.name): \(result.findings.map(\.sentence))")
-            #expect(result.outcome(strict: true) == (result.test == .interactions ? .skipped : .passed), "\(result.test.name)")
+            #expect(result.outcome(strict: true) == .passed, "\(result.test.name)")
         }
-        let interactions = try #require(report.results.first { $0.test == .interactions })
-        #expect(interactions.skipReason?.contains("ABI 1.0") == true)
-        #expect(interactions.notes.contains("card@1: skipped: component declares no interactions (ABI 1.0)"))
         #expect(report.passed)
     }
 

@@ -24,8 +24,8 @@
  *   through a host-provided `graft_writer_t`, never returned as memory.
  * - Counts are `uint32_t`; the host refuses descriptors with more than
  *   GRAFT_MAX_FIELDS inputs, outputs, payload fields or params.
- * - Published structs never grow. A new capability gets a new factory id
- *   (for example "graft.component-factory/2"); old ids keep working.
+ * - Structs grow only as "Versioning" below says; nothing is ever removed,
+ *   renamed or reordered within major version 1.
  * - Thread tags on each function say who may call it and from where:
  *     [thread-safe]         callable from any thread, concurrently.
  *     [instance-serialized] the host never makes two calls into one instance at
@@ -43,6 +43,30 @@
  * whose `abi.minor` is less than or equal to the host's GRAFT_ABI_MINOR. Any
  * other plugin is refused with the error code `abi_incompatible`. Build a
  * plugin with the oldest minor whose features it uses.
+ *
+ * Versioning
+ * ----------
+ * Within major version 1 a new minor only adds: functions, constants, factory
+ * ids, and fields appended at the end of a struct. How a struct grows depends
+ * on whether it says its own size:
+ * - A struct with `struct_size` (graft_host_t, graft_plugin_entry_t) is read
+ *   up to the smaller of its `struct_size` and the reader's own sizeof: a host
+ *   refuses an entry smaller than the 1.0 struct and ignores fields past the
+ *   ones it knows; a plugin reads no host field past the host's struct_size.
+ * - A struct without one (the descriptors) grows with the minor: a host reads
+ *   a field added in 1.N only from a plugin whose entry declares
+ *   `abi.minor >= N`. A plugin built against an older header lays out the
+ *   older struct, and the host never reads past it.
+ * GRAFT_ABI_VERSION_INIT stamps the version of the header the plugin was
+ * compiled against, so every field that header declares is known to be laid
+ * out (fields a plugin leaves unset in a designated initializer are zero,
+ * which each field documents as "none"). To load in older hosts, declare the
+ * older minor explicitly, for example `.abi = { 1, 0 }`: the host then reads
+ * none of the newer fields.
+ *
+ * Added in 1.1: component interactions (graft_interaction_t, the
+ * `interactions` and `interaction_count` fields of
+ * graft_component_descriptor_t).
  */
 #pragma once
 #ifndef GRAFT_H
@@ -61,7 +85,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define GRAFT_ABI_MAJOR 1
-#define GRAFT_ABI_MINOR 0
+#define GRAFT_ABI_MINOR 1
 
 /* The most inputs, outputs, payload fields, validator params or action params
  * one descriptor may declare. */
@@ -267,6 +291,18 @@ typedef struct graft_output {
     uint32_t payload_count;
 } graft_output_t;
 
+/* An interaction a component answers in `interact` (ABI 1.1): a name a host,
+ * a debugger or a conformance checker can offer and call, what it does, and
+ * the fields of its `data` object. Owned by the plugin; valid until `deinit`. */
+typedef struct graft_interaction {
+    const char *name;          /* non-empty, [a-z0-9_.-], at most 128 bytes;
+                                  unique within its component */
+    const char *description;   /* may be NULL */
+    const graft_field_t *data; /* the fields of `data` (an OBJECT value); may be
+                                  NULL when data_count is 0 (no data) */
+    uint32_t data_count;       /* at most GRAFT_MAX_FIELDS */
+} graft_interaction_t;
+
 /* Describes one component. Owned by the plugin; valid until `deinit`. */
 typedef struct graft_component_descriptor {
     const char *key;          /* non-empty, [a-z0-9_.-], for example "date_picker" */
@@ -280,6 +316,15 @@ typedef struct graft_component_descriptor {
     /* Sample inputs for the debugger, as a JSON object whose keys are declared
      * inputs with values of the declared types. May be NULL (means {}). */
     const char *debug_config;
+
+    /* ABI 1.1. The interactions `interact` answers, at most GRAFT_MAX_FIELDS,
+     * names unique. Read only from a plugin whose entry declares
+     * `abi.minor >= 1`. May be NULL when interaction_count is 0: the component
+     * declares none (a host then sends any name the caller gives, as in 1.0).
+     * When some are declared, a host still forwards any other name, with the
+     * warning `unknown_interaction`. */
+    const graft_interaction_t *interactions;
+    uint32_t interaction_count;
 } graft_component_descriptor_t;
 
 /* Container sizes, in points. 0 means "unbounded". In text/plain one point is
@@ -346,7 +391,9 @@ struct graft_component_instance {
     /* Simulates a user interaction, such as a tap or a text entry, named by
      * `action` with optional `data` (may be NULL). The component reacts as it
      * would to the user, typically by calling `context->emit`. Returns false
-     * for an action it does not know. May be NULL. */
+     * for an action it does not know, or data it cannot use (say why with
+     * `context->warn`). The interactions it knows are declared in its
+     * descriptor (ABI 1.1). May be NULL. */
     bool (*interact)(const graft_component_instance_t *instance,
                      const char *action, const graft_value_t *data);
 

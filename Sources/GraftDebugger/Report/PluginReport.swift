@@ -67,6 +67,11 @@ public struct PluginReport: Sendable {
                 ]))
             })),
             "debugConfig": .object(component.debugConfig),
+            "interactions": .list(component.interactions.map { interaction in
+                var described: [String: GraftValue] = ["name": .string(interaction.name), "data": fields(interaction.data)]
+                if let description = interaction.description { described["description"] = .string(description) }
+                return .object(described)
+            }),
         ]
         if let name = component.name { object["name"] = .string(name) }
         if let description = component.description { object["description"] = .string(description) }
@@ -166,6 +171,13 @@ public struct PluginReport: Sendable {
             for output in component.outputs {
                 let payload = output.payload.map { "\($0.key): \($0.type.rawValue)" }.joined(separator: ", ")
                 lines.append("\(indent)    \(output.event) {\(payload)}\(output.description.map { "  — \($0)" } ?? "")")
+            }
+        }
+        if !component.interactions.isEmpty {
+            lines.append("\(indent)  interactions:")
+            for interaction in component.interactions {
+                let data = interaction.data.map { "\($0.key): \($0.type.rawValue)" }.joined(separator: ", ")
+                lines.append("\(indent)    \(interaction.name)\(data.isEmpty ? "" : " {\(data)}")\(interaction.description.map { "  — \($0)" } ?? "")")
             }
         }
         lines.append("\(indent)  debugConfig: \(GraftValue.object(component.debugConfig).jsonText)")

@@ -38,6 +38,10 @@ enum PluginReportLayout {
                 lines.append("      inputs       \(fields(component["inputs"]))")
                 let outputs = (component["outputs"]?.objectValue ?? [:]).sorted { $0.key < $1.key }
                 lines.append("      outputs      \(outputs.isEmpty ? "none" : outputs.map { "\($0.key) {\(fields($0.value["payload"], empty: ""))}" }.joined(separator: ", "))")
+                let interactions = component["interactions"]?.listValue ?? []
+                if !interactions.isEmpty {
+                    lines.append("      interactions \(interactions.map { "\($0["name"]?.stringValue ?? "?")\(fields($0["data"], empty: "").isEmpty ? "" : " {\(fields($0["data"], empty: ""))}")" }.joined(separator: ", "))")
+                }
                 lines.append("      debugConfig  \((component["debugConfig"] ?? .object([:])).jsonText)")
             }
         }

@@ -62,8 +62,20 @@ public struct Sandbox: Sendable {
                     if let failure = instance.warnings.last(where: { [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit, .pluginRestarted].contains($0.code) }) {
                         throw GraftError(failure.code, failure.message, key: registered.contract.key)
                     }
+                    let declared = registered.contract.interactions.map(\.name)
+                    if !declared.isEmpty, !declared.contains(action) {
+                        let suggestion = NearMiss.closest(to: action, among: declared).map { " Did you mean '\($0)'?" } ?? ""
+                        throw GraftError(
+                            .unknownInteraction,
+                            "\(registered.reference) does not know the interaction '\(action)'; it declares \(declared.joined(separator: ", ")).\(suggestion)",
+                            key: registered.contract.key)
+                    }
+                    let reason = instance.warnings.last.map { " (\($0.code.rawValue): \($0.message))" } ?? ""
                     throw GraftError(
-                        .unknownInteraction, "\(registered.reference) does not know the interaction '\(action)'.",
+                        .unknownInteraction,
+                        declared.contains(action)
+                            ? "\(registered.reference) refused the interaction '\(action)' with that data\(reason)."
+                            : "\(registered.reference) does not know the interaction '\(action)'.",
                         key: registered.contract.key)
                 }
             case .emit(let event, let payload):

@@ -24,8 +24,23 @@ public struct OutputSpec: Sendable, Hashable {
     }
 }
 
+/// An interaction a component declares (ABI 1.1): what `interact` answers,
+/// and the fields of the data it takes.
+public struct InteractionSpec: Sendable, Hashable {
+    public var name: String
+    public var description: String?
+    public var data: [FieldSpec]
+
+    public init(name: String, description: String? = nil, data: [FieldSpec] = []) {
+        self.name = name
+        self.description = description
+        self.data = data
+    }
+}
+
 /// What a component promises: key, version, typed inputs, output events with
-/// their payload schemas, and sample inputs for the debugger.
+/// their payload schemas, the interactions it answers (empty for ABI 1.0
+/// plugins, which cannot declare them), and sample inputs for the debugger.
 public struct ComponentContract: Sendable, Hashable {
     public var key: String
     public var version: Int
@@ -34,10 +49,12 @@ public struct ComponentContract: Sendable, Hashable {
     public var inputs: [FieldSpec]
     public var outputs: [OutputSpec]
     public var debugConfig: [String: GraftValue]
+    public var interactions: [InteractionSpec]
 
     public init(
         key: String, version: Int, name: String? = nil, description: String? = nil,
-        inputs: [FieldSpec] = [], outputs: [OutputSpec] = [], debugConfig: [String: GraftValue] = [:]
+        inputs: [FieldSpec] = [], outputs: [OutputSpec] = [], debugConfig: [String: GraftValue] = [:],
+        interactions: [InteractionSpec] = []
     ) {
         self.key = key
         self.version = version
@@ -46,12 +63,14 @@ public struct ComponentContract: Sendable, Hashable {
         self.inputs = inputs
         self.outputs = outputs
         self.debugConfig = debugConfig
+        self.interactions = interactions
     }
 
     public var reference: ComponentReference { ComponentReference(key: key, version: version) }
 
     public func input(_ key: String) -> FieldSpec? { inputs.first { $0.key == key } }
     public func output(_ event: String) -> OutputSpec? { outputs.first { $0.event == event } }
+    public func interaction(_ name: String) -> InteractionSpec? { interactions.first { $0.name == name } }
 }
 
 /// A validator as a plugin declares it.

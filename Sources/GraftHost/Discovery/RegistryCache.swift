@@ -38,7 +38,8 @@ final class RegistryCache: @unchecked Sendable {
     /// Why the file on disk was not used, if it was not (for one warning).
     private(set) var problem: String?
 
-    static let formatVersion: UInt16 = 1
+    /// 2: components carry their interactions (ABI 1.1).
+    static let formatVersion: UInt16 = 2
     static let magic = Array("GRFTCACH".utf8)
     /// Entries beyond this are dropped, oldest scans first.
     static let maximumEntries = 20_000

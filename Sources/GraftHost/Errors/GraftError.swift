@@ -43,6 +43,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case renderFailed = "render_failed"
         case instanceClosed = "instance_closed"
         case unknownInteraction = "unknown_interaction"
+        case interactionRefused = "interaction_refused"
         case invalidConfig = "invalid_config"
         case invalidJSON = "invalid_json"
         // The debug endpoint

@@ -35,6 +35,11 @@ extension WireWriter {
             writer.list(output.payload) { $0.field($1) }
         }
         value(.object(contract.debugConfig))
+        list(contract.interactions) { writer, interaction in
+            writer.string(interaction.name)
+            writer.optional(interaction.description)
+            writer.list(interaction.data) { $0.field($1) }
+        }
     }
 
     mutating func validator(_ contract: ValidatorContract) {
@@ -117,9 +122,14 @@ extension WireReader {
                 payload: try reader.list { (reader) throws(Wire.Violation) in try reader.field() })
         }
         guard case .object(let debugConfig) = try value() else { throw Wire.Violation(description: "a debugConfig that is not an object") }
+        let interactions = try list { (reader) throws(Wire.Violation) in
+            InteractionSpec(
+                name: try reader.string(), description: try reader.optional(),
+                data: try reader.list { (reader) throws(Wire.Violation) in try reader.field() })
+        }
         return ComponentContract(
             key: key, version: version, name: name, description: description, inputs: inputs, outputs: outputs,
-            debugConfig: debugConfig)
+            debugConfig: debugConfig, interactions: interactions)
     }
 
     mutating func validator() throws(Wire.Violation) -> ValidatorContract {

@@ -14,10 +14,14 @@ struct DescriptorReader {
     static let maximumFields = Int(GRAFT_MAX_FIELDS)
 
     let path: String
+    /// The minor ABI version the plugin's entry declares: fields a later
+    /// minor added to a descriptor are read only when it has them.
+    let abiMinor: Int
     private(set) var problems: [GraftError] = []
 
-    init(path: String) {
+    init(path: String, abiMinor: Int = ABIVersion.host.minor) {
         self.path = path
+        self.abiMinor = abiMinor
     }
 
     private mutating func problem(_ code: GraftError.Code, _ message: String, key: String? = nil, symbol: String? = nil) {
@@ -46,7 +50,7 @@ struct DescriptorReader {
                 problem(.invalidDescriptor, "component descriptor #\(index) is NULL although count() is \(declared).")
                 continue
             }
-            guard let contract = readComponent(descriptor.pointee, index: index) else { continue }
+            guard let contract = readComponent(laidOut(descriptor), index: index) else { continue }
             if !seen.insert(contract.reference).inserted {
                 problem(.duplicateComponent, "declares component \(contract.reference) twice.", key: contract.key)
                 continue
@@ -54,6 +58,18 @@ struct DescriptorReader {
             contracts.append(contract)
         }
         return contracts.sorted { ($0.key, $0.version) < ($1.key, $1.version) }
+    }
+
+    /// The descriptor as the plugin's ABI laid it out: a 1.0 plugin's ends at
+    /// `debug_config`, so only those bytes are read (the memory after them may
+    /// not be readable at all); the fields a later minor added stay zero.
+    private func laidOut(_ descriptor: UnsafePointer<graft_component_descriptor_t>) -> graft_component_descriptor_t {
+        var copy = graft_component_descriptor_t()
+        let size = abiMinor >= 1
+            ? MemoryLayout<graft_component_descriptor_t>.size
+            : MemoryLayout<graft_component_descriptor_t>.offset(of: \.interactions)!
+        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: descriptor, count: size)) }
+        return copy
     }
 
     private mutating func readComponent(_ d: graft_component_descriptor_t, index: Int) -> ComponentContract? {
@@ -121,10 +137,48 @@ struct DescriptorReader {
                 problem(.invalidDescriptor, "\(label) debug_config \(error.message)", key: key)
             }
         }
+        // ABI 1.1: a 1.0 plugin's descriptor ends at debug_config.
+        let interactions = readInteractions(d.interactions, count: d.interaction_count, label: label, key: key)
         guard problems.count == before, let key else { return nil }
         return ComponentContract(
             key: key, version: Int(d.version), name: String(plugin: d.name), description: String(plugin: d.description),
-            inputs: inputs, outputs: outputs.sorted { $0.event < $1.event }, debugConfig: debugConfig)
+            inputs: inputs, outputs: outputs.sorted { $0.event < $1.event }, debugConfig: debugConfig,
+            interactions: interactions)
+    }
+
+    private mutating func readInteractions(
+        _ pointer: UnsafePointer<graft_interaction_t>?, count: UInt32, label: String, key: String?
+    ) -> [InteractionSpec] {
+        guard count > 0 else { return [] }
+        guard Int(count) <= Self.maximumFields else {
+            problem(.invalidDescriptor, "\(label) declares \(count) interactions; the most is \(Self.maximumFields).", key: key)
+            return []
+        }
+        guard let pointer else {
+            problem(.invalidDescriptor, "\(label) declares \(count) interactions but the interactions pointer is NULL.", key: key)
+            return []
+        }
+        var interactions: [InteractionSpec] = []
+        var names: Set<String> = []
+        for index in 0..<Int(count) {
+            let interaction = pointer[index]
+            guard let name = String(plugin: interaction.name), ComponentReference.isValidKey(name) else {
+                problem(
+                    .invalidDescriptor,
+                    "\(label) interaction #\(index) has an invalid name '\(String(plugin: interaction.name) ?? "NULL")'; use a-z, 0-9, '_', '.', '-' (at most 128 bytes).",
+                    key: key)
+                continue
+            }
+            if !names.insert(name).inserted {
+                problem(.invalidDescriptor, "\(label) declares interaction '\(name)' twice.", key: key)
+                continue
+            }
+            let data = readFields(
+                interaction.data, count: interaction.data_count, what: "\(label) interaction '\(name)' data field",
+                allowObject: true, key: key)
+            interactions.append(InteractionSpec(name: name, description: String(plugin: interaction.description), data: data))
+        }
+        return interactions
     }
 
     private mutating func readFields(

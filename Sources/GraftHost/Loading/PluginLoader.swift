@@ -181,7 +181,7 @@ struct PluginLoader: Sendable {
         }
 
         stage(.describe)
-        var reader = DescriptorReader(path: path)
+        var reader = DescriptorReader(path: path, abiMinor: Int(entry.pointee.abi.minor))
         let componentFactory = getFactory(GRAFT_COMPONENT_FACTORY_ID)?.assumingMemoryBound(to: graft_component_factory_t.self)
         let components = componentFactory.map { reader.readComponents($0) } ?? []
         let validators =

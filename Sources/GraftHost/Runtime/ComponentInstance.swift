@@ -298,6 +298,34 @@ public final class ComponentInstance: @unchecked Sendable {
     /// isolated plugin, when the call failed: the reason is in `warnings`).
     @discardableResult
     public func interact(_ action: String, data: GraftValue? = nil) -> Bool {
+        guard let answered = forwardInteraction(action, data: data) else { return false }
+        if !answered { explainRefusal(of: action) }
+        return answered
+    }
+
+    /// Why `interact` answered false, in the instance's warnings: a name the
+    /// component does not declare (ABI 1.1), or a declared one it refused
+    /// (its data or its state did not suit it). A failed call has already
+    /// said why; a 1.0 component declares nothing, so nothing more is known.
+    private func explainRefusal(of action: String) {
+        let contract = component.contract
+        guard !contract.interactions.isEmpty else { return }
+        if contract.interaction(action) == nil {
+            let declared = contract.interactions.map(\.name)
+            context.record([GraftWarning(
+                .unknownInteraction,
+                "\(contract.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")).\(NearMiss.hint(for: action, among: declared))",
+                instanceID: id)])
+        } else {
+            context.record([GraftWarning(
+                .interactionRefused, "\(contract.reference) refused the interaction '\(action)': the plugin answered false (its data or its state did not suit it).",
+                instanceID: id)])
+        }
+    }
+
+    /// The plugin's answer, or nil when the call failed or an isolated
+    /// child refused it (their warnings say why).
+    private func forwardInteraction(_ action: String, data: GraftValue?) -> Bool? {
         do throws(GraftError) {
             return try withHandle { (live, handle) throws(GraftError) in
                 if var answer = try remote(&live, .interact, "interact '\(action)'", { writer in
@@ -307,7 +335,8 @@ public final class ComponentInstance: @unchecked Sendable {
                 }) {
                     let answered = (try? answer.reader.bool()) ?? false
                     recordWarnings(&answer.reader)
-                    return answered
+                    // The child's instance has already said why it refused.
+                    return answered ? true : nil
                 }
                 guard case .local(let instance) = handle, let interact = instance.pointee.interact else { return false }
                 let arena = CArena()
@@ -315,7 +344,7 @@ public final class ComponentInstance: @unchecked Sendable {
             }
         } catch {
             context.record([GraftWarning(error.code, error.message, instanceID: id)])
-            return false
+            return nil
         }
     }
 

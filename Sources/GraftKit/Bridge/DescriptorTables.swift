@@ -16,6 +16,14 @@ enum DescriptorTables {
                     description: PermanentMemory.string(schema.description),
                     payload: payload.pointer, payload_count: payload.count)
             }
+            let interactions = definition.interactions.keys.sorted().map { name in
+                let schema = definition.interactions[name]!
+                let data = fields(schema.data)
+                return graft_interaction_t(
+                    name: PermanentMemory.string(name),
+                    description: PermanentMemory.string(schema.description),
+                    data: data.pointer, data_count: data.count)
+            }
             return graft_component_descriptor_t(
                 key: PermanentMemory.string(component.key),
                 version: UInt32(component.version),
@@ -23,7 +31,8 @@ enum DescriptorTables {
                 description: PermanentMemory.string(definition.description),
                 inputs: inputs.pointer, input_count: inputs.count,
                 outputs: PermanentMemory.array(outputs), output_count: UInt32(outputs.count),
-                debug_config: PermanentMemory.string(JSONText.encode(.object(definition.debugConfig))))
+                debug_config: PermanentMemory.string(JSONText.encode(.object(definition.debugConfig))),
+                interactions: PermanentMemory.array(interactions), interaction_count: UInt32(interactions.count))
         })
     }
 

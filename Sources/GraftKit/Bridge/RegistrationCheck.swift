@@ -38,6 +38,10 @@ enum RegistrationCheck {
         for (event, output) in definition.outputs.sorted(by: { $0.key < $1.key }) {
             problems += fields("\(subject), output \"\(event)\"", "payload field", output.payload.keys)
         }
+        problems += fields(subject, "interaction", definition.interactions.keys)
+        for (name, interaction) in definition.interactions.sorted(by: { $0.key < $1.key }) {
+            problems += fields("\(subject), interaction \"\(name)\"", "data field", interaction.data.keys)
+        }
         for (key, value) in definition.debugConfig.sorted(by: { $0.key < $1.key }) {
             guard let type = definition.inputs[key] else {
                 problems.append("\(subject): debugConfig key \"\(key)\" is not a declared input.")

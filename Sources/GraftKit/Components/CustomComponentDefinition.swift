@@ -12,11 +12,14 @@ public struct CustomComponentDefinition: Sendable {
     public var outputs: [String: OutputSchema]
     /// Sample inputs for the debugger; keys must be declared inputs.
     public var debugConfig: [String: Value]
+    /// The interactions `interact` answers, by name.
+    public var interactions: [String: InteractionSchema]
     public var factory: Factory
 
     public init(
         name: String? = nil, description: String? = nil,
         inputs: [String: InputType] = [:], outputs: [String: OutputSchema] = [:],
+        interactions: [String: InteractionSchema] = [:],
         debugConfig: [String: Value] = [:], factory: @escaping Factory
     ) {
         self.name = name
@@ -24,6 +27,7 @@ public struct CustomComponentDefinition: Sendable {
         self.inputs = inputs
         self.outputs = outputs
         self.debugConfig = debugConfig
+        self.interactions = interactions
         self.factory = factory
     }
 }

@@ -84,8 +84,15 @@ enum ScriptComponent {
           }
         }
 
+        // A sample `data` object for a declared interaction: one value of each field's type.
+        function sampleData(fields) {
+          if (!fields || !fields.length) return null;
+          const samples = { string: '', number: 0, boolean: false, list: [], object: {} };
+          return Object.fromEntries(fields.map(f => [f.key, samples[f.type] ?? null]));
+        }
+
         views.component = (main, reference) => {
-          let session = null, shownSequence = 0, controls = [], contractKey = '';
+          let session = null, shownSequence = 0, controls = [], contractKey = '', declared = [];
           let inFlight = false, pending = false, frame = null;
           wb.timings.renders = [];
           const title = el('h1', {}, 'Component ', el('code', { text: reference }));
@@ -152,20 +159,33 @@ enum ScriptComponent {
 
           function buildInteractions() {
             clear(interactionsBox);
+            // Declared ones first (ABI 1.1; data from the data box, else a sample of their fields), then names
+            // typed here before that the component answered.
+            const names = declared.map(d => d.name);
+            const typed = knownInteractions(reference).filter(action => !names.includes(action));
             const buttons = el('div', { class: 'interaction-buttons' },
-              knownInteractions(reference).map(action => el('button', { type: 'button', class: 'interaction-button',
+              declared.map(d => el('button', { type: 'button', class: 'interaction-button declared',
+                dataset: { action: d.name }, text: d.name, title: d.description || '',
+                onclick: () => interact(d.name, dataFromBox() ?? sampleData(d.data)) })),
+              typed.map(action => el('button', { type: 'button', class: 'interaction-button',
                 dataset: { action }, text: action, onclick: () => interact(action, null) })));
             const name = el('input', { type: 'text', id: 'interaction-name', placeholder: 'interaction, e.g. tap' });
             const data = el('input', { type: 'text', id: 'interaction-data', placeholder: 'data (JSON, optional)' });
+            function dataFromBox() {
+              if (!data.value.trim()) return null;
+              try { return JSON.parse(data.value); } catch (e) { banner('error', 'the interaction data is not JSON'); return undefined; }
+            }
             const go = () => {
               if (!name.value.trim()) return;
-              let value = null;
-              if (data.value.trim()) { try { value = JSON.parse(data.value); } catch (e) { banner('error', 'the interaction data is not JSON'); return; } }
+              const value = dataFromBox();
+              if (value === undefined) return;
               interact(name.value.trim(), value);
             };
             interactionsBox.append(buttons, el('div', { class: 'interact-row' }, name, data,
               el('button', { type: 'button', id: 'interact-button', text: 'Interact', onclick: go })),
-              el('small', { class: 'muted', text: 'graft.h declares no interaction list: each one the component answers becomes a button here.' }));
+              el('small', { class: 'muted', text: declared.length
+                ? 'The buttons are the interactions the component declares; any other name can be tried above.'
+                : 'This component declares no interactions (an ABI 1.0 plugin cannot): each one it answers becomes a button here.' }));
             name.addEventListener('keydown', e => { if (e.key === 'Enter') { e.preventDefault(); go(); } });
           }
 
@@ -247,6 +267,7 @@ enum ScriptComponent {
               session = report.session;
               document.body.dataset.session = session;
               buildControls(report.contract || { inputs: [], outputs: [] }, report.inputs);
+              declared = (report.contract && report.contract.interactions) || [];
               buildInteractions();
               showRender(report);
             } catch (error) {

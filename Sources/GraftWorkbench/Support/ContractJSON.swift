@@ -15,6 +15,11 @@ enum ContractJSON {
                 return .object(item)
             }),
             "debugConfig": .object(contract.debugConfig),
+            "interactions": .list(contract.interactions.map { interaction in
+                var item: [String: GraftValue] = ["name": .string(interaction.name), "data": .list(interaction.data.map(field))]
+                if let description = interaction.description { item["description"] = .string(description) }
+                return .object(item)
+            }),
         ]
         if let name = contract.name { object["name"] = .string(name) }
         if let description = contract.description { object["description"] = .string(description) }

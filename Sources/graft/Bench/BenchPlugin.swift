@@ -28,9 +28,11 @@ enum BenchPlugin {
         static const graft_field_t inputs[] = { { "text", GRAFT_TYPE_STRING, NULL } };
         static const graft_field_t said[] = { { "text", GRAFT_TYPE_STRING, NULL } };
         static const graft_output_t outputs[] = { { "said", NULL, said, 1 } };
+        static const graft_interaction_t interactions[] = { { "say", "emits `said` with the text", NULL, 0 } };
         static const graft_component_descriptor_t echo = {
             .key = BENCH_KEY, .version = 1, .inputs = inputs, .input_count = 1,
-            .outputs = outputs, .output_count = 1, .debug_config = "{\"text\":\"hi\"}" };
+            .outputs = outputs, .output_count = 1, .debug_config = "{\"text\":\"hi\"}",
+            .interactions = interactions, .interaction_count = 1 };
         typedef struct { graft_component_instance_t base; const graft_component_context_t *ctx; char *text; size_t n; } echo_t;
         static bool render(const graft_component_instance_t *self, const char *type, const graft_writer_t *w) {
             (void)type; const echo_t *e = self->plugin_data;

@@ -51,6 +51,11 @@ static const graft_output_t counter_outputs[] = {
     { "tapped", "The user tapped: the count went up by one.", tapped_payload, 1 },
 };
 
+/* ABI 1.1: the interactions `interact` answers, for tools to offer and call. */
+static const graft_interaction_t counter_interactions[] = {
+    { "tap", "Add one to the count: emits `tapped`.", NULL, 0 },
+};
+
 static const graft_component_descriptor_t counter_descriptor = {
     .key = "\#(name.key)",
     .version = 1,
@@ -61,6 +66,8 @@ static const graft_component_descriptor_t counter_descriptor = {
     .outputs = counter_outputs,
     .output_count = 1,
     .debug_config = "{\"title\":\"Taps\",\"count\":0}",
+    .interactions = counter_interactions,
+    .interaction_count = 1,
 };
 
 /* ---- An instance ----------------------------------------------------------- */

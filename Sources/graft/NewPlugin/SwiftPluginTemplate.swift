@@ -72,6 +72,7 @@ enum \#(name.module)Plugin: GraftPlugin {
             name: "Counter", description: "A title and a count that goes up with each tap.",
             inputs: ["title": .string, "count": .number],
             outputs: ["tapped": OutputSchema(description: "The user tapped: the count went up by one.", payload: ["count": .number])],
+            interactions: ["tap": InteractionSchema(description: "Add one to the count: emits `tapped`.")],
             debugConfig: ["title": "Taps", "count": 0],
             factory: { props, context in \#(name.module)Component(props: props, context: context) }))
         plugin.registerValidator(

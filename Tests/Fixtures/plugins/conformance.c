@@ -17,9 +17,11 @@ static const graft_field_t card_inputs[] = {
 };
 static const graft_field_t tapped_payload[] = { { "title", GRAFT_TYPE_STRING, NULL } };
 static const graft_output_t card_outputs[] = { { "tapped", "The user tapped the card.", tapped_payload, 1 } };
+static const graft_interaction_t card_interactions[] = { { "tap", "Tap the card: emits `tapped`.", NULL, 0 } };
 static const graft_component_descriptor_t card = {
     .key = "card", .version = 1, .name = "Card", .description = "A title and a count.",
     .inputs = card_inputs, .input_count = 4, .outputs = card_outputs, .output_count = 1,
+    .interactions = card_interactions, .interaction_count = 1,
 #ifdef BREAK_DEBUG_CONFIG
     /* the fault: `colour` is not a declared input */
     .debug_config = "{\"title\": \"Hello\", \"count\": 3, \"colour\": \"red\"}",
@@ -82,7 +84,12 @@ static bool interact(const graft_component_instance_t *self, const char *action,
 #else
     (void)action;
 #endif
+#ifdef BREAK_INTERACTION_PAYLOAD
+    /* the fault: the declared interaction emits a payload that breaks `tapped`'s schema */
+    graft_member_t field = { "title", graft_number(1) };
+#else
     graft_member_t field = { "title", graft_string(card_instance->title, strlen(card_instance->title)) };
+#endif
     graft_value_t payload = graft_object(&field, 1);
     card_instance->context->emit(card_instance->context, "tapped", &payload);
     return true;

@@ -7,7 +7,8 @@
 //   render  text/html: <div class="widget"><h1>PREFIX title</h1><p class="count">count=N on=yes</p><ul><li>tag</li>…</ul></div>
 //           (text escaped); any other type: "PREFIX title count=N on=yes tags=a,b"
 //   interact "tap" emits `tapped` {"title": title, "count": count}
-// Rebuild with -DWIDGET_PREFIX='"v2:"' for a different build (hot-swap tests).
+// Rebuild with -DWIDGET_PREFIX='"v2:"' for a different build (hot-swap tests), -DWIDGET_REFUSES_TAP for one whose
+// declared interaction `tap` answers false.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,12 @@ static const graft_field_t inputs[] = {
 static const graft_field_t tapped_payload[] = {{"title", GRAFT_TYPE_STRING, NULL}, {"count", GRAFT_TYPE_NUMBER, NULL}};
 static const graft_output_t outputs[] = {{"tapped", "the user tapped the widget", tapped_payload, 2}};
 
+static const graft_interaction_t interactions[] = {{"tap", "tap the widget: emits `tapped`", NULL, 0}};
+
 static const graft_component_descriptor_t descriptor = {
     .key = WIDGET_KEY, .version = 1, .name = "Widget", .description = "A heading, a count, a switch and tags.",
     .inputs = inputs, .input_count = 4, .outputs = outputs, .output_count = 1,
+    .interactions = interactions, .interaction_count = 1,
     .debug_config = "{\"title\": \"Hello\", \"count\": 3, \"on\": true, \"tags\": [\"a\", \"b\"]}",
 };
 
@@ -128,6 +132,9 @@ static bool interact(const graft_component_instance_t *self, const char *action,
     (void)data;
     const widget_t *w = self->plugin_data;
     if (strcmp(action, "tap") != 0) return false;
+#ifdef WIDGET_REFUSES_TAP
+    return false; /* declared, but refused: the host's interaction_refused warning */
+#endif
     graft_member_t fields[] = {
         {"title", graft_string(w->title, strlen(w->title))},
         {"count", graft_number(w->count)},

@@ -27,7 +27,7 @@ enum DescriptorConsistencyCheck {
         }
         guard let image = try? plugin.mapped(), let entry = image.entry, let getFactory = entry.pointee.get_factory else { return }
         probe.step("get_factory", "reading every factory a second time")
-        var reader = DescriptorReader(path: plugin.info.path)
+        var reader = DescriptorReader(path: plugin.info.path, abiMinor: plugin.info.abi.minor)
         if let raw = getFactory(GRAFT_COMPONENT_FACTORY_ID) {
             let factory = raw.assumingMemoryBound(to: graft_component_factory_t.self)
             stable("component", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in

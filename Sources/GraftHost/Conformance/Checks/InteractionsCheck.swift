@@ -26,14 +26,14 @@ enum InteractionsCheck {
                 probe.fail(key, expected: "no event for an unknown interaction", got: stray.map(\.event).joined(separator: ", "))
             }
             guard let declared = component.contract.declaredInteractions else {
-                probe.note("\(key): skipped: component declares no interactions (ABI 1.0)")
+                probe.note("\(key): declares no interactions (ABI 1.0 plugins cannot)")
                 continue
             }
             declaredAny = declaredAny || !declared.isEmpty
             for interaction in declared { exercise(interaction, of: component, key: key, probe) }
         }
         if !declaredAny, !probe.hasFailures {
-            probe.skip("no component declares interactions (ABI 1.0); only the refusal of an unknown interaction was checked")
+            probe.skip("no component declares interactions (ABI 1.1; a 1.0 plugin cannot); only the refusal of an unknown interaction was checked")
         }
     }
 

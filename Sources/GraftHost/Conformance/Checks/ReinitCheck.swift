@@ -21,7 +21,7 @@ enum ReinitCheck {
             return
         }
         probe.step("get_factory", "reading the descriptors after the second init")
-        var reader = DescriptorReader(path: plugin.info.path)
+        var reader = DescriptorReader(path: plugin.info.path, abiMinor: plugin.info.abi.minor)
         let components = getFactory(GRAFT_COMPONENT_FACTORY_ID).map {
             reader.readComponents($0.assumingMemoryBound(to: graft_component_factory_t.self))
         } ?? []

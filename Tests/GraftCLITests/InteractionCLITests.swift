@@ -1,0 +1,37 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+/// Declared interactions (ABI 1.1) as a tester sees them: `graft inspect` and
+/// `graft list` show them, also when answered from the registry cache, and
+/// `graft try --interact` suggests them for a mistyped name.
+@Suite(.timeLimit(.minutes(3)))
+struct InteractionCLITests {
+    static func graft(_ arguments: [String], cache: URL) throws -> CommandResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = cache.path
+        return try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(120))
+    }
+
+    @Test("inspect and list show the interactions, list --json twice (the second from the cache); try suggests a declared one")
+    func shown() throws {
+        let scratch = try Scratch()
+        let library = try Fixtures.build("good_widget", into: scratch.url.appendingPathComponent("plugins")).path
+        let cache = scratch.file("cache")
+        let inspected = try Self.graft(["inspect", "widget", "--plugin-path", library], cache: cache)
+        #expect(inspected.status == 0, "\(inspected.stderr)")
+        #expect(inspected.stdout.contains("interactions:\n    tap  — tap the widget: emits `tapped`"), "\(inspected.stdout)")
+        for _ in 0..<2 {
+            let listed = try Self.graft(["list", "--json", "--only-plugin-path", "--plugin-path", library], cache: cache)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(listed.stdout.contains(#""interactions":[{"data":{},"description":"tap the widget: emits `tapped`","name":"tap"}]"#), "\(listed.stdout)")
+        }
+        let mistyped = try Self.graft(["try", "widget", "--plugin-path", library, "--interact", "tpa"], cache: cache)
+        #expect(mistyped.status != 0)
+        #expect(mistyped.stderr.contains("unknown_interaction"), "\(mistyped.stderr)")
+        #expect(mistyped.stderr.contains("it declares tap. Did you mean 'tap'?"), "\(mistyped.stderr)")
+        let tapped = try Self.graft(["try", "widget", "--plugin-path", library, "--interact", "tap"], cache: cache)
+        #expect(tapped.status == 0, "\(tapped.stderr)")
+        #expect(tapped.stdout.contains("emit tapped"))
+    }
+}
