@@ -36,6 +36,22 @@
  *                           while any other call into the plugin runs.
  *     [last-user]           called once, on whichever thread releases the
  *                           plugin last, after every other call has returned.
+ *     [during-call]         a host function handed to one call (a writer, an
+ *                           action's context): only while that call runs and
+ *                           on its thread, never after it returns.
+ *   Every function pointer below carries one of these tags.
+ *
+ * Limits a plugin can hit
+ * -----------------------
+ * - Keys, event names, interaction names and field keys: non-empty,
+ *   [a-z0-9_.-], at most 128 bytes (longer ones are `invalid_descriptor`).
+ * - GRAFT_MAX_FIELDS per list in a descriptor; GRAFT_MAX_DESCRIPTORS per
+ *   factory; GRAFT_MAX_NATIVE_ARGS per native signature.
+ * - Writers: a render or saved state takes at most 16 MiB (an isolated host
+ *   takes 4 MiB of render by default and reports more as
+ *   `output_too_large`); a validator's message at most 64 KiB. Past the limit
+ *   `write` returns false and the rest is dropped.
+ * - Log levels are GRAFT_LOG_*; any other value is logged as an error.
  *
  * Compatibility
  * -------------
@@ -179,8 +195,9 @@ struct graft_writer {
     /* Appends `length` bytes. Returns false if the host refused them (for
      * example because the output passed the host's size limit); the plugin
      * should stop writing and return false from the call that is writing.
-     * `data` may be NULL when length is 0.
-     * [instance-serialized] only during the call that received this writer. */
+     * `data` may be NULL when length is 0. The limits are under "Limits a
+     * plugin can hit" above.
+     * [during-call] */
     bool (*write)(const graft_writer_t *writer, const char *data, size_t length);
 
     /* Declares the media type of what is written, for example "text/plain" or
@@ -188,7 +205,7 @@ struct graft_writer {
      * output has the media type the host asked for. The host copies the
      * string; it compares type and subtype case-insensitively and ignores
      * parameters such as "; charset=utf-8".
-     * [instance-serialized] only during the call that received this writer. */
+     * [during-call] */
     void (*set_media_type)(const graft_writer_t *writer, const char *media_type);
 };
 
@@ -356,9 +373,14 @@ struct graft_component_context {
     void (*log)(const graft_component_context_t *context, uint32_t level,
                 const char *message);
 
-    /* Records a contract warning, for example when the plugin read an input
-     * the flow did not bind and fell back to a default. `code` is a Graft
-     * error code such as "input_type_mismatch"; both strings are copied.
+    /* Records a contract warning on the instance, for example when the plugin
+     * read an input the flow did not bind and fell back to a default. `code`
+     * is one of Graft's error codes; those meant for plugins are
+     * "input_missing", "input_type_mismatch" and "unknown_input" (an input's
+     * value), "invalid_param" (an interaction's data), and "contract_mismatch"
+     * (anything else the flow and the plugin disagree on). A code the host
+     * does not know is recorded as "contract_mismatch". Both strings are
+     * copied; `message` may be NULL.
      * [thread-safe] while the instance lives. */
     void (*warn)(const graft_component_context_t *context, const char *code,
                  const char *message);
@@ -370,21 +392,22 @@ struct graft_component_context {
 
 typedef struct graft_component_instance graft_component_instance_t;
 
-/* One live component. Owned by the plugin from `create` until `destroy`.
- * All functions are [instance-serialized]. */
+/* One live component. Owned by the plugin from `create` until `destroy`. */
 struct graft_component_instance {
     void *plugin_data; /* for the plugin's own use */
 
     /* Renders into `writer`. `media_type` is what the host prefers
      * ("text/plain" for terminals, "text/html" for pages); a plugin that
      * writes another type says so with `writer->set_media_type`. Returns
-     * false on failure (the host shows a placeholder). */
+     * false on failure (the host shows a placeholder).
+     * [instance-serialized] */
     bool (*render)(const graft_component_instance_t *instance,
                    const char *media_type, const graft_writer_t *writer);
 
     /* Replaces all inputs. `inputs` is an OBJECT value, owned by the host for
      * the call. Returns false when the instance cannot take them (the host
-     * then destroys and recreates it). May be NULL: the host recreates. */
+     * then destroys and recreates it). May be NULL: the host recreates.
+     * [instance-serialized] */
     bool (*update_inputs)(const graft_component_instance_t *instance,
                           const graft_value_t *inputs);
 
@@ -393,26 +416,31 @@ struct graft_component_instance {
      * would to the user, typically by calling `context->emit`. Returns false
      * for an action it does not know, or data it cannot use (say why with
      * `context->warn`). The interactions it knows are declared in its
-     * descriptor (ABI 1.1). May be NULL. */
+     * descriptor (ABI 1.1). May be NULL.
+     * [instance-serialized] */
     bool (*interact)(const graft_component_instance_t *instance,
                      const char *action, const graft_value_t *data);
 
     /* Writes the instance's state, in any format the plugin reads back with
      * `load_state`, so hot swap can carry it to a new build. Returns true when
      * it wrote state, false when it has none to carry (or the writer refused
-     * it). May be NULL. */
+     * it). May be NULL.
+     * [instance-serialized] */
     bool (*save_state)(const graft_component_instance_t *instance,
                        const graft_writer_t *writer);
 
     /* Restores state written by `save_state` of this or an older build.
      * `data` is owned by the host for the call (NULL when `length` is 0).
      * Returns false when the state is not understood (the instance then
-     * starts fresh). May be NULL. */
+     * starts fresh). May be NULL.
+     * [instance-serialized] */
     bool (*load_state)(const graft_component_instance_t *instance,
                        const char *data, size_t length);
 
     /* Frees the instance. After it returns the host never touches the
-     * instance or its context again. */
+     * instance or its context again; the plugin must not call the context
+     * either (a thread it started must be stopped first).
+     * [instance-serialized]: never while another call into the instance runs. */
     void (*destroy)(const graft_component_instance_t *instance);
 };
 
@@ -530,26 +558,26 @@ struct graft_validator_factory {
 typedef struct graft_action_context graft_action_context_t;
 
 /* What the host gives one action invocation. Owned by the host; valid only
- * during `invoke`. Every function is [instance-serialized]: only from inside
- * that `invoke`, on its thread. */
+ * during `invoke`. Every function is [during-call]. */
 struct graft_action_context {
     void *host_data; /* reserved for the host */
 
     /* Sets a flow variable once the action returns successfully. `value` is
-     * copied. */
+     * copied. [during-call] */
     void (*set_variable)(const graft_action_context_t *context,
                          const char *name, const graft_value_t *value);
 
     /* Records a result value for the log and the debugger (for example an
      * intent such as {"intent": "open_url", "url": "https://…"}). `value` is
-     * copied. */
+     * copied. [during-call] */
     void (*set_result)(const graft_action_context_t *context,
                        const graft_value_t *value);
 
-    /* Explains a failure; call it before returning false. Copied. */
+    /* Explains a failure; call it before returning false. Copied.
+     * [during-call] */
     void (*set_error)(const graft_action_context_t *context, const char *message);
 
-    /* Writes a line to the host's log. */
+    /* Writes a line to the host's log. [during-call] */
     void (*log)(const graft_action_context_t *context, uint32_t level,
                 const char *message);
 };
