@@ -34,4 +34,14 @@ struct InteractionCLITests {
         #expect(tapped.status == 0, "\(tapped.stderr)")
         #expect(tapped.stdout.contains("emit tapped"))
     }
+
+    @Test("try --interact on a declared interaction the component refuses is interaction_refused, exit 1")
+    func refused() throws {
+        let scratch = try Scratch()
+        let library = try Fixtures.build(
+            "good_widget", into: scratch.url.appendingPathComponent("plugins"), defines: ["WIDGET_REFUSES_TAP": "1"]).path
+        let refused = try Self.graft(["try", "widget", "--plugin-path", library, "--interact", "tap"], cache: scratch.file("cache"))
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("interaction_refused: widget@1 refused the interaction 'tap' with that data"), "\(refused.stderr)")
+    }
 }

@@ -52,6 +52,18 @@ struct InteractionTests {
         let refused = try other.makeInstance(of: "widget", inputs: ["title": "t", "count": 1, "on": true, "tags": []])
         #expect(!refused.interact("tap"))
         #expect(refused.takeWarnings().map(\.code) == [.interactionRefused])
+
+        // Drift is forwarded with a warning: an undeclared name the plugin answers anyway still warns, once.
+        let lenient = scratch.url.appendingPathComponent("lenient")
+        try Fixtures.build("good_widget", into: lenient, defines: ["WIDGET_ANSWERS_ANY": "1"])
+        let third = Self.host(lenient, cache: scratch.file("cache-3"), isolation: isolation)
+        let answering = try third.makeInstance(of: "widget", inputs: ["title": "t", "count": 1, "on": true, "tags": []])
+        #expect(answering.interact("wave"))
+        let forwarded = answering.takeWarnings()
+        #expect(forwarded.map(\.code) == [.unknownInteraction], "\(forwarded)")
+        #expect(forwarded.first?.message.contains("answered it anyway") == true, "\(forwarded)")
+        #expect(answering.interact("tap"))
+        #expect(answering.takeWarnings().isEmpty)
     }
 
     @Test("a component that declares none (any 1.0 plugin) gets no warning for a name it refuses")

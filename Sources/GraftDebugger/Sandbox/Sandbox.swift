@@ -64,18 +64,21 @@ public struct Sandbox: Sendable {
                     }
                     let declared = registered.contract.interactions.map(\.name)
                     if !declared.isEmpty, !declared.contains(action) {
-                        let suggestion = NearMiss.closest(to: action, among: declared).map { " Did you mean '\($0)'?" } ?? ""
                         throw GraftError(
                             .unknownInteraction,
-                            "\(registered.reference) does not know the interaction '\(action)'; it declares \(declared.joined(separator: ", ")).\(suggestion)",
+                            "\(registered.reference) does not know the interaction '\(action)'; it declares \(declared.joined(separator: ", ")).\(NearMiss.hint(for: action, among: declared))",
                             key: registered.contract.key)
                     }
-                    let reason = instance.warnings.last.map { " (\($0.code.rawValue): \($0.message))" } ?? ""
+                    guard declared.contains(action) else {
+                        throw GraftError(
+                            .unknownInteraction, "\(registered.reference) does not know the interaction '\(action)'.",
+                            key: registered.contract.key)
+                    }
+                    // The plugin's own reason (a warn before answering false), when it gave one.
+                    let reason = instance.warnings.last(where: { $0.code != .interactionRefused })
+                        .map { " (\($0.code.rawValue): \($0.message))" } ?? ""
                     throw GraftError(
-                        .unknownInteraction,
-                        declared.contains(action)
-                            ? "\(registered.reference) refused the interaction '\(action)' with that data\(reason)."
-                            : "\(registered.reference) does not know the interaction '\(action)'.",
+                        .interactionRefused, "\(registered.reference) refused the interaction '\(action)' with that data\(reason).",
                         key: registered.contract.key)
                 }
             case .emit(let event, let payload):

@@ -294,40 +294,54 @@ public final class ComponentInstance: @unchecked Sendable {
     }
 
     /// Simulates a user interaction (a tap, a selection) named `action`.
-    /// Returns false when the component does not know the action (or, for an
-    /// isolated plugin, when the call failed: the reason is in `warnings`).
+    /// Returns the plugin's answer: false when the component does not know
+    /// the action or refused its data (or, for an isolated plugin, when the
+    /// call failed). Why is in `warnings`: `unknown_interaction` for a name
+    /// the component does not declare (even when the plugin answers it:
+    /// drift is forwarded with a warning), `interaction_refused` for a
+    /// declared one it answered false.
     @discardableResult
     public func interact(_ action: String, data: GraftValue? = nil) -> Bool {
-        guard let answered = forwardInteraction(action, data: data) else { return false }
-        if !answered { explainRefusal(of: action) }
-        return answered
+        switch forwardInteraction(action, data: data) {
+        case .failed: return false
+        case .answeredInChild(let answered): return answered
+        case .answered(let answered):
+            explain(action, answered: answered)
+            return answered
+        }
     }
 
-    /// Why `interact` answered false, in the instance's warnings: a name the
-    /// component does not declare (ABI 1.1), or a declared one it refused
-    /// (its data or its state did not suit it). A failed call has already
-    /// said why; a 1.0 component declares nothing, so nothing more is known.
-    private func explainRefusal(of action: String) {
+    /// The contract's view of one answer. A 1.0 component declares nothing,
+    /// so nothing more is known about it.
+    private func explain(_ action: String, answered: Bool) {
         let contract = component.contract
         guard !contract.interactions.isEmpty else { return }
         if contract.interaction(action) == nil {
             let declared = contract.interactions.map(\.name)
+            let outcome = answered ? "the plugin answered it anyway" : "the plugin refused it"
             context.record([GraftWarning(
                 .unknownInteraction,
-                "\(contract.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")).\(NearMiss.hint(for: action, among: declared))",
+                "\(contract.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")) (\(outcome)).\(NearMiss.hint(for: action, among: declared))",
                 instanceID: id)])
-        } else {
+        } else if !answered {
             context.record([GraftWarning(
                 .interactionRefused, "\(contract.reference) refused the interaction '\(action)': the plugin answered false (its data or its state did not suit it).",
                 instanceID: id)])
         }
     }
 
-    /// The plugin's answer, or nil when the call failed or an isolated
-    /// child refused it (their warnings say why).
-    private func forwardInteraction(_ action: String, data: GraftValue?) -> Bool? {
+    private enum InteractionOutcome {
+        /// The call did not complete; a warning says why.
+        case failed
+        /// An isolated child's instance answered, and has already recorded
+        /// its own warnings (forwarded with the answer).
+        case answeredInChild(Bool)
+        case answered(Bool)
+    }
+
+    private func forwardInteraction(_ action: String, data: GraftValue?) -> InteractionOutcome {
         do throws(GraftError) {
-            return try withHandle { (live, handle) throws(GraftError) in
+            return try withHandle { (live, handle) throws(GraftError) -> InteractionOutcome in
                 if var answer = try remote(&live, .interact, "interact '\(action)'", { writer in
                     writer.string(action)
                     writer.bool(data != nil)
@@ -335,16 +349,15 @@ public final class ComponentInstance: @unchecked Sendable {
                 }) {
                     let answered = (try? answer.reader.bool()) ?? false
                     recordWarnings(&answer.reader)
-                    // The child's instance has already said why it refused.
-                    return answered ? true : nil
+                    return .answeredInChild(answered)
                 }
-                guard case .local(let instance) = handle, let interact = instance.pointee.interact else { return false }
+                guard case .local(let instance) = handle, let interact = instance.pointee.interact else { return .answered(false) }
                 let arena = CArena()
-                return interact(instance, arena.cString(action).pointer, data.map { arena.cValuePointer($0) })
+                return .answered(interact(instance, arena.cString(action).pointer, data.map { arena.cValuePointer($0) }))
             }
         } catch {
             context.record([GraftWarning(error.code, error.message, instanceID: id)])
-            return nil
+            return .failed
         }
     }
 

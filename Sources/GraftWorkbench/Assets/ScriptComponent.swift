@@ -159,10 +159,10 @@ enum ScriptComponent {
 
           function buildInteractions() {
             clear(interactionsBox);
-            // Declared ones first (ABI 1.1; data from the data box, else a sample of their fields), then names
-            // typed here before that the component answered.
-            const names = declared.map(d => d.name);
-            const typed = knownInteractions(reference).filter(action => !names.includes(action));
+            // A component that declares its interactions (ABI 1.1) gets exactly those as buttons (data from the
+            // data box, else a sample of their fields); one that cannot declare (ABI 1.0) gets the names typed
+            // here before that it answered.
+            const typed = declared.length ? [] : knownInteractions(reference);
             const buttons = el('div', { class: 'interaction-buttons' },
               declared.map(d => el('button', { type: 'button', class: 'interaction-button declared',
                 dataset: { action: d.name }, text: d.name, title: d.description || '',
@@ -194,9 +194,9 @@ enum ScriptComponent {
               const report = await api('POST', `/api/sessions/${session}/interact`, { action, data });
               if (report.answered) {
                 note.textContent = `${action}: answered`;
-                if (!knownInteractions(reference).includes(action)) { rememberInteraction(reference, action); buildInteractions(); }
+                if (!declared.length && !knownInteractions(reference).includes(action)) { rememberInteraction(reference, action); buildInteractions(); }
               } else {
-                note.textContent = `${action}: the component did not take it (unknown to it, or its call failed)`;
+                note.textContent = `${action}: the component did not take it (see the warnings)`;
               }
               showRender(report);
             } catch (error) { banner('error', errorText(error)); }

@@ -33,7 +33,7 @@ public struct WorkbenchError: Error, Sendable, Hashable, CustomStringConvertible
         switch code {
         case .customComponentNotFound, .componentVersionMismatch, .validatorNotFound, .actionNotFound, .unknownInstance:
             404
-        case .invalidJSON, .invalidReference, .invalidParam, .invalidConfig, .unknownInteraction, .invalidFlow:
+        case .invalidJSON, .invalidReference, .invalidParam, .invalidConfig, .unknownInteraction, .interactionRefused, .invalidFlow:
             400
         case .pluginCrashed, .pluginTimeout, .pluginMemoryLimit, .pluginRestarted, .renderFailed, .instanceCreateFailed,
             .outputTooLarge, .actionFailed, .instanceClosed:

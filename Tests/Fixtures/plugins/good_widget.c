@@ -8,7 +8,8 @@
 //           (text escaped); any other type: "PREFIX title count=N on=yes tags=a,b"
 //   interact "tap" emits `tapped` {"title": title, "count": count}
 // Rebuild with -DWIDGET_PREFIX='"v2:"' for a different build (hot-swap tests), -DWIDGET_REFUSES_TAP for one whose
-// declared interaction `tap` answers false.
+// declared interaction `tap` answers false, -DWIDGET_ANSWERS_ANY for one that also answers (true, emitting nothing)
+// interaction names it does not declare.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,9 @@ static bool update_inputs(const graft_component_instance_t *self, const graft_va
 static bool interact(const graft_component_instance_t *self, const char *action, const graft_value_t *data) {
     (void)data;
     const widget_t *w = self->plugin_data;
+#ifdef WIDGET_ANSWERS_ANY
+    if (strcmp(action, "tap") != 0) return true; /* undeclared, answered: the host's unknown_interaction warning */
+#endif
     if (strcmp(action, "tap") != 0) return false;
 #ifdef WIDGET_REFUSES_TAP
     return false; /* declared, but refused: the host's interaction_refused warning */
