@@ -79,7 +79,9 @@ final class DebugConnection: @unchecked Sendable {
         if let lineStarted, now - lineStarted > limits.line {
             drop(DebugProtocolError(
                 "line_timeout", "a request line was begun and not finished within \(limits.line); the connection is closed."))
-        } else if follower == nil, now - lastRequest > limits.idle {
+        } else if lineStarted == nil, follower == nil, now - lastRequest > limits.idle {
+            // A client mid-line is held to the line deadline alone: its idle clock started at its last
+            // request, before the line began, and would otherwise win the race and name the wrong reason.
             drop(DebugProtocolError("idle_timeout", "no request for \(limits.idle); the connection is closed."))
         }
     }
