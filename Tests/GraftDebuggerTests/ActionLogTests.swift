@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GraftFlows
 import GraftHost
+import GraftTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the tests that share state across threads (hot swap, instances, the
-# registry, loading, the validators' read sections, concurrent calls to
+# registry, loading, the validators' lock-free reads, concurrent calls to
 # isolated plugins, a cold folder opened and scanned in two halves at once)
 # under ThreadSanitizer, in a build folder of their own.
 # Fails on any sanitizer report, not only on a failed test.

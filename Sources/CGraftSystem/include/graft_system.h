@@ -3,8 +3,8 @@
  * a compiler-only barrier (Swift has no inline assembly), a thread-local
  * slot cheaper than pthread_getspecific (Swift has no thread-local storage),
  * and the GNU extensions Swift's Glibc module does not show (accept4,
- * sched_getcpu and CPU affinity). The first three serve GraftHost's read
- * sections, accept4 the debug endpoint, affinity `graft bench`. */
+ * sched_getcpu and CPU affinity). The first three serve GraftHost's lock-free
+ * reads (ReadMostly), accept4 the debug endpoint, affinity `graft bench`. */
 #ifndef GRAFT_SYSTEM_H
 #define GRAFT_SYSTEM_H
 
@@ -65,7 +65,7 @@ static inline void graft_compiler_barrier(void) {
     __asm__ __volatile__("" ::: "memory");
 }
 
-/* This thread's read-section record (defined in graft_system.c). */
+/* This thread's ReadMostly record (defined in graft_system.c). */
 extern __thread void *graft_thread_reader;
 
 static inline void *graft_thread_reader_get(void) {

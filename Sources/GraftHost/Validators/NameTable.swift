@@ -70,11 +70,11 @@ final class NameTable<Value: AnyObject & Sendable>: @unchecked Sendable {
     subscript(name: String) -> Value? { find(name)?.takeUnretainedValue() }
 
     /// Lends the object called `name` to `body` without retaining it (the
-    /// table keeps it alive); nil when there is none. `reader` must be in a
-    /// section in which this table is published: its one-entry cache then
+    /// table keeps it alive); nil when there is none. `reader` must be inside a
+    /// read in which this table is published: its one-entry cache then
     /// answers a thread that calls the same name again without hashing.
     @inline(__always)
-    func withValue<Result>(named name: String, reader: ReadSection.Reader, _ body: (Value) -> Result) -> Result? {
+    func withValue<Result>(named name: String, reader: ReadRecord, _ body: (Value) -> Result) -> Result? {
         if reader.lookupSerial == serial, let cached = reader.lookupResult, reader.lookupName == name {
             return Unmanaged<Value>.fromOpaque(cached)._withUnsafeGuaranteedRef(body)
         }
