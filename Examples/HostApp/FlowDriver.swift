@@ -72,14 +72,13 @@ final class FlowDriver: @unchecked Sendable {
     private func restart() {
         runner = nil  // closes the previous run's instances
         next = 0
-        let runner = FlowRunner(host: host, flow: flow, observer: feed.observer)
+        let runner = FlowRunner(host: host, flow: flow, observer: feed)
         self.runner = runner
         do {
             try runner.start()
         } catch {
             say("the flow cannot start: \(error)")
         }
-        feed.flush()
     }
 
     private func apply(_ line: String) {
@@ -90,6 +89,5 @@ final class FlowDriver: @unchecked Sendable {
         } catch {
             say("event not applied: \(error)")
         }
-        feed.flush()
     }
 }

@@ -29,9 +29,8 @@ struct DebugEndpointTests {
         }
 
         /// A runner whose transcript feeds the log, as a host app wires it.
-        func runner() -> (FlowRunner, FlowLogFeed) {
-            let feed = FlowLogFeed(log: log, host: host)
-            return (FlowRunner(host: host, flow: flow.document, observer: feed.observer), feed)
+        func runner() -> FlowRunner {
+            FlowRunner(host: host, flow: flow.document, observer: FlowLogFeed(log: log, host: host))
         }
 
         /// Raw clients in every slot, once the endpoint has taken them all.
@@ -95,12 +94,10 @@ struct DebugEndpointTests {
         let following = try client.request(["request": "follow"])
         #expect(following["following"] == true)
 
-        let (runner, feed) = running.runner()
+        let runner = running.runner()
         try runner.start()
         try runner.send(.interact(instance: "delivery", action: "select", data: ["date": "2026-12-24"]))
-        feed.flush()
         try runner.send(.emit(instance: "offer", event: "purchase", payload: ["title": "Graft Pro", "price": 9.99]))
-        feed.flush()
 
         var streamed: [ActionLogRecord] = []
         while streamed.count < running.log.records().count {
@@ -143,11 +140,10 @@ struct DebugEndpointTests {
         try second.send(line: "this is not json")
         #expect(throws: GraftError.self) { try second.nextStreamed(timeout: .seconds(10)) }
 
-        let (runner, feed) = running.runner()
+        let runner = running.runner()
         try runner.start()
         try runner.send(.interact(instance: "delivery", action: "select", data: ["date": "2026-12-24"]))
         try runner.send(.emit(instance: "offer", event: "purchase", payload: ["title": "Graft Pro", "price": 9.99]))
-        feed.flush()
 
         let firstLine = try #require(try first.nextStreamed(timeout: .seconds(10)))
         #expect(firstLine["record"]?["event"] == "purchase", "the filter skipped the date records")

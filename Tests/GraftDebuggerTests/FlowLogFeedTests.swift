@@ -12,13 +12,10 @@ struct FlowLogFeedTests {
         let host = try firstPartyHost()
         let log = ActionLog()
         let feed = FlowLogFeed(log: log, host: host)
-        let runner = FlowRunner(host: host, flow: try checkoutWiring().document, observer: feed.observer)
+        let runner = FlowRunner(host: host, flow: try checkoutWiring().document, observer: feed)
         try runner.start()
-        feed.flush()
         try runner.send(.interact(instance: "delivery", action: "select", data: ["date": "2026-12-24"]))
-        feed.flush()
         try runner.send(.emit(instance: "offer", event: "purchase", payload: ["title": "Graft Pro", "price": 9.99]))
-        feed.flush()
 
         let records = log.records()
         let picked = try #require(records.first { $0.kind == .event })
@@ -57,10 +54,9 @@ struct FlowLogFeedTests {
         let host = try firstPartyHost()
         let log = ActionLog()
         let feed = FlowLogFeed(log: log, host: host)
-        let runner = FlowRunner(host: host, flow: try checkoutWiring().document, observer: feed.observer)
+        let runner = FlowRunner(host: host, flow: try checkoutWiring().document, observer: feed)
         try runner.start()
         try runner.send(.emit(instance: "delivery", event: "date_selected", payload: ["date": 20261224]))
-        feed.flush()
         let event = try #require(log.records(matching: ActionLogFilter(instance: "delivery")).first { $0.kind == .event })
         let codes = Set(event.warnings.map(\.code))
         #expect(codes == [.payloadSchemaMismatch], "the number date and the missing timestamp: \(event.warnings)")
@@ -68,23 +64,32 @@ struct FlowLogFeedTests {
         #expect(!log.records().contains { $0.kind == .warning && $0.instance == "delivery" }, "not repeated as separate records")
     }
 
-    @Test("the newest record waits for what may follow it until flush publishes it")
-    func flushPublishesTheLastRecord() throws {
+    @Test("the newest record waits for the warnings that follow it, and is published when the runner's step ends")
+    func stepEndPublishesTheLastRecord() throws {
         let host = try firstPartyHost()
         let log = ActionLog()
         let feed = FlowLogFeed(log: log, host: host)
-        let runner = FlowRunner(host: host, flow: try checkoutWiring().document, observer: feed.observer)
+        let runner = FlowRunner(host: host, flow: try checkoutWiring().document, observer: feed)
         try runner.start()
-        // Nothing is wired to an undeclared event, so nothing follows its record.
+        let before = log.records().count
+        // Nothing is wired to an undeclared event; its drift warning follows it in the transcript.
         try runner.send(.emit(instance: "delivery", event: "waved"))
-        #expect(log.records().isEmpty)
-        feed.flush()
         let record = try #require(log.records().last)
+        #expect(log.records().count == before + 1, "published as send returned, once")
         #expect(record.event == "waved")
         #expect(record.detail == .event(payload: nil, origin: .injected, wiredActions: 0))
-        #expect(record.warnings.map(\.code).contains(.undeclaredEvent))
-        feed.flush()
-        #expect(log.records().count == 1, "a second flush publishes nothing more")
+        #expect(record.warnings.map(\.code).contains(.undeclaredEvent), "the warning sits in the record it concerns")
+
+        // Fed by hand, the feed holds the event back until the step ends.
+        let handFed = ActionLog()
+        let direct = FlowLogFeed(log: handFed, host: host)
+        let event = try #require(runner.transcript.last { if case .event = $0.kind { true } else { false } })
+        direct.flowRecorded(event)
+        #expect(handFed.records().isEmpty)
+        direct.flowStepFinished()
+        #expect(handFed.records().map(\.event) == ["waved"])
+        direct.flowStepFinished()
+        #expect(handFed.records().count == 1, "a second step end publishes nothing more")
     }
 
     @Test("hot swaps are recorded with the plugin, versions and the instances moved")

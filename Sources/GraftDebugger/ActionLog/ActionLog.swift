@@ -13,7 +13,7 @@ import Synchronization
 ///     let log = ActionLog(capacity: 5_000)
 ///     log.recordSwaps(of: host)
 ///     let feed = FlowLogFeed(log: log, host: host)
-///     let runner = FlowRunner(host: host, flow: flow, observer: feed.observer)
+///     let runner = FlowRunner(host: host, flow: flow, observer: feed)
 ///     …
 ///     print(log.jsonLines(matching: ActionLogFilter(instance: "delivery"), last: 20))
 ///

@@ -2,26 +2,24 @@ import GraftFlows
 import GraftHost
 import Synchronization
 
-/// Turns a flow runner's transcript into action-log records: pass
-/// `feed.observer` as the `FlowRunner`'s observer and call `flush()` after
-/// each `start()` or `send(_:)`.
+/// Turns a flow runner's transcript into action-log records: give it to
+/// the `FlowRunner` as its observer.
 ///
 ///     let feed = FlowLogFeed(log: log, host: host)
-///     let runner = FlowRunner(host: host, flow: flow, observer: feed.observer)
-///     try runner.send(event)
-///     feed.flush()
+///     let runner = FlowRunner(host: host, flow: flow, observer: feed)
+///     try runner.send(event)    // its records are in `log` when it returns
 ///
 /// Events, actions, validations and unclaimed warnings become records; each
 /// carries the plugin and `key@version` of the instance it concerns (learnt
 /// from the instance's renders). The runner reports an event's drift, and an
 /// action's failure, as warnings right after it; the feed holds the newest
 /// event or action back until the next entry shows that no more warnings
-/// belong to it, so the warnings sit in the record they concern. `flush()`
-/// publishes it without waiting for the next entry.
+/// belong to it, so the warnings sit in the record they concern; the end of
+/// the runner's step publishes it.
 ///
 /// Renders, interactions, variable changes and navigation are not logged:
 /// the action records already carry the variables they set and `go_to`.
-public final class FlowLogFeed: Sendable {
+public final class FlowLogFeed: FlowObserver {
     private let log: ActionLog
     private let host: GraftHost
     private let state = Mutex(State())
@@ -44,19 +42,15 @@ public final class FlowLogFeed: Sendable {
         self.host = host
     }
 
-    /// The closure to give `FlowRunner(observer:)`.
-    public var observer: @Sendable (TranscriptEntry) -> Void {
-        { [self] entry in receive(entry) }
-    }
-
-    /// Publishes the record held back, if any.
-    public func flush() {
+    /// Publishes the record held back, if any: the step that could have
+    /// added warnings to it is over.
+    public func flowStepFinished() {
         if let record = state.withLock({ state in defer { state.pending = nil }; return state.pending }) {
             log.record(record)
         }
     }
 
-    public func receive(_ entry: TranscriptEntry) {
+    public func flowRecorded(_ entry: TranscriptEntry) {
         // Decide under the lock, record outside it: the log has its own lock
         // and wakes followers.
         let ready: [ActionLogRecord] = state.withLock { state in

@@ -91,6 +91,7 @@ extension FlowRunner {
     /// it, for example after a hot swap moved them to a new build.
     public func rerender() {
         guard !isClosed else { return }
+        defer { observer?.flowStepFinished() }
         for slot in slots { render(slot, reason: .refresh) }
     }
 

@@ -18,13 +18,14 @@ import GraftHost
 /// may emit from any thread; their events are queued and processed after the
 /// call into the plugin returns, never from inside it. Events emitted between
 /// calls are processed at the next `send`. The observer receives every entry
-/// as it is recorded and must not call back into the runner.
+/// as it is recorded, and the end of every step (see `FlowObserver`), and
+/// must not call back into the runner.
 public final class FlowRunner {
     public let flow: FlowDocument
     let host: GraftHost
     let containerSizeOverride: ContainerSize?
     let mediaType: MediaType
-    let observer: (@Sendable (TranscriptEntry) -> Void)?
+    let observer: (any FlowObserver)?
     let queue = EmittedEventQueue()
 
     /// The flow's variables now.
@@ -50,15 +51,32 @@ public final class FlowRunner {
     ///     the screen's `size`, then the flow's `size`, then unbounded.
     ///   - mediaType: what instances are asked to render.
     ///   - observer: receives each transcript entry as it is recorded.
-    public init(
+    public convenience init(
         host: GraftHost, flow: FlowDocument, containerSize: ContainerSize? = nil, mediaType: MediaType = .plain,
         observer: (@Sendable (TranscriptEntry) -> Void)? = nil
+    ) {
+        self.init(
+            host: host, flow: flow, containerSize: containerSize, mediaType: mediaType,
+            flowObserver: observer.map(ClosureFlowObserver.init(receive:)))
+    }
+
+    /// A runner whose entries, and the end of each step, go to `observer`
+    /// (the debugger's `FlowLogFeed`, for one).
+    public convenience init(
+        host: GraftHost, flow: FlowDocument, containerSize: ContainerSize? = nil, mediaType: MediaType = .plain,
+        observer: some FlowObserver
+    ) {
+        self.init(host: host, flow: flow, containerSize: containerSize, mediaType: mediaType, flowObserver: observer)
+    }
+
+    private init(
+        host: GraftHost, flow: FlowDocument, containerSize: ContainerSize?, mediaType: MediaType, flowObserver: (any FlowObserver)?
     ) {
         self.host = host
         self.flow = flow
         self.containerSizeOverride = containerSize
         self.mediaType = mediaType
-        self.observer = observer
+        self.observer = flowObserver
         self.variables = flow.variables
     }
 
@@ -81,6 +99,7 @@ public final class FlowRunner {
         guard screen == nil, !isClosed else { throw GraftError(.invalidConfig, "the flow has already started.") }
         // Reading a document guarantees at least one screen.
         guard let first = flow.screens.first else { throw GraftError(.invalidConfig, "the flow has no screens.") }
+        defer { observer?.flowStepFinished() }
         enter(first)
         processQueuedEvents()
     }
@@ -94,6 +113,7 @@ public final class FlowRunner {
         guard !isClosed else {
             throw GraftError(.invalidConfig, "the flow is closed; the event for instance '\(event.instance)' was not applied.")
         }
+        defer { observer?.flowStepFinished() }
         processQueuedEvents()
         apply(event)
         processQueuedEvents()
@@ -103,7 +123,7 @@ public final class FlowRunner {
     func record(_ kind: TranscriptEntry.Kind) {
         let entry = TranscriptEntry(kind: kind)
         transcript.append(entry)
-        observer?(entry)
+        observer?.flowRecorded(entry)
     }
 
     func warn(_ code: GraftError.Code, _ message: String, instance: String? = nil) {

@@ -19,7 +19,6 @@ final class FlowSession: @unchecked Sendable {
     private let mediaType: MediaType
     private let work = SerialWork(label: "graft.workbench.flow")
     private var runner: FlowRunner?
-    private var feed: FlowLogFeed?
 
     init(document: FlowDocument, path: String, host: GraftHost, log: ActionLog, mediaType: MediaType = .html) {
         self.document = document
@@ -62,7 +61,6 @@ final class FlowSession: @unchecked Sendable {
             } catch {
                 throw WorkbenchError(error)
             }
-            self.feed?.flush()
             return self.json()
         }
     }
@@ -80,13 +78,10 @@ final class FlowSession: @unchecked Sendable {
 
     private func startIfNeeded() {
         guard runner == nil else { return }
-        let feed = FlowLogFeed(log: log, host: host)
-        let runner = FlowRunner(host: host, flow: document, mediaType: mediaType, observer: feed.observer)
+        let runner = FlowRunner(host: host, flow: document, mediaType: mediaType, observer: FlowLogFeed(log: log, host: host))
         self.runner = runner
-        self.feed = feed
         // Only throws when already started.
         try? runner.start()
-        feed.flush()
     }
 
     /// `{"type": "flow", "path", "screen", "closed", "variables", "instances":
