@@ -40,13 +40,13 @@ extension GraftHost {
         let path = "in-process:\(id)"
         var reader = DescriptorReader(path: path)
         let components = componentFactory.map {
-            reader.readComponents($0.assumingMemoryBound(to: graft_component_factory_t.self))
+            reader.read($0.assumingMemoryBound(to: graft_component_factory_t.self)).map(\.0)
         } ?? []
         let validators = validatorFactory.map {
-            reader.readValidators($0.assumingMemoryBound(to: graft_validator_factory_t.self))
+            reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self))
         } ?? []
         let actions = actionFactory.map {
-            reader.readActions($0.assumingMemoryBound(to: graft_action_factory_t.self))
+            reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self))
         } ?? []
         if let first = reader.problems.first { throw first }
         let info = PluginInfo(
