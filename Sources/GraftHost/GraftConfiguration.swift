@@ -26,8 +26,8 @@ public struct GraftConfiguration: Sendable {
     public var isolation: Isolation
     /// Deadlines and limits for isolated plugins.
     public var limits: IsolationLimits
-    /// A `graft.lock` to enforce: only files whose content it pins may load
-    /// (see `LockFile`). Nil: no pinning.
+    /// A `graft.lock` to enforce (`graft lock` writes one): only files whose
+    /// content it pins may load. Nil: no pinning.
     public var lockFile: String?
 
     /// `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`; nil without either.

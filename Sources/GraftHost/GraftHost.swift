@@ -11,7 +11,7 @@ import Synchronization
 ///
 ///     let host = GraftHost(searchPath: .standard(explicit: ["plugins"]))
 ///     host.loadPlugins()
-///     let picker = try host.makeInstance(of: ComponentReference(parsing: "date_picker@2"))
+///     let picker = try host.makeInstance(of: "date_picker@2")
 ///     print(try picker.render().text)
 ///
 /// A plugin that fails to load is recorded in `failures` with its error and
@@ -21,13 +21,13 @@ public final class GraftHost: Sendable {
     public static let version = "0.1.0"
 
     public let configuration: GraftConfiguration
-    public var searchPath: SearchPath { configuration.searchPath }
-    public let registry = ComponentRegistry()
+    package var searchPath: SearchPath { configuration.searchPath }
+    package let registry = ComponentRegistry()
     let validatorRegistry = ValidatorRegistry()
     let actionRegistry = ActionRegistry()
     /// Whether every plugin is mapped from a private copy of its file, so the
     /// file can be rebuilt or rewritten in place while the host runs (hot swap).
-    public var loadsFromCopies: Bool { configuration.loadsFromCopies }
+    package var loadsFromCopies: Bool { configuration.loadsFromCopies }
     let loader: PluginLoader
     let logger: Logger
     let state = Locked(State())
@@ -287,7 +287,12 @@ public final class GraftHost: Sendable {
 
     // MARK: Components
 
-    /// The component registered under `reference`; see `ComponentRegistry.resolve`.
+    /// Every registered component, sorted by key then version.
+    public var components: [RegisteredComponent] { registry.all }
+
+    /// The component registered under `reference`. Version 1 also answers the
+    /// bare key. Throws `custom_component_not_found`, or
+    /// `component_version_mismatch` listing the versions registered.
     public func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
         try registry.resolve(reference)
     }

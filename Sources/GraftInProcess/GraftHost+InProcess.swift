@@ -1,4 +1,4 @@
-@_spi(InProcess) import GraftHost
+import GraftHost
 @_spi(InProcess) import GraftKit
 import Synchronization
 

@@ -15,16 +15,16 @@ import Synchronization
 ///         host: host, component: ComponentReference(key: "echo"), inputs: ["text": "hello"],
 ///         interaction: "say", iterations: 20_000)
 ///     print(result.withoutNs, result.withNs, result.ratio)
-public enum ActionLogBenchmark {
-    public struct Result: Sendable, Hashable {
+package enum ActionLogBenchmark {
+    package struct Result: Sendable, Hashable {
         /// Nanoseconds per emit with `onEvent` only counting.
-        public var withoutNs: Double
+        package var withoutNs: Double
         /// Nanoseconds per emit with `onEvent` also recording into the log.
-        public var withNs: Double
+        package var withNs: Double
         /// Records the log received (capacity-bounded records kept aside).
-        public var recorded: UInt64
+        package var recorded: UInt64
         /// The median over rounds of with / without measured in that round.
-        public var ratio: Double
+        package var ratio: Double
     }
 
     /// - Parameters:
@@ -32,7 +32,7 @@ public enum ActionLogBenchmark {
     ///   - logCapacity: the log's bound; the default makes the ring wrap, as it does when left on.
     /// - Throws: what `makeInstance` throws, or `invalid_config` when the
     ///   interaction is unknown or does not emit once per call.
-    public static func run(
+    package static func run(
         host: GraftHost, component: ComponentReference, inputs: [String: GraftValue] = [:], interaction: String,
         data: GraftValue? = nil, iterations: Int, rounds: Int = 7, logCapacity: Int = 1_000
     ) throws(GraftError) -> Result {

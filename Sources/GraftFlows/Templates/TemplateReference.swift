@@ -1,10 +1,10 @@
 /// What a `{{…}}` in a flow document names: a flow variable, or a field of
 /// the payload of the event that triggered the action.
-public enum TemplateReference: Sendable, Hashable, CustomStringConvertible {
+package enum TemplateReference: Sendable, Hashable, CustomStringConvertible {
     case variable(String)
     case payload(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .variable(let name): "{{variables.\(name)}}"
         case .payload(let key): "{{payload.\(key)}}"

@@ -6,16 +6,16 @@ import GraftHost
 /// interpolated as text. What cannot be found becomes null and is reported
 /// in `missing`, so the caller can warn. The runner uses it, and so does the
 /// debugger's sandbox to show what an action would receive.
-public struct TemplateResolver: Sendable {
-    public var variables: [String: GraftValue]
-    public var payload: GraftValue?
+package struct TemplateResolver: Sendable {
+    package var variables: [String: GraftValue]
+    package var payload: GraftValue?
 
-    public init(variables: [String: GraftValue], payload: GraftValue? = nil) {
+    package init(variables: [String: GraftValue], payload: GraftValue? = nil) {
         self.variables = variables
         self.payload = payload
     }
 
-    public func resolve(_ value: GraftValue) -> (value: GraftValue, missing: [TemplateReference]) {
+    package func resolve(_ value: GraftValue) -> (value: GraftValue, missing: [TemplateReference]) {
         var missing: [TemplateReference] = []
         let resolved = resolve(value, missing: &missing)
         return (resolved, missing)

@@ -2,20 +2,20 @@ import CGraft
 
 /// What a custom action did.
 public struct ActionResult: Sendable, Hashable {
-    public var ok: Bool
+    public package(set) var ok: Bool
     /// Why it failed, when it did.
-    public var error: String?
+    public package(set) var error: String?
     /// Variables to set (applied only when `ok`).
-    public var variables: [String: GraftValue]
+    public package(set) var variables: [String: GraftValue]
     /// A result for the log and the debugger, such as an intent.
-    public var result: GraftValue?
+    public package(set) var result: GraftValue?
 }
 
 /// A custom action the host can invoke, with the plugin that provides it.
 public struct RegisteredAction: Sendable {
-    public var contract: ActionContract
-    public var pluginID: String
-    public var pluginPath: String
+    public let contract: ActionContract
+    public let pluginID: String
+    public let pluginPath: String
     /// Keeps the image mapped while a lookup's result is in use (and maps it
     /// on first use, for a plugin known from its description).
     let plugin: LoadedPlugin

@@ -1,10 +1,10 @@
 /// A named, typed slot: a component input, a payload field or a param.
 public struct FieldSpec: Sendable, Hashable, Codable {
-    public var key: String
-    public var type: ValueType
-    public var description: String?
+    public package(set) var key: String
+    public package(set) var type: ValueType
+    public package(set) var description: String?
 
-    public init(key: String, type: ValueType, description: String? = nil) {
+    package init(key: String, type: ValueType, description: String? = nil) {
         self.key = key
         self.type = type
         self.description = description
@@ -13,11 +13,11 @@ public struct FieldSpec: Sendable, Hashable, Codable {
 
 /// An output event and the schema of its payload.
 public struct OutputSpec: Sendable, Hashable {
-    public var event: String
-    public var description: String?
-    public var payload: [FieldSpec]
+    public package(set) var event: String
+    public package(set) var description: String?
+    public package(set) var payload: [FieldSpec]
 
-    public init(event: String, description: String? = nil, payload: [FieldSpec] = []) {
+    package init(event: String, description: String? = nil, payload: [FieldSpec] = []) {
         self.event = event
         self.description = description
         self.payload = payload
@@ -27,11 +27,11 @@ public struct OutputSpec: Sendable, Hashable {
 /// An interaction a component declares (ABI 1.1): what `interact` answers,
 /// and the fields of the data it takes.
 public struct InteractionSpec: Sendable, Hashable {
-    public var name: String
-    public var description: String?
-    public var data: [FieldSpec]
+    public package(set) var name: String
+    public package(set) var description: String?
+    public package(set) var data: [FieldSpec]
 
-    public init(name: String, description: String? = nil, data: [FieldSpec] = []) {
+    package init(name: String, description: String? = nil, data: [FieldSpec] = []) {
         self.name = name
         self.description = description
         self.data = data
@@ -42,16 +42,16 @@ public struct InteractionSpec: Sendable, Hashable {
 /// their payload schemas, the interactions it answers (empty for ABI 1.0
 /// plugins, which cannot declare them), and sample inputs for the debugger.
 public struct ComponentContract: Sendable, Hashable {
-    public var key: String
-    public var version: Int
-    public var name: String?
-    public var description: String?
-    public var inputs: [FieldSpec]
-    public var outputs: [OutputSpec]
-    public var debugConfig: [String: GraftValue]
-    public var interactions: [InteractionSpec]
+    public package(set) var key: String
+    public package(set) var version: Int
+    public package(set) var name: String?
+    public package(set) var description: String?
+    public package(set) var inputs: [FieldSpec]
+    public package(set) var outputs: [OutputSpec]
+    public package(set) var debugConfig: [String: GraftValue]
+    public package(set) var interactions: [InteractionSpec]
 
-    public init(
+    package init(
         key: String, version: Int, name: String? = nil, description: String? = nil,
         inputs: [FieldSpec] = [], outputs: [OutputSpec] = [], debugConfig: [String: GraftValue] = [:],
         interactions: [InteractionSpec] = []
@@ -82,21 +82,21 @@ public struct ValidatorContract: Sendable, Hashable {
         case native(signature: String)
     }
 
-    public var name: String
-    public var version: Int
-    public var description: String?
-    public var kind: Kind
-    public var params: [FieldSpec]
-    public var message: String?
+    public package(set) var name: String
+    public package(set) var version: Int
+    public package(set) var description: String?
+    public package(set) var kind: Kind
+    public package(set) var params: [FieldSpec]
+    public package(set) var message: String?
 
     public var signature: String? { if case .native(let s) = kind { s } else { nil } }
 }
 
 /// A custom action as a plugin declares it.
 public struct ActionContract: Sendable, Hashable {
-    public var key: String
-    public var version: Int
-    public var name: String?
-    public var description: String?
-    public var params: [FieldSpec]
+    public package(set) var key: String
+    public package(set) var version: Int
+    public package(set) var name: String?
+    public package(set) var description: String?
+    public package(set) var params: [FieldSpec]
 }

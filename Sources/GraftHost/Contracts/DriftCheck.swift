@@ -75,13 +75,13 @@ extension ComponentContract {
     /// The warnings an event `event` with `payload` from instance `instanceID`
     /// raises against this contract: the host's own rule, for runners that
     /// feed events themselves.
-    public func warnings(forEvent event: String, payload: GraftValue?, instanceID: String) -> [GraftWarning] {
+    package func warnings(forEvent event: String, payload: GraftValue?, instanceID: String) -> [GraftWarning] {
         DriftCheck.check(event: event, payload: payload, against: self, instanceID: instanceID)
     }
 
     /// How `inputs` bind to this contract: what the component receives and
     /// the warnings (mistyped inputs dropped, undeclared ones forwarded).
-    public func bind(_ inputs: [String: GraftValue], instanceID: String) -> (forwarded: [String: GraftValue], warnings: [GraftWarning]) {
+    package func bind(_ inputs: [String: GraftValue], instanceID: String) -> (forwarded: [String: GraftValue], warnings: [GraftWarning]) {
         DriftCheck.bind(inputs, to: self, instanceID: instanceID)
     }
 }

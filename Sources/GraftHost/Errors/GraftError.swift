@@ -103,7 +103,7 @@ public struct GraftWarning: Sendable, Hashable, CustomStringConvertible {
     /// The instance that caused it, when there is one.
     public var instanceID: String?
 
-    public init(_ code: GraftError.Code, _ message: String, instanceID: String? = nil) {
+    package init(_ code: GraftError.Code, _ message: String, instanceID: String? = nil) {
         self.code = code
         self.message = message
         self.instanceID = instanceID

@@ -1,14 +1,14 @@
 /// "Did you mean …?" for a name nobody registers: the closest registered
 /// name within a few edits, so a typo costs one look, not a search.
-public enum NearMiss {
+package enum NearMiss {
     /// ` Did you mean 'luhn'?`, or "" when nothing is close. At most a third
     /// of the name's letters (and at least one) may differ.
-    public static func hint(for name: String, among candidates: some Sequence<String>) -> String {
+    package static func hint(for name: String, among candidates: some Sequence<String>) -> String {
         guard let best = closest(to: name, among: candidates) else { return "" }
         return " Did you mean '\(best)'?"
     }
 
-    public static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
+    package static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
         let allowed = max(1, name.count / 3)
         var best: (name: String, distance: Int)?
         for candidate in Set(candidates) where candidate != name {

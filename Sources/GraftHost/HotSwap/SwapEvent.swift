@@ -23,26 +23,26 @@ public struct SwapEvent: Sendable {
 
     /// One live instance moved to the new build.
     public struct Recreated: Sendable, Hashable {
-        public var instanceID: String
-        public var component: ComponentReference
-        public var stateCarried: Bool
+        public package(set) var instanceID: String
+        public package(set) var component: ComponentReference
+        public package(set) var stateCarried: Bool
     }
 
-    public var time: Date
-    public var path: String
-    public var pluginID: String?
+    public package(set) var time: Date
+    public package(set) var path: String
+    public package(set) var pluginID: String?
     /// The plugin version (its entry's `version`) before and after.
-    public var oldVersion: String?
-    public var newVersion: String?
-    public var outcome: Outcome
+    public package(set) var oldVersion: String?
+    public package(set) var newVersion: String?
+    public package(set) var outcome: Outcome
     /// From the file being read to the new build serving, excluding any debounce.
-    public var duration: Duration
-    public var recreated: [Recreated]
+    public package(set) var duration: Duration
+    public package(set) var recreated: [Recreated]
     /// Instances that could not be recreated and stay on the old build.
-    public var failed: [(instanceID: String, error: GraftError)]
+    public package(set) var failed: [(instanceID: String, error: GraftError)]
     /// Instances whose key + version the new build lacks: they stay on the old
     /// build until they close, and new lookups get `custom_component_not_found`.
-    public var orphaned: [String]
+    public package(set) var orphaned: [String]
 
     /// One line for logs and `graft watch`.
     public var summary: String {

@@ -502,12 +502,10 @@ final class PluginRunner: @unchecked Sendable {
 extension RegisteredComponent {
     /// The process id of the runner child serving this component, if it is
     /// isolated and its child runs (benchmarks place it on a CPU).
-    @_spi(Benchmarks)
-    public var runnerProcessID: Int32? { plugin.runner?.childPID }
+    package var runnerProcessID: Int32? { plugin.runner?.childPID }
 }
 
 extension RegisteredValidator {
     /// The process id of the runner child serving this validator, if any.
-    @_spi(Benchmarks)
-    public var runnerProcessID: Int32? { plugin.runner?.childPID }
+    package var runnerProcessID: Int32? { plugin.runner?.childPID }
 }

@@ -6,7 +6,7 @@ import CGraft
 public final class InProcessRegistration: Sendable {
     public let plugin: PluginInfo
     /// What the registration replaced (overrides only), to put back on `remove`.
-    public let replaced: [RegisteredComponent]
+    package let replaced: [RegisteredComponent]
     let loaded: LoadedPlugin
     let key: String
     weak let host: GraftHost?
@@ -31,8 +31,7 @@ extension GraftHost {
     /// Registers factories that live in this process. Used by the
     /// GraftInProcess module; the pointers are graft.h factories that stay
     /// valid for the life of the process.
-    @_spi(InProcess)
-    public func registerInProcess(
+    package func registerInProcess(
         id: String, version: String, name: String,
         componentFactory: UnsafeRawPointer?, validatorFactory: UnsafeRawPointer?, actionFactory: UnsafeRawPointer?,
         overriding: Bool
@@ -40,13 +39,13 @@ extension GraftHost {
         let path = "in-process:\(id)"
         var reader = DescriptorReader(path: path)
         let components = componentFactory.map {
-            reader.readComponents($0.assumingMemoryBound(to: graft_component_factory_t.self))
+            reader.read($0.assumingMemoryBound(to: graft_component_factory_t.self)).map(\.0)
         } ?? []
         let validators = validatorFactory.map {
-            reader.readValidators($0.assumingMemoryBound(to: graft_validator_factory_t.self))
+            reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self))
         } ?? []
         let actions = actionFactory.map {
-            reader.readActions($0.assumingMemoryBound(to: graft_action_factory_t.self))
+            reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self))
         } ?? []
         if let first = reader.problems.first { throw first }
         let info = PluginInfo(

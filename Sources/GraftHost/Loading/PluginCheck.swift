@@ -3,11 +3,11 @@ import Logging
 /// The result of checking one plugin file on its own: what it declares when
 /// it loads, and every problem found otherwise.
 public struct PluginCheck: Sendable {
-    public var path: String
+    public package(set) var path: String
     /// Set when the plugin loaded and passed every check.
-    public var plugin: PluginInfo?
+    public package(set) var plugin: PluginInfo?
     /// Every problem found, in the order the loader met them.
-    public var problems: [GraftError]
+    public package(set) var problems: [GraftError]
 
     public var isClean: Bool { problems.isEmpty }
 }

@@ -2,10 +2,10 @@ import CGraft
 
 /// An ABI version as `major.minor`.
 public struct ABIVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
+    public package(set) var major: Int
+    public package(set) var minor: Int
 
-    public init(major: Int, minor: Int) {
+    package init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
@@ -14,7 +14,7 @@ public struct ABIVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
     public static let host = ABIVersion(major: Int(GRAFT_ABI_MAJOR), minor: Int(GRAFT_ABI_MINOR))
 
     /// Same major, and a minor no newer than the host's.
-    public func isLoadable(by host: ABIVersion = .host) -> Bool { major == host.major && minor <= host.minor }
+    func isLoadable(by host: ABIVersion = .host) -> Bool { major == host.major && minor <= host.minor }
 
     public static func < (lhs: ABIVersion, rhs: ABIVersion) -> Bool { (lhs.major, lhs.minor) < (rhs.major, rhs.minor) }
 
@@ -23,25 +23,25 @@ public struct ABIVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
 
 /// A loaded plugin as the host sees it.
 public struct PluginInfo: Sendable, Hashable {
-    public var id: String
-    public var version: String
-    public var name: String
-    public var vendor: String?
-    public var description: String?
+    public package(set) var id: String
+    public package(set) var version: String
+    public package(set) var name: String
+    public package(set) var vendor: String?
+    public package(set) var description: String?
     /// The file it was loaded from, as found on the search path.
-    public var path: String
+    public package(set) var path: String
     /// The file actually mapped: `path` itself, or a private copy of it when
     /// the host loads copies (hot swap; the dynamic loader caches by path).
-    public var imagePath: String
-    public var abi: ABIVersion
+    var imagePath: String
+    public package(set) var abi: ABIVersion
     /// Whether the image can ever be closed: false for images containing Swift.
-    public var canUnload: Bool
-    public var components: [ComponentContract]
-    public var validators: [ValidatorContract]
-    public var actions: [ActionContract]
+    package var canUnload: Bool
+    public package(set) var components: [ComponentContract]
+    public package(set) var validators: [ValidatorContract]
+    public package(set) var actions: [ActionContract]
     /// Whether the image is mapped into this process: false for a plugin
     /// known from the scanner or the registry cache that nothing has used yet.
-    public var isMapped: Bool = true
+    package var isMapped: Bool = true
 
     /// The same plugin, by everything it declares (not where it is mapped).
     func declaresSame(as other: PluginInfo) -> Bool {
@@ -52,10 +52,10 @@ public struct PluginInfo: Sendable, Hashable {
 
 /// A plugin file that did not load, and why.
 public struct PluginFailure: Sendable, Hashable {
-    public var path: String
-    public var error: GraftError
+    public package(set) var path: String
+    public package(set) var error: GraftError
 
-    public init(path: String, error: GraftError) {
+    package init(path: String, error: GraftError) {
         self.path = path
         self.error = error
     }

@@ -183,14 +183,14 @@ struct PluginLoader: Sendable {
         stage(.describe)
         var reader = DescriptorReader(path: path, abiMinor: Int(entry.pointee.abi.minor))
         let componentFactory = getFactory(GRAFT_COMPONENT_FACTORY_ID)?.assumingMemoryBound(to: graft_component_factory_t.self)
-        let components = componentFactory.map { reader.readComponents($0) } ?? []
+        let components = componentFactory.map { reader.read($0).map(\.0) } ?? []
         let validators =
             getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
-                reader.readValidators($0.assumingMemoryBound(to: graft_validator_factory_t.self))
+                reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self))
             } ?? []
         let actions =
             getFactory(GRAFT_ACTION_FACTORY_ID).map {
-                reader.readActions($0.assumingMemoryBound(to: graft_action_factory_t.self))
+                reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self))
             } ?? []
         guard reader.problems.isEmpty else {
             entry.pointee.deinit?()

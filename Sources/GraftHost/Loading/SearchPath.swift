@@ -17,15 +17,20 @@ public struct SearchPath: Sendable, Hashable {
     public var folders: [String]
     /// Folders searched without descending into subfolders (the executable's
     /// own folder: a build folder holds much that is not a plugin).
-    public var flatFolders: Set<String>
+    package var flatFolders: Set<String>
     /// Entries that were refused, with why (for example a relative folder in
-    /// `GRAFT_PLUGIN_PATH`).
-    public var warnings: [String]
+    /// `GRAFT_PLUGIN_PATH`); the host logs them as warnings when it starts.
+    package var warnings: [String]
 
     /// How deep discovery descends into subfolders of a search folder.
-    public static let maximumDepth = 3
+    static let maximumDepth = 3
 
-    public init(folders: [String], flatFolders: Set<String> = [], warnings: [String] = []) {
+    /// Exactly `folders` (folders, searched three levels deep, or `.so` files).
+    public init(folders: [String]) {
+        self.init(folders: folders, flatFolders: [], warnings: [])
+    }
+
+    package init(folders: [String], flatFolders: Set<String>, warnings: [String] = []) {
         self.folders = folders
         self.flatFolders = flatFolders
         self.warnings = warnings
@@ -73,7 +78,7 @@ public struct SearchPath: Sendable, Hashable {
     }
 
     /// Every `.so` file on the path, in search order, each real file once.
-    public func pluginFiles() -> [String] { discover().files }
+    func pluginFiles() -> [String] { discover().files }
 
     /// A plugin file found on the path: the path as found, its real path, and
     /// what `stat` said of it (so that a file the registry cache knows needs
@@ -84,7 +89,7 @@ public struct SearchPath: Sendable, Hashable {
         var status: stat
     }
 
-    public func discover() -> (files: [String], problems: [PluginFailure]) {
+    func discover() -> (files: [String], problems: [PluginFailure]) {
         let (entries, problems) = discoverEntries()
         return (entries.map(\.path), problems)
     }

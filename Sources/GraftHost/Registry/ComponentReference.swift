@@ -28,7 +28,7 @@ public struct ComponentReference: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Keys, event names and param names: non-empty, `[a-z0-9_.-]`, at most 128 bytes.
-    public static func isValidKey(_ key: String) -> Bool {
+    package static func isValidKey(_ key: String) -> Bool {
         !key.isEmpty && key.utf8.count <= 128
             && key.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F || $0 == 0x2E || $0 == 0x2D }
     }

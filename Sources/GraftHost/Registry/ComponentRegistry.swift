@@ -3,7 +3,7 @@
 /// is an immutable snapshot replaced whole on every change: a reader takes
 /// the current snapshot (one short lock to copy a reference) and then works
 /// on it without locks, and a change is published in one step.
-public final class ComponentRegistry: Sendable {
+package final class ComponentRegistry: Sendable {
     /// Immutable once published; the registry swaps in a new one on change.
     struct Snapshot: Sendable {
         var components: [ComponentReference: RegisteredComponent] = [:]
@@ -32,7 +32,7 @@ public final class ComponentRegistry: Sendable {
 
     private let current = Locked(Published(Snapshot()))
 
-    public init() {}
+    package init() {}
 
     var snapshot: Snapshot { current.withLock { $0 }.snapshot }
 
@@ -48,7 +48,7 @@ public final class ComponentRegistry: Sendable {
 
     /// The component registered under `reference`. Version 1 also answers the
     /// bare key (a reference parsed from `key` has version 1). O(1).
-    public func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
+    package func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
         let published = current.withLock { $0 }
         if let component = published.snapshot.components[reference] { return component }
         if let versions = published.snapshot.versions[reference.key], !versions.isEmpty {
@@ -63,12 +63,12 @@ public final class ComponentRegistry: Sendable {
             key: reference.key)
     }
 
-    public func resolve(key: String, version: Int = 1) throws(GraftError) -> RegisteredComponent {
+    package func resolve(key: String, version: Int = 1) throws(GraftError) -> RegisteredComponent {
         try resolve(ComponentReference(key: key, version: version))
     }
 
     /// Every registered component, sorted by key then version.
-    public var all: [RegisteredComponent] {
+    package var all: [RegisteredComponent] {
         snapshot.components.values.sorted { ($0.contract.key, $0.contract.version) < ($1.contract.key, $1.contract.version) }
     }
 
@@ -152,12 +152,12 @@ public final class ComponentRegistry: Sendable {
 
     /// Removes and returns the component under `reference`, if any.
     @discardableResult
-    public func unregister(_ reference: ComponentReference) -> RegisteredComponent? {
+    package func unregister(_ reference: ComponentReference) -> RegisteredComponent? {
         update { snapshot in snapshot.remove(reference) }
     }
 
     @discardableResult
-    public func unregister(key: String, version: Int = 1) -> RegisteredComponent? {
+    package func unregister(key: String, version: Int = 1) -> RegisteredComponent? {
         unregister(ComponentReference(key: key, version: version))
     }
 }

@@ -386,7 +386,7 @@ public final class ComponentInstance: @unchecked Sendable {
     }
 
     /// What moving an instance to a new build did.
-    public enum Recreation: Sendable, Hashable {
+    enum Recreation: Sendable, Hashable {
         /// Recreated, and the state was carried across.
         case stateCarried
         /// Recreated fresh: one of the builds cannot save or load state, or
@@ -428,13 +428,13 @@ public final class ComponentInstance: @unchecked Sendable {
     }
 
     /// The component's saved state, or nil when it does not save state.
-    public func saveState() -> [UInt8]? {
+    func saveState() -> [UInt8]? {
         (try? withHandle { (live, _) throws(GraftError) in saveState(&live) }) ?? nil
     }
 
     /// Restores state from `saveState`. Returns false when not understood.
     @discardableResult
-    public func loadState(_ state: [UInt8]) -> Bool {
+    func loadState(_ state: [UInt8]) -> Bool {
         (try? withHandle { (live, _) throws(GraftError) in loadState(&live, state) }) ?? false
     }
 

@@ -13,10 +13,10 @@ public struct MediaType: RawRepresentable, Sendable, Hashable, CustomStringConve
 
 /// What one render produced.
 public struct Rendering: Sendable, Hashable {
-    public var mediaType: MediaType
-    public var text: String
+    public package(set) var mediaType: MediaType
+    public package(set) var text: String
 
-    public init(mediaType: MediaType, text: String) {
+    package init(mediaType: MediaType, text: String) {
         self.mediaType = mediaType
         self.text = text
     }
@@ -38,11 +38,11 @@ public struct ContainerSize: Sendable, Hashable {
 
 /// An event a component emitted, with the drift warnings it raised.
 public struct EmittedEvent: Sendable, Hashable {
-    public var instanceID: String
-    public var component: ComponentReference
-    public var pluginID: String
-    public var event: String
+    public package(set) var instanceID: String
+    public package(set) var component: ComponentReference
+    public package(set) var pluginID: String
+    public package(set) var event: String
     /// The payload object, or nil when the component sent none.
-    public var payload: GraftValue?
-    public var warnings: [GraftWarning]
+    public package(set) var payload: GraftValue?
+    public package(set) var warnings: [GraftWarning]
 }

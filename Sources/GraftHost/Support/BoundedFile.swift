@@ -8,10 +8,10 @@ import Glibc
 /// `limit` bytes: a folder is refused by name, and a device or a pipe that
 /// never ends (`/dev/zero`) fails at the limit instead of growing the
 /// process. Errors carry `code` and name the file.
-public enum BoundedFile {
-    public static let defaultLimit = 16 << 20
+package enum BoundedFile {
+    package static let defaultLimit = 16 << 20
 
-    public static func text(
+    package static func text(
         at path: String, what: String, code: GraftError.Code, limit: Int = defaultLimit
     ) throws(GraftError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

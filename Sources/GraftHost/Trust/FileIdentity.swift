@@ -5,15 +5,15 @@ import Glibc
 /// What makes a plugin file the same file: its device and inode, and for the
 /// registry cache and quarantine also its size and change times, so that a
 /// rebuilt file (new inode, or the same inode rewritten) is a new entry.
-public struct FileIdentity: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
-    public var size: Int64
+package struct FileIdentity: Sendable, Hashable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
     /// st_mtime and st_ctime in nanoseconds since the epoch.
-    public var modified: Int64
-    public var changed: Int64
+    package var modified: Int64
+    package var changed: Int64
 
-    public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+    package init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
         self.device = device
         self.inode = inode
         self.size = size
@@ -30,11 +30,11 @@ public struct FileIdentity: Sendable, Hashable {
 
     /// The file itself, whatever its contents: hard links and symlinks to one
     /// file share it.
-    public var file: FileKey { FileKey(device: device, inode: inode) }
+    package var file: FileKey { FileKey(device: device, inode: inode) }
 }
 
 /// A file's device and inode: one plugin is one file.
-public struct FileKey: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
+package struct FileKey: Sendable, Hashable {
+    package var device: UInt64
+    package var inode: UInt64
 }

@@ -13,15 +13,15 @@ import Glibc
 ///
 ///     {"version": 1, "plugins": [{"id": "dev.acme.widgets", "version": "1.4.0",
 ///                                 "file": "libacme.so", "sha256": "9f86d0…"}]}
-public struct LockFile: Sendable, Hashable, Codable {
-    public struct Pin: Sendable, Hashable, Codable {
-        public var id: String
-        public var version: String
+package struct LockFile: Sendable, Hashable, Codable {
+    package struct Pin: Sendable, Hashable, Codable {
+        package var id: String
+        package var version: String
         /// The file's name (not its folder: a locked set of plugins may be installed anywhere).
-        public var file: String
-        public var sha256: String
+        package var file: String
+        package var sha256: String
 
-        public init(id: String, version: String, file: String, sha256: String) {
+        package init(id: String, version: String, file: String, sha256: String) {
             self.id = id
             self.version = version
             self.file = file
@@ -29,19 +29,19 @@ public struct LockFile: Sendable, Hashable, Codable {
         }
     }
 
-    public var version: Int
-    public var plugins: [Pin]
+    package var version: Int
+    package var plugins: [Pin]
 
-    public static let currentVersion = 1
-    public static let defaultName = "graft.lock"
+    package static let currentVersion = 1
+    package static let defaultName = "graft.lock"
 
-    public init(plugins: [Pin]) {
+    package init(plugins: [Pin]) {
         version = Self.currentVersion
         self.plugins = plugins.sorted { ($0.file, $0.id) < ($1.file, $1.id) }
     }
 
     /// Reads and checks the lock file at `path`. Throws `invalid_config` naming it.
-    public init(contentsOf path: String) throws(GraftError) {
+    package init(contentsOf path: String) throws(GraftError) {
         let data = Data(try BoundedFile.text(at: path, what: "the lock file", code: .invalidConfig).utf8)
         do {
             self = try JSONDecoder().decode(LockFile.self, from: data)
@@ -60,7 +60,7 @@ public struct LockFile: Sendable, Hashable, Codable {
     }
 
     /// Writes the file atomically (a temporary file beside it, then rename).
-    public func write(to path: String) throws(GraftError) {
+    package func write(to path: String) throws(GraftError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
@@ -92,7 +92,7 @@ public struct LockFile: Sendable, Hashable, Codable {
 extension GraftHost {
     /// The SHA-256 of the plugin file at `path`, as `graft.lock` pins it
     /// (streamed from the file, never read whole).
-    public static func contentHash(ofPluginAt path: String) throws(GraftError) -> String {
+    package static func contentHash(ofPluginAt path: String) throws(GraftError) -> String {
         try ContentHash.of(PluginFile(opening: path))
     }
 }

@@ -9,8 +9,14 @@ extension GraftHost {
     /// invalid, not an error. Errors: `validator_not_found`; `invalid_param`
     /// for params of the wrong count or that do not convert (naming the
     /// position and the text).
-    public func validate(
-        _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
+    public func validate(_ name: String, value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationResult {
+        try validatorRegistry.validate(name: name, value: value, params: params, path: .automatic)
+    }
+
+    /// `validate` on a chosen call path: `.libffi` skips the typed fast path
+    /// (tests, benchmarks, `graft validate --ffi`).
+    package func validate(
+        _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath
     ) throws(GraftError) -> ValidationResult {
         try validatorRegistry.validate(name: name, value: value, params: params, path: path)
     }

@@ -7,22 +7,22 @@
 ///
 /// The first argument receives the value being validated, the rest the
 /// params in order. At most `maximumArguments` (GRAFT_MAX_NATIVE_ARGS).
-public struct NativeSignature: Sendable, Hashable, CustomStringConvertible {
-    public enum ReturnType: String, Sendable, Hashable { case bool, int32 }
-    public enum ArgumentType: String, Sendable, Hashable { case string, int32, int64, double, bool }
+struct NativeSignature: Sendable, Hashable, CustomStringConvertible {
+    enum ReturnType: String, Sendable, Hashable { case bool, int32 }
+    enum ArgumentType: String, Sendable, Hashable { case string, int32, int64, double, bool }
 
-    public static let maximumArguments = 16
+    static let maximumArguments = 16
 
-    public var returnType: ReturnType
-    public var arguments: [ArgumentType]
+    var returnType: ReturnType
+    var arguments: [ArgumentType]
 
-    public init(returnType: ReturnType, arguments: [ArgumentType]) {
+    init(returnType: ReturnType, arguments: [ArgumentType]) {
         self.returnType = returnType
         self.arguments = arguments
     }
 
     /// Parses a signature. Throws `invalid_signature` saying what is wrong.
-    public init(parsing text: String) throws(GraftError) {
+    init(parsing text: String) throws(GraftError) {
         func refuse(_ reason: String) -> GraftError {
             GraftError(.invalidSignature, "signature '\(text)' \(reason)")
         }
@@ -51,7 +51,7 @@ public struct NativeSignature: Sendable, Hashable, CustomStringConvertible {
         self.init(returnType: returnType, arguments: arguments)
     }
 
-    public var description: String {
+    var description: String {
         "\(returnType.rawValue)(\(arguments.map(\.rawValue).joined(separator: ",")))"
     }
 

@@ -33,7 +33,7 @@ public enum ValueType: String, Sendable, Hashable, Codable, CaseIterable {
     case null, boolean, number, string, list, object
 
     /// Whether a value of this type satisfies the declaration.
-    public func accepts(_ value: GraftValue) -> Bool { value.type == self }
+    func accepts(_ value: GraftValue) -> Bool { value.type == self }
 }
 
 extension GraftValue: ExpressibleByStringLiteral, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral,

@@ -1,7 +1,7 @@
 /// Says where JSON text stops being valid, as a line and column a person
 /// can open, and why.
-public enum JSONSyntax {
-    public static func describeError(in text: String) -> String {
+package enum JSONSyntax {
+    package static func describeError(in text: String) -> String {
         let bytes = Array(text.utf8)
         if bytes.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             return "line 1, column 1: the text is empty\(bytes.isEmpty ? "" : " (only white space)")."

@@ -47,24 +47,3 @@ struct BenchPart {
         return value >= 100 ? String(Int(value.rounded())) : decimal(value, places: 2)
     }
 }
-
-import FoundationEssentials
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// The hosts the in-process parts time: what they measured before the
-/// scanner existed, and never the user's registry cache.
-enum BenchHosts {
-    /// Loads straight into this process: no scanner, no cache.
-    static func inProcess() -> GraftConfiguration {
-        GraftConfiguration(searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil)
-    }
-
-    /// A host that hot-swaps as an app does: every new build through the
-    /// scanner child first, a cache of its own.
-    static func swapping(cache: String) -> GraftConfiguration {
-        GraftConfiguration(searchPath: SearchPath(folders: []), loadsFromCopies: true, cacheFolder: cache)
-    }
-}

@@ -1,7 +1,7 @@
 import CGraftSystem
 import Dispatch
 import FoundationEssentials
-@_spi(Benchmarks) import GraftHost
+import GraftHost
 
 #if canImport(Glibc)
 import Glibc

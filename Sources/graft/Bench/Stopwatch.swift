@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -71,8 +72,6 @@ enum Stopwatch {
 func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }
-
-import Logging
 
 /// Benchmarks measure the work, not the log.
 let quietLogger = Logger(label: "graft.bench", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -4,7 +4,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(Benchmarks) import GraftHost
+import GraftHost
 
 /// `graft bench validators`: the bundled `luhn` on a 16-digit value,
 /// (a) the C function through a typed pointer, (b) `validate` end to end on

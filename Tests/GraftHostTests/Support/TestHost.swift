@@ -1,6 +1,7 @@
 import Foundation
 import GraftTestSupport
 import Logging
+import Synchronization
 @testable import GraftHost
 
 /// A host that searches only `folder`, for tests that must not see the
@@ -28,8 +29,6 @@ final class EventLog: Sendable {
     var all: [EmittedEvent] { events.withLock { $0 } }
     var handler: @Sendable (EmittedEvent) -> Void { { event in self.events.withLock { $0.append(event) } } }
 }
-
-import Synchronization
 
 /// A host with only the `good_echo` fixture loaded, built into `scratch`.
 func echoHost(_ scratch: borrowing Scratch) throws -> GraftHost {

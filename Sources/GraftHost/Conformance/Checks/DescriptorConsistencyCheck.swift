@@ -33,7 +33,7 @@ enum DescriptorConsistencyCheck {
             stable("component", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.readComponents(factory)
+            let again = reader.read(factory).map(\.0)
             compare("component", plugin.info.components.map(ConformanceKey.component), again.map(ConformanceKey.component),
                 plugin.info.components == again, probe)
         }
@@ -42,7 +42,7 @@ enum DescriptorConsistencyCheck {
             stable("validator", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.readValidators(factory).map(\.0)
+            let again = reader.read(factory).map(\.0)
             compare("validator", plugin.info.validators.map(ConformanceKey.validator), again.map(ConformanceKey.validator),
                 plugin.info.validators == again, probe)
         }
@@ -51,7 +51,7 @@ enum DescriptorConsistencyCheck {
             stable("action", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.readActions(factory).map(\.0)
+            let again = reader.read(factory).map(\.0)
             compare("action", plugin.info.actions.map(ConformanceKey.action), again.map(ConformanceKey.action),
                 plugin.info.actions == again, probe)
         }

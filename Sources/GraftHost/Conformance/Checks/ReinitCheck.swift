@@ -23,13 +23,13 @@ enum ReinitCheck {
         probe.step("get_factory", "reading the descriptors after the second init")
         var reader = DescriptorReader(path: plugin.info.path, abiMinor: plugin.info.abi.minor)
         let components = getFactory(GRAFT_COMPONENT_FACTORY_ID).map {
-            reader.readComponents($0.assumingMemoryBound(to: graft_component_factory_t.self))
+            reader.read($0.assumingMemoryBound(to: graft_component_factory_t.self)).map(\.0)
         } ?? []
         let validators = getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
-            reader.readValidators($0.assumingMemoryBound(to: graft_validator_factory_t.self)).map(\.0)
+            reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self)).map(\.0)
         } ?? []
         let actions = getFactory(GRAFT_ACTION_FACTORY_ID).map {
-            reader.readActions($0.assumingMemoryBound(to: graft_action_factory_t.self)).map(\.0)
+            reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self)).map(\.0)
         } ?? []
         for problem in reader.problems {
             probe.fail(problem.key ?? "descriptors", expected: "valid descriptors after the second init", got: problem.message)

@@ -1,0 +1,150 @@
+import CGraft
+
+extension graft_component_factory_t: DescriptorFactory {
+    static var kind: String { "component" }
+    static var duplicateCode: GraftError.Code { .duplicateComponent }
+
+    static func count(_ factory: UnsafePointer<Self>) -> UInt32? {
+        guard let count = factory.pointee.count, factory.pointee.get_descriptor != nil else { return nil }
+        return count(factory)
+    }
+
+    static func descriptor(_ factory: UnsafePointer<Self>, at index: UInt32) -> UnsafePointer<graft_component_descriptor_t>? {
+        factory.pointee.get_descriptor!(factory, index)
+    }
+
+    static func problem(with factory: UnsafePointer<Self>) -> String? {
+        factory.pointee.create == nil ? "the component factory has a NULL create function." : nil
+    }
+
+    static func contract(
+        of descriptor: UnsafePointer<graft_component_descriptor_t>, index: Int, reader: inout DescriptorReader
+    ) -> ComponentContract? {
+        reader.readComponent(reader.laidOut(descriptor), index: index)
+    }
+
+    static func reference(of contract: ComponentContract) -> ComponentReference { contract.reference }
+}
+
+extension DescriptorReader {
+    /// The descriptor as the plugin's ABI laid it out: a 1.0 plugin's ends at
+    /// `debug_config`, so only those bytes are read (the memory after them may
+    /// not be readable at all); the fields a later minor added stay zero.
+    fileprivate func laidOut(_ descriptor: UnsafePointer<graft_component_descriptor_t>) -> graft_component_descriptor_t {
+        var copy = graft_component_descriptor_t()
+        let size = abiMinor >= 1
+            ? MemoryLayout<graft_component_descriptor_t>.size
+            : MemoryLayout<graft_component_descriptor_t>.offset(of: \.interactions)!
+        withUnsafeMutableBytes(of: &copy) { $0.copyMemory(from: UnsafeRawBufferPointer(start: descriptor, count: size)) }
+        return copy
+    }
+
+    fileprivate mutating func readComponent(_ d: graft_component_descriptor_t, index: Int) -> ComponentContract? {
+        let before = problems.count
+        let key = String(plugin: d.key)
+        let label = key.map { "component '\($0)'" } ?? "component #\(index)"
+        if let key {
+            if !ComponentReference.isValidKey(key) {
+                problem(.invalidDescriptor, "\(label) has an invalid key; keys are non-empty and use a-z, 0-9, '_', '.', '-'.", key: key)
+            }
+        } else {
+            problem(.invalidDescriptor, "component #\(index) has a NULL key.")
+        }
+        if d.version < 1 {
+            problem(.invalidDescriptor, "\(label) has version \(d.version); versions start at 1.", key: key)
+        }
+        let inputs = readFields(d.inputs, count: d.input_count, what: "\(label) input", allowObject: false, key: key)
+        var outputs: [OutputSpec] = []
+        if d.output_count > 0 && d.outputs == nil {
+            problem(.invalidDescriptor, "\(label) declares \(d.output_count) outputs but the outputs pointer is NULL.", key: key)
+        } else if Int(d.output_count) > Self.maximumFields {
+            problem(.invalidDescriptor, "\(label) declares \(d.output_count) outputs; the most is \(Self.maximumFields).", key: key)
+        } else if let pointer = d.outputs {
+            var events: Set<String> = []
+            for outputIndex in 0..<Int(d.output_count) {
+                let output = pointer[outputIndex]
+                guard let event = String(plugin: output.event), ComponentReference.isValidKey(event) else {
+                    problem(
+                        .invalidDescriptor,
+                        "\(label) output #\(outputIndex) has an invalid event name '\(String(plugin: output.event) ?? "NULL")'; use a-z, 0-9, '_', '.', '-'.",
+                        key: key)
+                    continue
+                }
+                if !events.insert(event).inserted {
+                    problem(.invalidDescriptor, "\(label) declares output event '\(event)' twice.", key: key)
+                }
+                let payload = readFields(
+                    output.payload, count: output.payload_count, what: "\(label) event '\(event)' payload field",
+                    allowObject: true, key: key)
+                outputs.append(OutputSpec(event: event, description: String(plugin: output.description), payload: payload))
+            }
+        }
+        var debugConfig: [String: GraftValue] = [:]
+        if let text = String(plugin: d.debug_config), text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) {
+            do {
+                let value = try GraftValue(json: text)
+                if let object = value.objectValue {
+                    debugConfig = object
+                    for (name, sample) in object.sorted(by: { $0.key < $1.key }) {
+                        guard let input = inputs.first(where: { $0.key == name }) else {
+                            problem(.invalidDescriptor, "\(label) debug_config sets '\(name)', which is not a declared input.", key: key)
+                            continue
+                        }
+                        if !input.type.accepts(sample) {
+                            problem(
+                                .invalidDescriptor,
+                                "\(label) debug_config gives '\(name)' a \(sample.type.rawValue) but the input is declared \(input.type.rawValue).",
+                                key: key)
+                        }
+                    }
+                } else {
+                    problem(.invalidDescriptor, "\(label) debug_config is a JSON \(value.type.rawValue), not an object.", key: key)
+                }
+            } catch {
+                problem(.invalidDescriptor, "\(label) debug_config \(error.message)", key: key)
+            }
+        }
+        // ABI 1.1: a 1.0 plugin's descriptor ends at debug_config.
+        let interactions = readInteractions(d.interactions, count: d.interaction_count, label: label, key: key)
+        guard problems.count == before, let key else { return nil }
+        return ComponentContract(
+            key: key, version: Int(d.version), name: String(plugin: d.name), description: String(plugin: d.description),
+            inputs: inputs, outputs: outputs.sorted { $0.event < $1.event }, debugConfig: debugConfig,
+            interactions: interactions)
+    }
+
+    private mutating func readInteractions(
+        _ pointer: UnsafePointer<graft_interaction_t>?, count: UInt32, label: String, key: String?
+    ) -> [InteractionSpec] {
+        guard count > 0 else { return [] }
+        guard Int(count) <= Self.maximumFields else {
+            problem(.invalidDescriptor, "\(label) declares \(count) interactions; the most is \(Self.maximumFields).", key: key)
+            return []
+        }
+        guard let pointer else {
+            problem(.invalidDescriptor, "\(label) declares \(count) interactions but the interactions pointer is NULL.", key: key)
+            return []
+        }
+        var interactions: [InteractionSpec] = []
+        var names: Set<String> = []
+        for index in 0..<Int(count) {
+            let interaction = pointer[index]
+            guard let name = String(plugin: interaction.name), ComponentReference.isValidKey(name) else {
+                problem(
+                    .invalidDescriptor,
+                    "\(label) interaction #\(index) has an invalid name '\(String(plugin: interaction.name) ?? "NULL")'; use a-z, 0-9, '_', '.', '-' (at most 128 bytes).",
+                    key: key)
+                continue
+            }
+            if !names.insert(name).inserted {
+                problem(.invalidDescriptor, "\(label) declares interaction '\(name)' twice.", key: key)
+                continue
+            }
+            let data = readFields(
+                interaction.data, count: interaction.data_count, what: "\(label) interaction '\(name)' data field",
+                allowObject: true, key: key)
+            interactions.append(InteractionSpec(name: name, description: String(plugin: interaction.description), data: data))
+        }
+        return interactions
+    }
+}
