@@ -7,8 +7,15 @@ import Glibc
 
 extension RegisteredValidator {
     /// Validates `value` with the editor's string `params`; see `GraftHost.validate`.
-    public func validate(
-        _ value: GraftValue, params: [String] = [], path: NativeCallPath = .automatic
+    public func validate(_ value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationResult {
+        try validate(value, params: params, path: .automatic)
+    }
+
+    /// `validate` on a chosen call path: `.libffi` skips the typed fast path
+    /// (tests, benchmarks, `graft validate --ffi`).
+    @inline(__always)
+    package func validate(
+        _ value: GraftValue, params: [String] = [], path: NativeCallPath
     ) throws(GraftError) -> ValidationResult {
         guard let nativeCall else { return try validateGeneric(value, params: params) }
         // The hot path first: a common native signature whose arguments convert.

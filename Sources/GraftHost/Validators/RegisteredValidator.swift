@@ -37,7 +37,7 @@ public final class RegisteredValidator: Sendable {
 
 /// How a native validator is called: the typed fast path where the signature
 /// has one, libffi otherwise; `.libffi` forces libffi (tests, benchmarks).
-public enum NativeCallPath: Sendable {
+package enum NativeCallPath: Sendable {
     case automatic
     case libffi
 }
