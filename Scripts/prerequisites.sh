@@ -27,7 +27,10 @@ if $browser; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 fi
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "prerequisites: all present (libffi-dev, pkg-config, cc, make$($browser && echo ', chromium, chromedriver'))"
+    exit 0
+fi
 
 command="apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${missing[*]}"
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

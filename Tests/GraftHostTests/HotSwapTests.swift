@@ -297,7 +297,29 @@ struct HotSwapTests {
         #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x", "\(events.withLock { $0.map(\.summary) })")
     }
 
-    /// Runs `work` in a loop on one thread per worker while `body` runs,
+    @Test("a plugin file named on the search path is watched (through its folder), and only that file")
+    func watcherOfOneFile() async throws {
+        let scratch = try Scratch()
+        let (_, path) = try Self.host(scratch)
+        let host = GraftHost(searchPath: SearchPath(folders: [path]), logger: quietLogger, loadsFromCopies: true)
+        try host.load(pluginAt: path)
+        let events = Locked<[SwapEvent]>([])
+        host.addSwapObserver { event in events.withLock { $0.append(event) } }
+        let watcher = try host.watchPluginFolders(debounce: .milliseconds(30))
+        defer { watcher.stop() }
+        #expect(watcher.folders == [path], "graft watch prints the file it watches")
+
+        // A neighbour in the same folder is not this watcher's business.
+        try Fixtures.build("good_widget", into: scratch.url)
+        try Self.buildEcho(scratch, prefix: "v2:")
+        try await Self.waitFor { events.withLock { $0.count } >= 1 }
+        try await Self.waitFor { watcher.isSettled }
+        #expect(events.withLock { $0.map(\.path) } == [path], "\(events.withLock { $0.map(\.summary) })")
+        #expect(try host.makeInstance(of: "echo", inputs: ["text": "x"]).render().text == "v2:x")
+        #expect(host.plugins.count == 1, "the neighbour was not loaded")
+    }
+
+
     /// then stops them (also when `body` throws). Threads of their own: a
     /// busy loop must not take the few workers that Swift's cooperative pool
     /// or Dispatch's global queues have (two on a two-core machine), which

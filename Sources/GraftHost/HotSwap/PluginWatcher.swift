@@ -14,6 +14,8 @@ import Glibc
 /// removal waits longer, since a linker may unlink a file before it writes
 /// the new one. Stop it with `stop()`.
 public final class PluginWatcher: Sendable {
+    /// What is watched: folders, and plugin files named on the search path
+    /// (watched through their folder, for that file only).
     public let folders: [String]
     public let debounce: Duration
     private let descriptor: Int32
@@ -26,6 +28,8 @@ public final class PluginWatcher: Sendable {
         // The dispatch source is only touched under this lock.
         var source: DispatchSourceRead?
         var folderByWatch: [Int32: String] = [:]
+        /// For a folder watched for some of its files only, their names.
+        var onlyNames: [String: Set<String>] = [:]
         /// The newest event's generation per file: only the last one in a burst acts.
         var generation: [String: Int] = [:]
         /// Debounce timers not yet fired, and reloads queued or running.
@@ -44,9 +48,9 @@ public final class PluginWatcher: Sendable {
     /// How many times a file that fails to load is retried, one debounce apart.
     static let retries = 5
 
-    init(host: GraftHost, folders: [String], debounce: Duration) throws(GraftError) {
+    init(host: GraftHost, folders: [String], files: [String] = [], debounce: Duration) throws(GraftError) {
         self.host = host
-        self.folders = folders
+        self.folders = folders + files
         self.debounce = debounce
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else {
@@ -54,13 +58,21 @@ public final class PluginWatcher: Sendable {
         }
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)
         var watches: [Int32: String] = [:]
-        for folder in folders {
+        // A file is watched through its folder (a linker replaces the file,
+        // and a watch on it would follow the old inode), unless the whole
+        // folder is watched anyway.
+        var onlyNames: [String: Set<String>] = [:]
+        for file in files where !folders.contains(FilePaths.folder(of: file)) {
+            onlyNames[FilePaths.folder(of: file), default: []].insert(FilePaths.lastComponent(of: file))
+        }
+        for folder in folders + onlyNames.keys.sorted() {
             let watch = inotify_add_watch(descriptor, folder, mask)
             if watch >= 0 { watches[watch] = folder }
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         state.withLock {
             $0.folderByWatch = watches
+            $0.onlyNames = onlyNames
             $0.source = source
         }
         source.setEventHandler { [weak self] in self?.drain() }
@@ -100,7 +112,11 @@ public final class PluginWatcher: Sendable {
                 guard event.len > 0 else { continue }
                 let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
                 guard name.hasSuffix(".so"), !name.hasPrefix("."),
-                    let folder = state.withLock({ $0.folderByWatch[event.wd] })
+                    let folder = state.withLock({ state in
+                        state.folderByWatch[event.wd].flatMap { folder in
+                            state.onlyNames[folder].map { $0.contains(name) } ?? true ? folder : nil
+                        }
+                    })
                 else { continue }
                 let removed = event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0
                 schedule(path: FilePaths.joined(folder, name), removed: removed)
@@ -156,19 +172,23 @@ public final class PluginWatcher: Sendable {
 
 extension GraftHost {
     /// Watches the search path's folders (or `folders`) and reloads plugins
-    /// as their files change. Keep the watcher; it stops when released. Use a
-    /// host that `loadsFromCopies`: a file rewritten in place under an image
-    /// mapped from it crashes the process.
+    /// as their files change; a plugin file named on the search path is
+    /// watched too. Keep the watcher; it stops when released. Use a host that
+    /// `loadsFromCopies`: a file rewritten in place under an image mapped
+    /// from it crashes the process.
     public func watchPluginFolders(
         _ folders: [String]? = nil, debounce: Duration = .milliseconds(50)
     ) throws(GraftError) -> PluginWatcher {
         if !loadsFromCopies {
             logger.warning("watching plugin folders with a host that maps the files themselves; a file rewritten in place will crash it. Create the host with loadsFromCopies: true.")
         }
-        let chosen = (folders ?? searchPath.folders).filter { folder in
+        func kind(_ path: String) -> mode_t? {
             var status = stat()
-            return stat(folder, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            return stat(path, &status) == 0 ? status.st_mode & S_IFMT : nil
         }
-        return try PluginWatcher(host: self, folders: chosen, debounce: debounce)
+        let named = folders ?? searchPath.folders
+        let chosen = named.filter { kind($0) == S_IFDIR }
+        let files = named.filter { $0.hasSuffix(".so") && kind($0) == S_IFREG }
+        return try PluginWatcher(host: self, folders: chosen, files: files, debounce: debounce)
     }
 }
