@@ -51,8 +51,12 @@ public final class GraftHost: Sendable {
     private let liveInstances = Locked<[ObjectIdentifier: WeakInstance]>([:])
 
     struct State: Sendable {
-        /// Loaded plugins by real path, in load order.
-        var plugins: [String: LoadedPlugin] = [:]
+        /// Loaded plugins by real path (`order` keeps their load order).
+        /// Changed only through `insert` and `remove`, which keep `pathsByID`.
+        private(set) var plugins: [String: LoadedPlugin] = [:]
+        /// The real path of the loaded plugin with each id: the duplicate-id
+        /// check is a lookup, not a scan of every plugin.
+        private(set) var pathsByID: [String: String] = [:]
         /// The real path each loaded file goes by: one file, one plugin, however
         /// many links lead to it.
         var files: [FileKey: String] = [:]
@@ -67,6 +71,25 @@ public final class GraftHost: Sendable {
         /// What the scanners said of files scanned together at the start of
         /// `loadPlugins`, until each file's own load takes it.
         var scanned: [FileIdentity: ScanOutcome] = [:]
+
+        mutating func insert(_ plugin: LoadedPlugin, at realPath: String) {
+            if let previous = plugins[realPath], pathsByID[previous.info.id] == realPath { pathsByID[previous.info.id] = nil }
+            plugins[realPath] = plugin
+            pathsByID[plugin.info.id] = realPath
+        }
+
+        @discardableResult
+        mutating func remove(at realPath: String) -> LoadedPlugin? {
+            guard let plugin = plugins.removeValue(forKey: realPath) else { return nil }
+            if pathsByID[plugin.info.id] == realPath { pathsByID[plugin.info.id] = nil }
+            return plugin
+        }
+
+        /// The loaded plugin with `id`, other than the one at `realPath`.
+        func plugin(withID id: String, except realPath: String? = nil) -> LoadedPlugin? {
+            guard let path = pathsByID[id], path != realPath else { return nil }
+            return plugins[path]
+        }
     }
 
     struct WeakInstance: Sendable {
@@ -166,7 +189,7 @@ public final class GraftHost: Sendable {
         // Loads are rare; one lock for the whole registration keeps the
         // duplicate checks and the publication consistent.
         let result: Result<[RegisteredComponent], GraftError> = state.withLock { state in
-            if let other = state.plugins.values.first(where: { $0.info.id == plugin.info.id }) {
+            if let other = state.plugin(withID: plugin.info.id) {
                 return .failure(GraftError(
                     .duplicatePlugin,
                     "plugin '\(plugin.info.id)' at \(plugin.info.path) is already loaded from \(other.info.path); the first stays.",
@@ -184,7 +207,7 @@ public final class GraftHost: Sendable {
             }
             validatorRegistry.register(plugin, prepared: prepared)
             actionRegistry.register(plugin)
-            state.plugins[realPath] = plugin
+            state.insert(plugin, at: realPath)
             if let file { state.files[file.identity.file] = realPath }
             state.order.append(realPath)
             state.failures.removeAll { $0.path == plugin.info.path }
@@ -201,8 +224,8 @@ public final class GraftHost: Sendable {
     /// registry. Returns the refused ones with why.
     func registerDescribed(_ batch: [(plugin: LoadedPlugin, file: FileKey, realPath: String)]) -> [(path: String, error: GraftError)] {
         state.withLock { state in
+            // Ids taken by this batch; those already loaded are in the state's index.
             var ids: [String: String] = [:]
-            for plugin in state.plugins.values { ids[plugin.info.id] = plugin.info.path }
             var components = registry.snapshot.components.mapValues(\.pluginPath)
             var validators = validatorRegistry.references
             var actions = actionRegistry.references
@@ -210,7 +233,7 @@ public final class GraftHost: Sendable {
             var refused: [(path: String, error: GraftError)] = []
             for item in batch {
                 let info = item.plugin.info
-                if let other = ids[info.id] {
+                if let other = ids[info.id] ?? state.plugin(withID: info.id)?.info.path {
                     refused.append((info.path, GraftError(
                         .duplicatePlugin, "plugin '\(info.id)' at \(info.path) is already loaded from \(other); the first stays.",
                         path: info.path)))
@@ -251,7 +274,7 @@ public final class GraftHost: Sendable {
             actionRegistry.register(accepted.map(\.plugin))
             let paths = Set(accepted.map(\.plugin.info.path))
             for item in accepted {
-                state.plugins[item.realPath] = item.plugin
+                state.insert(item.plugin, at: item.realPath)
                 state.files[item.file] = item.realPath
                 state.order.append(item.realPath)
             }
@@ -264,7 +287,7 @@ public final class GraftHost: Sendable {
     /// registry unless something else has replaced them since.
     func forget(_ plugin: LoadedPlugin, realPath: String) {
         state.withLock { state in
-            state.plugins[realPath] = nil
+            state.remove(at: realPath)
             state.files = state.files.filter { $0.value != realPath }
             state.order.removeAll { $0 == realPath }
         }

@@ -173,10 +173,10 @@ extension GraftHost {
     private func publish(_ plugin: LoadedPlugin, replacing old: LoadedPlugin, file: PluginFile, hash: String) throws(GraftError) {
         let realPath = file.realPath
         let result: Result<Void, GraftError> = state.withLock { state in
-            if let other = state.plugins.first(where: { $0.key != realPath && $0.value.info.id == plugin.info.id }) {
+            if let other = state.plugin(withID: plugin.info.id, except: realPath) {
                 return .failure(GraftError(
                     .duplicatePlugin,
-                    "plugin '\(plugin.info.id)' at \(plugin.info.path) is already loaded from \(other.value.info.path); the running build stays.",
+                    "plugin '\(plugin.info.id)' at \(plugin.info.path) is already loaded from \(other.info.path); the running build stays.",
                     path: plugin.info.path))
             }
             let prepared: ValidatorRegistry.Prepared
@@ -190,7 +190,7 @@ extension GraftHost {
             }
             validatorRegistry.register(plugin, prepared: prepared, replacing: old)
             actionRegistry.register(plugin, replacing: old)
-            state.plugins[realPath] = plugin
+            state.insert(plugin, at: realPath)
             state.files = state.files.filter { $0.value != realPath }
             state.files[file.identity.file] = realPath
             state.hashes[realPath] = hash
@@ -232,7 +232,7 @@ extension GraftHost {
             state.hashes[realPath] = nil
             state.files = state.files.filter { $0.value != realPath }
             state.order.removeAll { $0 == realPath }
-            return state.plugins.removeValue(forKey: realPath)
+            return state.remove(at: realPath)
         }
         guard let plugin else { return }
         registry.removeAll(providedBy: plugin)

@@ -29,8 +29,11 @@ struct Bench: ParsableCommand {
     @Option(help: "Iterations per round for the per-call figures.")
     var iterations: Int = 200_000
 
-    @Option(help: "Plugins loaded by the load part.")
-    var plugins: Int = 50
+    @Option(help: "How many distinct plugins the load part loads into one host, comma-separated.")
+    var loadSizes: String = "10,200,1000"
+
+    @Option(help: "Rounds per size timed by the load part, each on fresh copies of the plugins.")
+    var loadRounds: Int = 5
 
     @Option(help: "Swaps timed by the hotswap part (latency, and again under load).")
     var swaps: Int = 500
@@ -57,6 +60,15 @@ struct Bench: ParsableCommand {
     var workbenchSwaps: Int = 20
 
     @OptionGroup var options: GlobalOptions
+
+    /// `--load-sizes` as numbers.
+    var sizes: [Int] { loadSizes.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) } }
+
+    func validate() throws {
+        guard !sizes.isEmpty, sizes.count == loadSizes.split(separator: ",").count, sizes.allSatisfy({ $0 > 0 }), loadRounds > 0 else {
+            throw ValidationError("--load-sizes takes positive whole numbers separated by commas (not '\(loadSizes)'), --load-rounds at least 1")
+        }
+    }
 
     func run() throws {
         #if DEBUG
@@ -93,7 +105,7 @@ struct Bench: ParsableCommand {
         if selected.contains(.registry) { attempt("registry") { RegistryBench.run(host: host(), iterations: iterations) } }
         if selected.contains(.components) { attempt("components") { try ComponentBench.run(folder: folder, iterations: iterations / 10) } }
         if selected.contains(.validators) { attempt("validators") { try ValidatorBench.run(host: host(), iterations: iterations) } }
-        if selected.contains(.load) { attempt("load") { try LoadBench.run(folder: folder, count: plugins) } }
+        if selected.contains(.load) { attempt("load") { try LoadBench.run(folder: folder, sizes: sizes, rounds: loadRounds) } }
         if selected.contains(.hotswap) {
             let swiftPlugin = SearchPath.executableFolder.map { $0 + "/libDatePicker.so" }
             attempt("hotswap") {
