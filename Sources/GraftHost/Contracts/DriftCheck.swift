@@ -8,6 +8,13 @@ enum DriftCheck {
     static func bind(
         _ inputs: [String: GraftValue], to contract: ComponentContract, instanceID: String
     ) -> (forwarded: [String: GraftValue], warnings: [GraftWarning]) {
+        // The usual case, checked without sorting or copying: every input
+        // declared, typed as declared, and set.
+        if inputs.allSatisfy({ key, value in
+            value != .null && contract.inputs.contains { $0.key == key && $0.type.accepts(value) }
+        }) {
+            return (inputs, [])
+        }
         var forwarded: [String: GraftValue] = [:]
         var warnings: [GraftWarning] = []
         for key in inputs.keys.sorted() {
@@ -55,17 +62,23 @@ enum DriftCheck {
         case let other?: return [mismatch("is a \(other.type.rawValue), not an object")]
         }
         var warnings: [GraftWarning] = []
+        var declaredPresent = 0
         for spec in output.payload {
             guard let value = fields[spec.key] else {
                 warnings.append(mismatch("lacks declared field '\(spec.key)' (\(spec.type.rawValue))"))
                 continue
             }
+            declaredPresent += 1
             if !spec.type.accepts(value) {
                 warnings.append(mismatch("has '\(spec.key)' as a \(value.type.rawValue) but it is declared \(spec.type.rawValue)"))
             }
         }
-        for key in fields.keys.sorted() where !output.payload.contains(where: { $0.key == key }) {
-            warnings.append(mismatch("has field '\(key)', which the schema does not declare"))
+        // Every field is a declared one unless there are more: sorted (for a
+        // stable order) only then.
+        if fields.count > declaredPresent {
+            for key in fields.keys.sorted() where !output.payload.contains(where: { $0.key == key }) {
+                warnings.append(mismatch("has field '\(key)', which the schema does not declare"))
+            }
         }
         return warnings
     }

@@ -97,7 +97,6 @@ public final class ComponentInstance: @unchecked Sendable {
         component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
         cContext: UnsafeMutablePointer<graft_component_context_t>, renderingAhead prefetchType: MediaType? = nil
     ) throws(GraftError) -> (Handle, prefetch: (id: UInt32, mediaType: MediaType)?) {
-        let contract = component.contract
         if let runner = component.plugin.runner {
             let size = context.containerSize
             var follower: (kind: Wire.Kind, payload: [UInt8])?
@@ -107,13 +106,13 @@ public final class ComponentInstance: @unchecked Sendable {
                 writer.string(prefetchType.rawValue)
                 follower = (.render, writer.bytes)
             }
-            let what = "create of \(contract.reference) (instance '\(context.instanceID)')\(follower == nil ? "" : " with its first render")"
+            let what = "create of \(component.contract.reference) (instance '\(context.instanceID)')\(follower == nil ? "" : " with its first render")"
             let (answer, generation, followerID) = try runner.call(
                 .create, plugin: component.plugin, what: what, context: context, then: follower
             ) { writer, slot in
                 writer.u32(slot)
-                writer.string(contract.key)
-                writer.u32(UInt32(contract.version))
+                writer.string(component.contract.key)
+                writer.u32(UInt32(component.contract.version))
                 writer.value(.object(inputs))
                 writer.f64(size.width)
                 writer.f64(size.height)
@@ -132,18 +131,18 @@ public final class ComponentInstance: @unchecked Sendable {
         let (forwarded, warnings) = DriftCheck.bind(inputs, to: component.contract, instanceID: context.instanceID)
         context.record(warnings)
         guard let factory = try component.plugin.mapped().componentFactory, let create = factory.pointee.create else {
-            throw GraftError(.instanceCreateFailed, "\(component.pluginPath) has no component factory.", key: contract.key)
+            throw GraftError(.instanceCreateFailed, "\(component.pluginPath) has no component factory.", key: component.contract.key)
         }
         let arena = CArena()
         let instance = create(
-            factory, arena.cString(contract.key).pointer, UInt32(contract.version), arena.cValuePointer(.object(forwarded)),
+            factory, arena.cString(component.contract.key).pointer, UInt32(component.contract.version), arena.cValuePointer(.object(forwarded)),
             UnsafePointer(cContext))
         guard let instance, instance.pointee.render != nil, instance.pointee.destroy != nil else {
             if let instance { instance.pointee.destroy?(instance) }
             throw GraftError(
                 .instanceCreateFailed,
-                "plugin '\(component.pluginID)' (\(component.pluginPath)) could not create \(contract.reference)\(instance == nil ? "" : ": the instance lacks render or destroy").",
-                path: component.pluginPath, key: contract.key)
+                "plugin '\(component.pluginID)' (\(component.pluginPath)) could not create \(component.contract.reference)\(instance == nil ? "" : ": the instance lacks render or destroy").",
+                path: component.pluginPath, key: component.contract.key)
         }
         return (.local(instance), nil)
     }
@@ -314,18 +313,20 @@ public final class ComponentInstance: @unchecked Sendable {
     /// The contract's view of one answer. A 1.0 component declares nothing,
     /// so nothing more is known about it.
     private func explain(_ action: String, answered: Bool) {
-        let contract = component.contract
-        guard !contract.interactions.isEmpty else { return }
-        if contract.interaction(action) == nil {
-            let declared = contract.interactions.map(\.name)
+        // The declared list alone, not the whole contract: this runs on every interaction.
+        let component = self.component
+        let interactions = component.contract.interactions
+        guard !interactions.isEmpty else { return }
+        if !interactions.contains(where: { $0.name == action }) {
+            let declared = interactions.map(\.name)
             let outcome = answered ? "the plugin answered it anyway" : "the plugin refused it"
             context.record([GraftWarning(
                 .unknownInteraction,
-                "\(contract.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")) (\(outcome)).\(NearMiss.hint(for: action, among: declared))",
+                "\(component.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")) (\(outcome)).\(NearMiss.hint(for: action, among: declared))",
                 instanceID: id)])
         } else if !answered {
             context.record([GraftWarning(
-                .interactionRefused, "\(contract.reference) refused the interaction '\(action)': the plugin answered false (its data or its state did not suit it).",
+                .interactionRefused, "\(component.reference) refused the interaction '\(action)': the plugin answered false (its data or its state did not suit it).",
                 instanceID: id)])
         }
     }
