@@ -12,3 +12,14 @@ public func eventually(timeout: Duration = .seconds(10), _ condition: () throws 
     }
     return try condition()
 }
+
+/// `eventually` for conditions that are asked asynchronously (an HTTP request,
+/// say): every 20 ms until it holds or `timeout` passes.
+public func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}

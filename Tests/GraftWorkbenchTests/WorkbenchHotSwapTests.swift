@@ -36,8 +36,11 @@ extension WorkbenchTests {
             #expect(render["output"]?.stringValue?.contains("count=7 on=yes") == true)
             #expect(render["inputs"] == inputs, "the control values are kept")
 
-            let swapMessage = try await running.json("GET", "/api/log")
-            #expect(swapMessage["records"]?.listValue?.contains { $0["type"] == "swap" } == true)
+            // The log hears of the swap from its own observer, which may run after the re-render was pushed.
+            let logged = try await eventually(within: .seconds(10)) {
+                try await running.json("GET", "/api/log")["records"]?.listValue?.contains { $0["type"] == "swap" } == true
+            }
+            #expect(logged, "the swap is in the action log")
             await running.stop()
         }
 

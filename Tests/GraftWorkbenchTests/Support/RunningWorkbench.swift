@@ -94,16 +94,6 @@ final class RunningWorkbench: Sendable {
     }
 }
 
-/// Waits for `condition` to hold, polling, until `timeout` passes.
-func eventually(within timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// Builds `good_widget` as `count` distinct plugins (ids `test.widget.pN`,
 /// components `widget_pN`) with the system `cc`, two at a time and at a low
 /// priority (`nice`), so that the other suites running meanwhile keep their
