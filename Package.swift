@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "graft", targets: ["graft"]),
+        .executable(name: "graft-bench", targets: ["graft-bench"]),
         .executable(name: "graft-example-host", targets: ["graft-example-host"]),
         // The child process hosts start to load plugins they have not seen yet (see DESIGN.md, Trust and isolation).
         .executable(name: "graft-scanner", targets: ["graft-scanner"]),
@@ -92,7 +93,15 @@ let package = Package(
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows", "GraftCommandLine", "GraftWebDriver", "CGraftSystem",
+                "GraftHost", "GraftDebugger", "GraftFlows", "GraftCommandLine", "CGraftSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The benchmarks, which `graft bench` runs (exec): kept out of `graft`'s image.
+        .executableTarget(
+            name: "graft-bench",
+            dependencies: [
+                "GraftHost", "GraftDebugger", "GraftCommandLine", "GraftWebDriver", "CGraftSystem", "GraftInProcess", "GraftKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -68,6 +68,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case duplicateAction = "duplicate_action"
         // Graft's own executables
         case workbenchNotFound = "workbench_not_found"
+        case benchNotFound = "bench_not_found"
         case projectExists = "project_exists"
         case graftPackageNotFound = "graft_package_not_found"
         /// `graft check --conformance --only/--skip` named a test that does not exist.

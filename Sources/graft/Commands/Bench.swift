@@ -1,140 +1,45 @@
 import ArgumentParser
-import FoundationEssentials
+import GraftCommandLine
+import GraftHost
 
 #if canImport(Glibc)
 import Glibc
 #endif
-import GraftCommandLine
-import GraftHost
 
-struct Bench: ParsableCommand {
+/// `graft bench`: becomes `graft-bench` (exec, same process), which holds the
+/// benchmarks, so that `graft`'s other commands start without their code.
+struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all), and workbench (run only
-            when named: it drives headless Chromium, from Debian's chromium and chromium-driver). Build with -c release first
-            (with the Swift runtime linked into the executables, as they ship):
-              swift build -c release --static-swift-stdlib && .build/release/graft bench
-            Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
+            Runs graft-bench, found beside graft, through GRAFT_BENCH or on PATH (`swift build -c release \
+            --static-swift-stdlib` builds it beside graft). `graft-bench --help` lists the parts and options.
             """)
 
-    enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, discovery, isolation, workbench, all
-    }
+    static let executableName = "graft-bench"
 
-    @Argument(help: "The parts to run.")
-    var parts: [Part] = [.all]
-
-    @Option(help: "Iterations per round for the per-call figures.")
-    var iterations: Int = 200_000
-
-    @Option(help: "How many distinct plugins the load part loads into one host, comma-separated.")
-    var loadSizes: String = "10,200,1000"
-
-    @Option(help: "Rounds per size timed by the load part, each on fresh copies of the plugins.")
-    var loadRounds: Int = 5
-
-    @Option(help: "Swaps timed by the hotswap part (latency, and again under load).")
-    var swaps: Int = 500
-
-    @Option(help: "Isolated swaps of the Swift plugin before the host's memory is read (isolation part).")
-    var isolatedSwaps: Int = 1000
-
-    @Option(help: "Swaps of a plain-cc plugin before its memory is read.")
-    var memorySwaps: Int = 1000
-
-    @Option(help: "Distinct plugins discovered by the discovery part.")
-    var discoveryPlugins: Int = 200
-
-    @Option(help: "Rounds timed by the discovery part, each on fresh copies of the plugins.")
-    var discoveryRounds: Int = 21
-
-    @Option(help: "Page loads timed by the workbench part.")
-    var pageLoads: Int = 20
-
-    @Option(help: "Control changes timed by the workbench part.")
-    var controlChanges: Int = 200
-
-    @Option(help: "Hot swaps timed by the workbench part.")
-    var workbenchSwaps: Int = 20
-
-    @OptionGroup var options: GlobalOptions
-
-    /// `--load-sizes` as numbers.
-    var sizes: [Int] { loadSizes.split(separator: ",").compactMap { Int($0.filter { $0 != " " }) } }
-
-    func validate() throws {
-        guard !sizes.isEmpty, sizes.count == loadSizes.split(separator: ",").count, sizes.allSatisfy({ $0 > 0 }), loadRounds > 0 else {
-            throw ValidationError("--load-sizes takes positive whole numbers separated by commas (not '\(loadSizes)'), --load-rounds at least 1")
-        }
-    }
+    @Argument(parsing: .allUnrecognized, help: "The parts and options, as graft-bench takes them.")
+    var arguments: [String] = []
 
     func run() throws {
-        #if DEBUG
-        writeToStandardError("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n")
-        #endif
-        // `all` leaves out the workbench, which needs a browser: name it to run it.
-        let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all && $0 != .workbench } : parts)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        // The plugins on the search path, loaded only for the parts that use them.
-        var loaded: GraftHost?
-        func host() -> GraftHost {
-            if let loaded { return loaded }
-            // In process (what these parts time), and without the user's registry cache.
-            var inProcess = options
-            inProcess.inProcess = true
-            inProcess.noCache = true
-            let host = inProcess.makeHost()
-            loaded = host
-            return host
+        guard let path = CompanionExecutable.find(named: Self.executableName, variable: "GRAFT_BENCH") else {
+            let beside = SearchPath.executableFolder.map { " beside \($0)/graft" } ?? ""
+            throw CommandFailure(
+                error: GraftError(
+                    .benchNotFound,
+                    "no \(Self.executableName) found\(beside), through GRAFT_BENCH or on PATH: build it with `swift build -c release --static-swift-stdlib --product \(Self.executableName)` (it belongs beside graft).",
+                    path: Self.executableName),
+                json: false)
         }
-
-        var results: [BenchPart] = []
-        func attempt(_ name: String, _ body: () throws -> BenchPart) {
-            do {
-                results.append(try body())
-            } catch {
-                var failed = BenchPart(name: name)
-                failed.notes.append("\(error)")
-                results.append(failed)
-            }
-        }
-        if selected.contains(.registry) { attempt("registry") { RegistryBench.run(host: host(), iterations: iterations) } }
-        if selected.contains(.components) { attempt("components") { try ComponentBench.run(folder: folder, iterations: iterations / 10) } }
-        if selected.contains(.validators) { attempt("validators") { try ValidatorBench.run(host: host(), iterations: iterations) } }
-        if selected.contains(.load) { attempt("load") { try LoadBench.run(folder: folder, sizes: sizes, rounds: loadRounds) } }
-        if selected.contains(.hotswap) {
-            let swiftPlugin = SearchPath.executableFolder.map { $0 + "/libDatePicker.so" }
-            attempt("hotswap") {
-                try HotSwapBench.run(folder: folder, swaps: swaps, memorySwaps: memorySwaps, swiftPlugin: swiftPlugin)
-            }
-        }
-        if selected.contains(.discovery) { attempt("discovery") { try DiscoveryBench.run(folder: folder, count: discoveryPlugins, rounds: discoveryRounds) } }
-
-        if selected.contains(.isolation) {
-            attempt("isolation") { try IsolationBench.run(folder: folder, iterations: iterations, swaps: isolatedSwaps) }
-        }
-
-        if selected.contains(.workbench) {
-            attempt("workbench") {
-                try WorkbenchBench.run(folder: folder, pageRounds: pageLoads, changes: controlChanges, swaps: workbenchSwaps)
-            }
-        }
-
-        if options.json {
-            var object: [String: GraftValue] = [:]
-            for (part, result) in zip(Part.allCases.filter { selected.contains($0) }, results) { object[part.rawValue] = result.json }
-            #if DEBUG
-            object["build"] = "debug"
-            #else
-            object["build"] = "release"
-            #endif
-            Output.json(.object(object))
-        } else {
-            Output.line(results.map(\.text).joined(separator: "\n\n"))
-        }
+        // Everything after the subcommand's name, exactly as given.
+        let given = Array(CommandLine.arguments.dropFirst())
+        let forwarded = given.firstIndex(of: "bench").map { Array(given[($0 + 1)...]) } ?? arguments
+        let argv = ([path] + forwarded).map { strdup($0) } + [nil]
+        fflush(nil)
+        execv(path, argv)
+        throw CommandFailure(
+            error: GraftError(.benchNotFound, "\(path) could not be started: \(String(cString: strerror(errno))).", path: path),
+            json: false)
     }
 }

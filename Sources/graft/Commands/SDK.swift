@@ -20,7 +20,7 @@ struct SDK: ParsableCommand {
     var header = false
 
     func run() throws {
-        guard let folder = Self.includeFolder() else {
+        guard let folder = GraftHeader.includeFolder() else {
             throw CommandFailure(
                 error: .init(.pluginNotFound, "graft.h was not found; set GRAFT_INCLUDE_DIR to the folder that holds it."),
                 json: false)
@@ -34,19 +34,5 @@ struct SDK: ParsableCommand {
             Output.line("cflags: -I\(folder)")
             Output.line("build a plugin: cc -shared -fPIC -std=c11 -o libacme.so acme.c -I\(folder)")
         }
-    }
-
-    /// Where graft.h is: GRAFT_INCLUDE_DIR, an install prefix beside the
-    /// executable (`bin/../include/graft`), or the source tree graft was built from.
-    static func includeFolder() -> String? {
-        var candidates: [String] = []
-        if let folder = ProcessInfo.processInfo.environment["GRAFT_INCLUDE_DIR"] { candidates.append(folder) }
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(FilePaths.standardized(FilePaths.folder(of: executable) + "/../include/graft"))
-        }
-        let sourceRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(sourceRoot.appendingPathComponent("Sources/CGraft/include").path)
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/graft.h") }
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GraftCommandLine
 
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +10,8 @@ import Glibc
 /// (`BENCH_ID`, `BENCH_KEY` and `BENCH_PREFIX` make distinct builds;
 /// `BENCH_STATELESS` drops save/load state, whose state is the text, so that
 /// new inputs show: the workbench part changes them).
-/// Its Swift twin, `SwiftEcho`, does the same work in-process, so the
-/// difference between the two is what the C ABI and the host cost.
+/// Its Swift twin is `SwiftEcho` (GraftKit, registered in process); its
+/// floor, `ComponentFloor` (a minimal C host).
 enum BenchPlugin {
     static let source = #"""
         #include "graft.h"
@@ -91,7 +92,7 @@ enum BenchPlugin {
 
     /// Compiles the plugin into `folder` as `name`, with extra `-D` defines.
     static func build(into folder: URL, name: String = "libbench_echo.so", defines: [String] = []) throws -> URL {
-        guard let include = SDK.includeFolder() else { throw CompileError(description: "graft.h not found") }
+        guard let include = GraftHeader.includeFolder() else { throw CompileError(description: "graft.h not found") }
         let source = folder.appendingPathComponent("bench_echo.c")
         if !FileManager.default.fileExists(atPath: source.path) {
             try Data(Self.source.utf8).write(to: source)
@@ -103,20 +104,4 @@ enum BenchPlugin {
         }
         return output
     }
-}
-
-/// The benchmark component in Swift, as an app would write it without Graft:
-/// the baseline for the C ABI's cost.
-final class SwiftEcho {
-    let text: String
-    let emit: (String, [String: String]) -> Void
-
-    init(inputs: [String: String], emit: @escaping (String, [String: String]) -> Void) {
-        text = inputs["text"] ?? ""
-        self.emit = emit
-    }
-
-    func render() -> String { "echo:" + text }
-
-    func say() { emit("said", ["text": text]) }
 }

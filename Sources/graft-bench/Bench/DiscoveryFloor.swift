@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GraftCommandLine
 
 #if canImport(Glibc)
 import Glibc
@@ -72,7 +73,7 @@ enum DiscoveryFloor {
 
     /// Compiles the floor program into `folder`.
     static func build(into folder: URL) throws -> URL {
-        guard let include = SDK.includeFolder() else { throw BenchPlugin.CompileError(description: "graft.h not found") }
+        guard let include = GraftHeader.includeFolder() else { throw BenchPlugin.CompileError(description: "graft.h not found") }
         let source = folder.appendingPathComponent("discovery_floor.c")
         try Data(Self.source.utf8).write(to: source)
         let output = folder.appendingPathComponent("discovery-floor")

@@ -12,7 +12,7 @@ import Glibc
 /// `DiscoveryFloor`, which does what any host must (dlopen, entry, ABI check,
 /// init, every descriptor) and nothing else. For each N, every round copies
 /// the files afresh (new inodes, never loaded) and runs both sides, each in a
-/// new process that times its own loop (`graft bench-load-child` for the
+/// new process that times its own loop (`graft-bench load-child` for the
 /// host), in alternating order. Totals and per-plugin figures are medians
 /// over rounds, with p99; the ratio is the median of each round's own ratio.
 /// Growth: the per-plugin cost at the largest N over that at the smallest,
@@ -23,8 +23,9 @@ enum LoadBench {
         guard let largest = sizes.max(), sizes.allSatisfy({ $0 > 0 }), rounds > 0 else {
             throw DiscoveryBench.Failure(description: "--load-sizes must be positive and --load-rounds at least 1")
         }
-        guard let graft = SearchPath.executableFolder.map({ $0 + "/graft" }), FileManager.default.isExecutableFile(atPath: graft) else {
-            throw DiscoveryBench.Failure(description: "no graft executable beside this one to time the host side in")
+        // This executable, for the host side's own process.
+        guard let graft = SearchPath.executableFolder.map({ $0 + "/graft-bench" }), FileManager.default.isExecutableFile(atPath: graft) else {
+            throw DiscoveryBench.Failure(description: "no graft-bench executable found to time the host side in")
         }
         let root = folder.appendingPathComponent("load")
         try DiscoveryBench.makeFolder(root)
@@ -77,13 +78,13 @@ enum LoadBench {
         return part
     }
 
-    /// Runs `graft bench-load-child` on `files`; the nanoseconds its loop took.
+    /// Runs `graft-bench load-child` on `files`; the nanoseconds its loop took.
     static func timeHost(_ graft: String, files: [String], warmUp: String) throws -> Double {
-        let run = try DiscoveryBench.spawn(graft, ["bench-load-child", "--warm-up", warmUp] + files, capturingOutput: true)
+        let run = try DiscoveryBench.spawn(graft, ["load-child", "--warm-up", warmUp] + files, capturingOutput: true)
         let text = String(decoding: run.output, as: UTF8.self)
         let fields = text.split(whereSeparator: \.isWhitespace)
         guard run.status == 0, fields.count == 2, let nanoseconds = Double(fields[0]), Int(fields[1]) == files.count else {
-            throw DiscoveryBench.Failure(description: "graft bench-load-child failed (status \(run.status)): \(text.prefix(2000))")
+            throw DiscoveryBench.Failure(description: "graft-bench load-child failed (status \(run.status)): \(text.prefix(2000))")
         }
         return nanoseconds
     }

@@ -1,0 +1,18 @@
+import ArgumentParser
+import GraftCommandLine
+
+/// `graft-bench`, which `graft bench` runs: the benchmarks, in an executable
+/// of their own so that `graft` starts without their code (and without
+/// GraftKit, which the Swift side of the component part links).
+/// `graft-bench load-child` is the host side of the load part.
+@main
+enum BenchMain {
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == BenchLoadChild.configuration.commandName {
+            BenchLoadChild.main(Array(arguments.dropFirst()))  // returns after a successful run
+            return
+        }
+        CommandMain.run(Bench.self, helpHint: "graft-bench --help")
+    }
+}
