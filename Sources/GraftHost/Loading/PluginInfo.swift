@@ -32,7 +32,7 @@ public struct PluginInfo: Sendable, Hashable {
     public package(set) var path: String
     /// The file actually mapped: `path` itself, or a private copy of it when
     /// the host loads copies (hot swap; the dynamic loader caches by path).
-    var imagePath: String
+    package var imagePath: String
     public package(set) var abi: ABIVersion
     /// Whether the image can ever be closed: false for images containing Swift.
     package var canUnload: Bool

@@ -35,8 +35,11 @@ struct Bench: ParsableCommand {
     @Option(help: "Rounds per size timed by the load part, each on fresh copies of the plugins.")
     var loadRounds: Int = 5
 
-    @Option(help: "Swaps timed by the hotswap part (latency, and again under load).")
+    @Option(help: "Swaps timed by the hotswap part through reload() alone, and again under load.")
     var swaps: Int = 500
+
+    @Option(help: "Swaps timed by the hotswap part through the watcher, each with a live instance moving across.")
+    var watchedSwaps: Int = 100
 
     @Option(help: "Isolated swaps of the Swift plugin before the host's memory is read (isolation part).")
     var isolatedSwaps: Int = 1000
@@ -109,7 +112,8 @@ struct Bench: ParsableCommand {
         if selected.contains(.hotswap) {
             let swiftPlugin = SearchPath.executableFolder.map { $0 + "/libDatePicker.so" }
             attempt("hotswap") {
-                try HotSwapBench.run(folder: folder, swaps: swaps, memorySwaps: memorySwaps, swiftPlugin: swiftPlugin)
+                try HotSwapBench.run(
+                    folder: folder, swaps: swaps, watchedSwaps: watchedSwaps, memorySwaps: memorySwaps, swiftPlugin: swiftPlugin)
             }
         }
         if selected.contains(.discovery) { attempt("discovery") { try DiscoveryBench.run(folder: folder, count: discoveryPlugins, rounds: discoveryRounds) } }
