@@ -10,13 +10,7 @@ struct ComponentBenchTests {
     @Test("graft bench components --json reports the three cycles with p99, the renders, the ratios and the action log's cost")
     func figures() throws {
         let scratch = try Scratch()
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = scratch.url.path
-        let result = try runCommand(
-            BuildProducts.graft(), ["bench", "components", "--iterations", "2000", "--json"], environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
-        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
-        let part = try #require(json["components"] as? [String: Any], "\(result.stdout)")
+        let part = try benchPart("components", ["--iterations", "2000"], scratch: scratch)
         for key in [
             "abi_cycle_ns", "abi_cycle_p99_ns", "swift_in_host_cycle_ns", "swift_in_host_cycle_p99_ns", "floor_cycle_ns",
             "floor_cycle_p99_ns", "abi_render_ns", "swift_in_host_render_ns", "emit_ns", "emit_logged_ns",
@@ -27,7 +21,7 @@ struct ComponentBenchTests {
         for ratio in ["abi / floor (cycle)", "abi / swift in host (cycle)", "abi / swift in host (render)", "emit with action log / without"] {
             #expect(ratios[ratio].map { $0 > 0 } == true, "\(ratio) in \(ratios)")
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+        let left = try leftBehind(scratch)
         #expect(left.isEmpty, "left in TMPDIR: \(left)")
     }
 }

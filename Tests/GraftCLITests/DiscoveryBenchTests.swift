@@ -11,14 +11,7 @@ struct DiscoveryBenchTests {
     @Test("graft bench discovery --json reports the floor, cold scan, warm list, host start and process figures, and cleans up")
     func figures() throws {
         let scratch = try Scratch()
-        var environment = ProcessInfo.processInfo.environment
-        // Everything the bench makes goes under TMPDIR: it must be empty again after.
-        environment["TMPDIR"] = scratch.url.path
-        let result = try runCommand(
-            BuildProducts.graft(), ["bench", "discovery", "--discovery-plugins", "5", "--json"], environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
-        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
-        let part = try #require(json["discovery"] as? [String: Any], "\(result.stdout)")
+        let part = try benchPart("discovery", ["--discovery-plugins", "5"], scratch: scratch)
 
         for name in Self.timed {
             for figure in ["_p50_ms", "_p99_ms", "_per_plugin_p50_us", "_per_plugin_p99_us"] {
@@ -40,7 +33,7 @@ struct DiscoveryBenchTests {
             #expect(notes.contains { $0.contains("apt-get install -y gstreamer1.0-tools") }, "\(notes)")
         }
 
-        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+        let left = try leftBehind(scratch)
         #expect(left.isEmpty, "left in TMPDIR: \(left)")
     }
 }

@@ -10,14 +10,7 @@ struct HotSwapBenchTests {
     @Test("graft bench hotswap --json reports the watcher's swaps with the debounce, reload(), failed lookups and memory")
     func figures() throws {
         let scratch = try Scratch()
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = scratch.url.path
-        let result = try runCommand(
-            BuildProducts.graft(), ["bench", "hotswap", "--swaps", "5", "--watched-swaps", "3", "--memory-swaps", "5", "--json"],
-            environment: environment, timeout: .seconds(120))
-        #expect(result.status == 0, "\(result.stderr)")
-        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
-        let part = try #require(json["hotswap"] as? [String: Any], "\(result.stdout)")
+        let part = try benchPart("hotswap", ["--swaps", "5", "--watched-swaps", "3", "--memory-swaps", "5"], scratch: scratch)
         for key in ["watched_swap_p50_ms", "watched_swap_p99_ms", "reload_p50_ms", "reload_p99_ms", "lookups_during_swaps"] {
             #expect((part[key] as? Double).map { $0 > 0 } == true, "\(key) in \(part)")
         }
@@ -30,5 +23,7 @@ struct HotSwapBenchTests {
         let mapped = try #require(part["swift_image_mapped_kib"] as? Double, "\(part)")
         #expect(mapped > 0)
         #expect(mapped != part["swift_image_file_kib"] as? Double)
+        let left = try leftBehind(scratch)
+        #expect(left.isEmpty, "left in TMPDIR: \(left)")
     }
 }

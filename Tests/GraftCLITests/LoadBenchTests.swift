@@ -10,13 +10,7 @@ struct LoadBenchTests {
     @Test("graft bench load --json reports totals with p99, per-plugin figures and ratios for each size, and cleans up")
     func figures() throws {
         let scratch = try Scratch()
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = scratch.url.path
-        let result = try runCommand(
-            BuildProducts.graft(), ["bench", "load", "--load-sizes", "2,5", "--load-rounds", "2", "--json"], environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
-        let json = try #require(try parseJSON(result.stdout) as? [String: Any])
-        let part = try #require(json["load"] as? [String: Any], "\(result.stdout)")
+        let part = try benchPart("load", ["--load-sizes", "2,5", "--load-rounds", "2"], scratch: scratch)
         for size in [2, 5] {
             for side in ["host", "floor"] {
                 for figure in ["_total_ms", "_total_p99_ms", "_per_plugin_us"] {
@@ -29,7 +23,7 @@ struct LoadBenchTests {
         for ratio in ["N=2: host / floor", "N=5: host / floor", "host per plugin, N=5 / N=2", "floor per plugin, N=5 / N=2"] {
             #expect(ratios[ratio].map { $0 > 0 } == true, "\(ratio) in \(ratios)")
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+        let left = try leftBehind(scratch)
         #expect(left.isEmpty, "left in TMPDIR: \(left)")
 
         let bad = try runCommand(BuildProducts.graft(), ["bench", "load", "--load-sizes", "10,x"])

@@ -1,6 +1,7 @@
 import CGraftSystem
 import Dispatch
 import FoundationEssentials
+import GraftCommandLine
 
 #if canImport(Glibc)
 import Glibc
@@ -59,6 +60,19 @@ enum BenchProcess {
         }
         kill(pid, SIGKILL)
         _ = wait(pid)
+    }
+
+    /// Compiles a C program that includes graft.h from `source`, with `-O2`,
+    /// into `folder` as `name`; `what` names it in the error.
+    static func compileProgram(_ source: String, named name: String, into folder: URL, what: String) throws -> URL {
+        guard let include = GraftHeader.includeFolder() else { throw BenchPlugin.CompileError(description: "graft.h not found") }
+        let file = folder.appendingPathComponent(name + ".c")
+        try Data(source.utf8).write(to: file)
+        let output = folder.appendingPathComponent(name)
+        guard compileC(["-O2", "-std=c11", "-I", include, file.path, "-o", output.path, "-ldl"]) else {
+            throw BenchPlugin.CompileError(description: "cc failed to build \(what) (is a C compiler installed?)")
+        }
+        return output
     }
 
     /// `cc` with `arguments` (found on PATH), its output dropped; whether it succeeded.

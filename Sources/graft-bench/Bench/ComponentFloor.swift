@@ -80,14 +80,7 @@ enum ComponentFloor {
         """#
 
     static func build(into folder: URL) throws -> URL {
-        guard let include = GraftHeader.includeFolder() else { throw BenchPlugin.CompileError(description: "graft.h not found") }
-        let source = folder.appendingPathComponent("component_floor.c")
-        try Data(Self.source.utf8).write(to: source)
-        let output = folder.appendingPathComponent("component-floor")
-        guard BenchProcess.compileC(["-O2", "-std=c11", "-I", include, source.path, "-o", output.path, "-ldl"]) else {
-            throw BenchPlugin.CompileError(description: "cc failed to build the component floor program")
-        }
-        return output
+        try BenchProcess.compileProgram(source, named: "component-floor", into: folder, what: "the component floor program")
     }
 
     /// Runs the floor for `iterations` cycles of `plugin`; nanoseconds per cycle.

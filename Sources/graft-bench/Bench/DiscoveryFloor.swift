@@ -73,14 +73,7 @@ enum DiscoveryFloor {
 
     /// Compiles the floor program into `folder`.
     static func build(into folder: URL) throws -> URL {
-        guard let include = GraftHeader.includeFolder() else { throw BenchPlugin.CompileError(description: "graft.h not found") }
-        let source = folder.appendingPathComponent("discovery_floor.c")
-        try Data(Self.source.utf8).write(to: source)
-        let output = folder.appendingPathComponent("discovery-floor")
-        guard BenchProcess.compileC(["-O2", "-std=c11", "-I", include, source.path, "-o", output.path, "-ldl"]) else {
-            throw BenchPlugin.CompileError(description: "cc failed to build the discovery floor program (is a C compiler installed?)")
-        }
-        return output
+        try BenchProcess.compileProgram(source, named: "discovery-floor", into: folder, what: "the discovery floor program")
     }
 
     /// Runs the floor program on `files` (after `warmUp`, untimed, when

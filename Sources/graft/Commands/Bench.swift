@@ -2,10 +2,6 @@ import ArgumentParser
 import GraftCommandLine
 import GraftHost
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `graft bench`: becomes `graft-bench` (exec, same process), which holds the
 /// benchmarks, so that `graft`'s other commands start without their code.
 struct BenchCommand: ParsableCommand {
@@ -23,23 +19,9 @@ struct BenchCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        guard let path = CompanionExecutable.find(named: Self.executableName, variable: "GRAFT_BENCH") else {
-            let beside = SearchPath.executableFolder.map { " beside \($0)/graft" } ?? ""
-            throw CommandFailure(
-                error: GraftError(
-                    .benchNotFound,
-                    "no \(Self.executableName) found\(beside), through GRAFT_BENCH or on PATH: build it with `swift build -c release --static-swift-stdlib --product \(Self.executableName)` (it belongs beside graft).",
-                    path: Self.executableName),
-                json: false)
-        }
-        // Everything after the subcommand's name, exactly as given.
-        let given = Array(CommandLine.arguments.dropFirst())
-        let forwarded = given.firstIndex(of: "bench").map { Array(given[($0 + 1)...]) } ?? arguments
-        let argv = ([path] + forwarded).map { strdup($0) } + [nil]
-        fflush(nil)
-        execv(path, argv)
-        throw CommandFailure(
-            error: GraftError(.benchNotFound, "\(path) could not be started: \(String(cString: strerror(errno))).", path: path),
+        try CompanionCommand.exec(
+            Self.executableName, variable: "GRAFT_BENCH", subcommand: "bench",
+            buildHint: "swift build -c release --static-swift-stdlib --product \(Self.executableName)", code: .benchNotFound,
             json: false)
     }
 }
