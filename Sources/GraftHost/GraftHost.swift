@@ -332,11 +332,9 @@ public final class GraftHost: Sendable {
     ) throws(GraftError) -> ComponentInstance {
         let component = try registry.resolve(reference)
         let number = instanceCounter.wrappingAdd(1, ordering: .relaxed).newValue
-        var instanceLogger = logger
-        instanceLogger[metadataKey: "component"] = "\(component.reference)"
         let instance = try ComponentInstance(
             id: id ?? "\(reference.key)#\(number)", component: component, inputs: inputs, containerSize: containerSize,
-            logger: instanceLogger, onEvent: onEvent,
+            logger: logger, onEvent: onEvent,
             onClose: { [weak self] identifier in self?.instanceClosed(identifier) })
         liveInstances.withLock { $0[ObjectIdentifier(instance)] = WeakInstance(instance: instance) }
         return instance

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,32 +8,42 @@ import Glibc
 /// ThreadSanitizer on Linux cannot see `Mutex` (its futex is invisible to the
 /// sanitizer's interceptors), so every access it guards is reported as a
 /// race, which hides the real ones. A pthread mutex is one the sanitizer
-/// understands (`Lock`), and it is as fast here. Hot-swap tests run under TSan.
+/// understands, and it is as fast here. Hot-swap tests run under TSan.
 ///
-/// The value lives behind a pointer rather than in a stored `var`: the lock
-/// already makes access exclusive, and a class `var` would add Swift's
-/// dynamic exclusivity check to every access.
+/// One allocation holds both the value and the mutex (a `ManagedBuffer`: the
+/// value as its header, the mutex as its one element), as SwiftNIO's locked
+/// box does: every component instance has two of these, and separate
+/// objects for the lock, the mutex and the value cost six allocations per
+/// instance. Values are reached through pointers, so Swift adds no dynamic
+/// exclusivity check: the lock already makes access exclusive. Copies of a
+/// `Locked` share the one value and lock.
 ///
 /// `@unchecked Sendable` when `Value` is: the value is only read or written
 /// inside `withLock`, and what leaves it must itself be safe to share.
-final class Locked<Value> {
-    private let lock = Lock()
-    private let value: UnsafeMutablePointer<Value>
-
-    init(_ value: Value) {
-        self.value = .allocate(capacity: 1)
-        self.value.initialize(to: value)
+struct Locked<Value> {
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+        // The header (the value) is destroyed by ManagedBuffer; the mutex is ours.
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
     }
 
-    deinit {
-        value.deinitialize(count: 1)
-        value.deallocate()
+    private let storage: Storage
+
+    init(_ value: Value) {
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+        }
     }
 
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value.pointee)
+        try storage.withUnsafeMutablePointers { value, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
     }
 }
 

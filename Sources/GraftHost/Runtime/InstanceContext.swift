@@ -6,7 +6,9 @@ import Logging
 /// instance lives.
 final class InstanceContext: Sendable {
     let instanceID: String
-    let logger: Logger
+    /// The host's logger; `logger` tags it with the component when something
+    /// is logged (rarely), not for every instance made.
+    private let hostLogger: Logger
     private let onEvent: @Sendable (EmittedEvent) -> Void
     private let state: Locked<State>
 
@@ -25,9 +27,16 @@ final class InstanceContext: Sendable {
         onEvent: @escaping @Sendable (EmittedEvent) -> Void
     ) {
         self.instanceID = instanceID
-        self.logger = logger
+        self.hostLogger = logger
         self.onEvent = onEvent
         self.state = Locked(State(containerSize: containerSize, component: component))
+    }
+
+    /// The host's logger with the instance's component as metadata.
+    var logger: Logger {
+        var logger = hostLogger
+        logger[metadataKey: "component"] = "\(component.reference)"
+        return logger
     }
 
     var component: RegisteredComponent {
@@ -44,6 +53,7 @@ final class InstanceContext: Sendable {
 
     func record(_ warnings: [GraftWarning]) {
         guard !warnings.isEmpty else { return }
+        let logger = self.logger
         for warning in warnings { logger.warning("\(warning)") }
         state.withLock { state in
             state.warnings.append(contentsOf: warnings)
