@@ -44,6 +44,8 @@ public final class ComponentInstance: @unchecked Sendable {
         var prefetch: (id: UInt32, mediaType: MediaType)?
         /// Whether a call has been made since the create.
         var called = false
+        /// Reused by every local render (calls into an instance are serialized).
+        var output: OutputWriter?
         /// How the render sent with the create failed (its process died or
         /// hung; the instance was created again on a new one): what the first
         /// call, if a render, reports.
@@ -271,7 +273,14 @@ public final class ComponentInstance: @unchecked Sendable {
                 return (Rendering(mediaType: MediaType(rawValue: type), text: text), false)
             }
             guard case .local(let instance) = handle else { throw closedError(live.component) }
-            let output = OutputWriter(limit: outputLimit)
+            let output: OutputWriter
+            if let kept = live.output {
+                kept.reset(limit: outputLimit)
+                output = kept
+            } else {
+                output = OutputWriter(limit: outputLimit)
+                live.output = output
+            }
             let ok = output.withWriter { writer in instance.pointee.render!(instance, mediaType.rawValue, writer) }
             // A component whose write was refused past the limit usually gives
             // up: that is the limit's doing, not a failure of its own.
@@ -353,8 +362,9 @@ public final class ComponentInstance: @unchecked Sendable {
                     return .answeredInChild(answered)
                 }
                 guard case .local(let instance) = handle, let interact = instance.pointee.interact else { return .answered(false) }
+                guard let data else { return .answered(action.withCString { interact(instance, $0, nil) }) }
                 let arena = CArena()
-                return .answered(interact(instance, arena.cString(action).pointer, data.map { arena.cValuePointer($0) }))
+                return .answered(interact(instance, arena.cString(action).pointer, arena.cValuePointer(data)))
             }
         } catch {
             context.record([GraftWarning(error.code, error.message, instanceID: id)])

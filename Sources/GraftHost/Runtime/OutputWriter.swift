@@ -1,16 +1,28 @@
 import CGraft
 
 /// Collects what a plugin writes through a `graft_writer_t` during one call,
-/// up to a limit, so a runaway plugin cannot exhaust the host's memory.
+/// up to a limit, so a runaway plugin cannot exhaust the host's memory. An
+/// instance reuses one across its renders (`reset`), keeping a small buffer.
 final class OutputWriter {
     static let defaultLimit = 16 << 20
+    /// A buffer kept between uses up to this size (a live instance holds
+    /// one); a larger one is let go.
+    static let keptCapacity = 4 << 10
 
     private(set) var bytes: [UInt8] = []
     private(set) var mediaType: String?
     private(set) var overflowed = false
-    let limit: Int
+    private(set) var limit: Int
 
     init(limit: Int = OutputWriter.defaultLimit) {
+        self.limit = limit
+    }
+
+    /// Ready for another call, with `limit`.
+    func reset(limit: Int) {
+        if bytes.capacity > Self.keptCapacity { bytes = [] } else { bytes.removeAll(keepingCapacity: true) }
+        mediaType = nil
+        overflowed = false
         self.limit = limit
     }
 
