@@ -44,10 +44,20 @@ enum DriftCheck {
     static func check(
         event: String, payload: GraftValue?, against contract: ComponentContract, instanceID: String
     ) -> [GraftWarning] {
-        guard let output = contract.output(event) else {
+        check(event: event, payload: payload, declared: contract.output(event), of: contract.reference, instanceID: instanceID)
+    }
+
+    /// `check` given what the contract declares for `event` (nil: nothing).
+    /// Every emit calls it: passing the one output, not the contract,
+    /// spares a copy of the whole contract per event.
+    static func check(
+        event: String, payload: GraftValue?, declared output: OutputSpec?, of reference: @autoclosure () -> ComponentReference,
+        instanceID: String
+    ) -> [GraftWarning] {
+        guard let output else {
             return [GraftWarning(
                 .undeclaredEvent,
-                "instance '\(instanceID)' emitted '\(event)', which \(contract.reference) does not declare; forwarded anyway.",
+                "instance '\(instanceID)' emitted '\(event)', which \(reference()) does not declare; forwarded anyway.",
                 instanceID: instanceID)]
         }
         func mismatch(_ detail: String) -> GraftWarning {

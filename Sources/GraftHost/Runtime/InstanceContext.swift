@@ -72,7 +72,8 @@ final class InstanceContext: Sendable {
 
     func emit(_ event: String, payload: GraftValue?) {
         let component = self.component
-        let warnings = DriftCheck.check(event: event, payload: payload, against: component.contract, instanceID: instanceID)
+        let warnings = DriftCheck.check(
+            event: event, payload: payload, declared: component.contract.output(event), of: component.reference, instanceID: instanceID)
         record(warnings)
         onEvent(EmittedEvent(
             instanceID: instanceID, component: component.reference, pluginID: component.pluginID, event: event,
