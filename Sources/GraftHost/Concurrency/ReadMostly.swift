@@ -11,7 +11,7 @@ import Glibc
 ///
 /// How it works (epoch-based reclamation, a small cousin of Linux's RCU):
 ///
-/// - **Readers.** Each thread has a `Reader` record. `read` stores the
+/// - **Readers.** Each thread has a `ReadRecord`. `read` stores the
 ///   current epoch in it, loads the published object, lends it to the body
 ///   (no retain), then stores 0: two plain stores and two loads.
 /// - **Writers** (`update`, serialized by a lock) publish the replacement,
