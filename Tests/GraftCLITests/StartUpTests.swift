@@ -45,4 +45,19 @@ import Testing
         #expect(result.stderr.contains("workbench_not_found"))
         #expect(result.stderr.contains("graft-workbench"))
     }
+
+    /// The same for `graft bench` without `graft-bench`; with it beside,
+    /// the arguments reach it (its own usage error, exit 2).
+    @Test("graft bench without graft-bench: bench_not_found; with it, the arguments are forwarded")
+    func benchMissing() throws {
+        let scratch = try Scratch()
+        let lonely = scratch.file("graft")
+        try FileManager.default.copyItem(at: BuildProducts.graft(), to: lonely)
+        let result = try runCommand(lonely, ["bench", "validators"], environment: ["PATH": "/usr/bin:/bin"], timeout: .seconds(60))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("bench_not_found: no graft-bench found"), "\(result.stderr)")
+        let forwarded = try runCommand(BuildProducts.graft(), ["bench", "no-such-part"], timeout: .seconds(60))
+        #expect(forwarded.status == 2)
+        #expect(forwarded.stderr.contains("'no-such-part' is invalid for '<parts>'"), "\(forwarded.stderr)")
+    }
 }

@@ -85,8 +85,8 @@ final class ReadMostly<Object: AnyObject & Sendable>: @unchecked Sendable {
             current.store(Unmanaged.passRetained(replacement), ordering: .sequentiallyConsistent)
             return (old, result)
         }
-        domain.retire(Unmanaged.passRetained(old.takeUnretainedValue() as AnyObject))
-        old.release()
+        // The +1 the published pointer held moves to the retired entry.
+        domain.retire(Unmanaged.passRetained(old.takeRetainedValue() as AnyObject))
         return result
     }
 

@@ -271,10 +271,11 @@ enum DiscoveryBench {
 
     /// Runs `path` through posix_spawn, stdin from /dev/null, stdout and
     /// stderr to /dev/null (or captured), waits for it and reaps it. The time
-    /// is from just before the spawn to just after the reap.
+    /// is from just before the spawn to just after the reap. A child still
+    /// running after `timeout` is killed, reaped, and reported.
     static func spawn(
         _ path: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-        capturingOutput: Bool = false
+        capturingOutput: Bool = false, timeout: Duration = .seconds(300)
     ) throws -> (status: Int32, nanoseconds: Double, output: Data) {
         var pipeEnds: [Int32] = [-1, -1]
         if capturingOutput {
@@ -282,6 +283,7 @@ enum DiscoveryBench {
             guard graft_pipe_cloexec(&pipeEnds) == 0 else { throw Failure(description: "pipe failed: \(String(cString: strerror(errno)))") }
         }
         let started = DispatchTime.now().uptimeNanoseconds
+        let deadline = ContinuousClock.now + timeout
         let pid: pid_t
         do {
             pid = try BenchProcess.start(path, arguments, environment: environment, output: pipeEnds[1])
@@ -290,18 +292,27 @@ enum DiscoveryBench {
             throw Failure(description: error.description)
         }
         if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
+        func overdue() -> Failure {
+            BenchProcess.stop(pid, within: .seconds(1))
+            return Failure(description: "\(path) did not finish within \(timeout); it was killed")
+        }
         var output = Data()
         if pipeEnds[0] >= 0 {
+            defer { close(pipeEnds[0]) }
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { throw overdue() }
+                var poller = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, Int32(min(left.components.seconds * 1000 + 1, 1000)))
+                if ready == 0 || (ready < 0 && errno == EINTR) { continue }
                 let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
                 output.append(contentsOf: buffer[0..<count])
             }
-            close(pipeEnds[0])
         }
-        let code = BenchProcess.wait(pid)
+        guard let code = BenchProcess.wait(pid, until: deadline) else { throw overdue() }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started)
         return (code, elapsed, output)
     }

@@ -175,23 +175,12 @@ enum HotSwapBench {
         }
     }
 
-    /// The bytes of every mapping of `path` in this process (/proc/self/maps;
-    /// a private copy the image store has unlinked shows as "PATH (deleted)").
+    /// The bytes of every mapping of `path` in this process (/proc/self/maps,
+    /// read to its end: /proc reports a size of 0; a private copy the image
+    /// store has unlinked shows as "PATH (deleted)").
     static func mappedBytes(of path: String) -> Int {
-        // Read to the end as a stream: /proc reports a size of 0, and a
-        // reader that trusts it gets nothing or a prefix.
-        let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return 0 }
-        defer { close(descriptor) }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            data += chunk[..<count]
-        }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").reduce(0) { total, line in
+        guard let maps = try? BoundedFile.text(at: "/proc/self/maps", what: "the memory map", code: .permissionDenied) else { return 0 }
+        return maps.split(separator: "\n").reduce(0) { total, line in
             guard line.hasSuffix(" " + path) || line.hasSuffix(" " + path + " (deleted)"),
                 let range = line.split(separator: " ").first
             else { return total }

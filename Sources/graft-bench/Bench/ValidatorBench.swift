@@ -138,7 +138,7 @@ enum ValidatorBench {
         }
         defer {
             close(sockets[0])  // Python's loop ends, and with it Python
-            _ = BenchProcess.wait(pid)
+            if BenchProcess.wait(pid, until: .now + .seconds(10)) == nil { BenchProcess.stop(pid, within: .seconds(1)) }
         }
         var lines = LineReader(sockets[0])
         guard lines.next() == "ready" else { return nil }
