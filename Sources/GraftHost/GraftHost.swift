@@ -48,7 +48,8 @@ public final class GraftHost: Sendable {
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
     let reloads = Locked(())
     private let instanceCounter = Atomic<Int>(0)
-    private let liveInstances = Locked<[ObjectIdentifier: WeakInstance]>([:])
+    /// The open instances; tells the host when one closes.
+    let tracker = InstanceTracker()
 
     struct State: Sendable {
         /// Loaded plugins by real path (`order` keeps their load order).
@@ -92,10 +93,6 @@ public final class GraftHost: Sendable {
         }
     }
 
-    struct WeakInstance: Sendable {
-        weak var instance: ComponentInstance?
-    }
-
     /// - Parameter loadsFromCopies: map every plugin from a private copy of its
     ///   file (see `ImageStore`): set it when plugin files may be rebuilt while
     ///   the host runs. `reload(pluginAt:)` always maps new builds from copies.
@@ -134,6 +131,7 @@ public final class GraftHost: Sendable {
         if configuration.trust.allowsUntrusted {
             logger.warning("trust checks are off (allowsUntrusted): plugin files other users could have written will load.")
         }
+        tracker.host = self
     }
 
     deinit {
@@ -332,21 +330,13 @@ public final class GraftHost: Sendable {
     ) throws(GraftError) -> ComponentInstance {
         let component = try registry.resolve(reference)
         let number = instanceCounter.wrappingAdd(1, ordering: .relaxed).newValue
-        let instance = try ComponentInstance(
+        let core = try InstanceCore(
             id: id ?? "\(reference.key)#\(number)", component: component, inputs: inputs, containerSize: containerSize,
-            logger: logger, onEvent: onEvent,
-            onClose: { [weak self] identifier in self?.instanceClosed(identifier) })
-        liveInstances.withLock { $0[ObjectIdentifier(instance)] = WeakInstance(instance: instance) }
-        return instance
+            logger: logger, onEvent: onEvent, tracker: tracker)
+        tracker.opened(core)
+        return ComponentInstance(core)
     }
 
-    /// Every instance not yet closed, in no particular order.
-    public var instances: [ComponentInstance] {
-        liveInstances.withLock { $0.values.compactMap(\.instance) }
-    }
-
-    private func instanceClosed(_ identifier: ObjectIdentifier) {
-        liveInstances.withLock { _ = $0.removeValue(forKey: identifier) }
-        finishRemovals()
-    }
+    /// How many instances are open (made and not yet closed).
+    public var openInstanceCount: Int { tracker.count }
 }

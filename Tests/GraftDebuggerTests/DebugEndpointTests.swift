@@ -303,7 +303,7 @@ struct DebugEndpointTests {
             if case .wouldRun(let action, _, _) = record.entry { return action } else { return nil }
         }
         #expect(wouldRun == ["track", "close"])
-        #expect(running.host.instances.isEmpty, "the sandbox instance is closed")
+        #expect(running.host.openInstanceCount == 0, "the sandbox instance is closed")
         #expect(running.log.records().isEmpty, "nothing the sandbox did reached the real log")
     }
 

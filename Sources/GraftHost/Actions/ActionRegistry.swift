@@ -133,11 +133,12 @@ extension GraftHost {
             guard let message else { return }
             ActionRecorder.from(context)?.logs.append((level, String(cString: message)))
         }
-        let arena = CArena()
+        let invoke = descriptor.pointee.invoke!
         let ok = withUnsafePointer(to: &context) { context in
-            descriptor.pointee.invoke!(
-                descriptor, arena.cValuePointer(.object(params)), payload.map { arena.cValuePointer($0) },
-                context)
+            GraftValue.object(params).withCValue { params in
+                guard let payload else { return invoke(descriptor, params, nil, context) }
+                return payload.withCValue { invoke(descriptor, params, $0, context) }
+            }
         }
         return ActionResult(
             ok: ok, error: ok ? nil : (recorder.error ?? "action '\(action.contract.key)' failed without saying why"),

@@ -118,7 +118,7 @@ extension GraftHost {
         var failed: [(instanceID: String, error: GraftError)] = []
         var orphaned: [String] = []
         let published = registry.snapshot.components
-        for instance in instances where instance.component.plugin === old {
+        for instance in tracker.cores where instance.component.plugin === old {
             let reference = instance.component.reference
             guard let replacement = published[reference], replacement.plugin === plugin else {
                 orphaned.append(instance.id)
@@ -146,7 +146,7 @@ extension GraftHost {
     /// serves.
     private func rehearse(_ plugin: LoadedPlugin, for old: LoadedPlugin?) throws(GraftError) {
         guard let runner = plugin.runner else { return }
-        let used = Set(instances.filter { $0.component.plugin === old }.map(\.component.reference))
+        let used = Set(tracker.cores.filter { $0.component.plugin === old }.map(\.component.reference))
         for contract in plugin.info.components where used.contains(contract.reference) {
             var (answer, generation, _) = try runner.call(
                 .create, plugin: plugin, what: "create of \(contract.reference) from its debugConfig (before the swap)"
@@ -206,7 +206,7 @@ extension GraftHost {
         guard let plugin = state.withLock({ $0.plugins[realPath] }) else { return }
         // Instances are asked outside the state lock: an instance's own lock
         // may be held by a thread that is calling into the host.
-        if instances.contains(where: { $0.component.plugin === plugin }) {
+        if tracker.cores.contains(where: { $0.component.plugin === plugin }) {
             state.withLock { _ = $0.removedInUse.insert(realPath) }
             finishRemovals()  // in case the last instance closed meanwhile
         } else {
@@ -218,7 +218,7 @@ extension GraftHost {
     func finishRemovals() {
         let pending = state.withLock { $0.removedInUse }
         guard !pending.isEmpty else { return }
-        let live = instances
+        let live = tracker.cores
         for realPath in pending {
             let plugin = state.withLock { $0.plugins[realPath] }
             if let plugin, live.contains(where: { $0.component.plugin === plugin }) { continue }

@@ -3,7 +3,9 @@ import CGraft
 /// Collects what a plugin writes through a `graft_writer_t` during one call,
 /// up to a limit, so a runaway plugin cannot exhaust the host's memory. An
 /// instance reuses one across its renders (`reset`), keeping a small buffer.
-final class OutputWriter {
+/// `@unchecked Sendable`: one call at a time writes into a writer (an
+/// instance's calls are serialized); spares change hands under their lock.
+final class OutputWriter: @unchecked Sendable {
     static let defaultLimit = 16 << 20
     /// A buffer kept between uses up to this size (a live instance holds
     /// one); a larger one is let go.
@@ -16,6 +18,29 @@ final class OutputWriter {
 
     init(limit: Int = OutputWriter.defaultLimit) {
         self.limit = limit
+    }
+
+    /// Writers that closed instances gave back: a new instance's first render
+    /// takes one instead of allocating a writer and growing its buffer again.
+    private static let spares = Locked<[OutputWriter]>([])
+    private static let maximumSpares = 16
+
+    /// A spare writer ready for a call with `limit`, or a new one.
+    static func take(limit: Int) -> OutputWriter {
+        if let spare = spares.withLock({ $0.popLast() }) {
+            spare.reset(limit: limit)
+            return spare
+        }
+        return OutputWriter(limit: limit)
+    }
+
+    /// Gives `writer` back once its instance is closed; its buffer is kept
+    /// only up to `keptCapacity`.
+    static func giveBack(_ writer: OutputWriter) {
+        if writer.bytes.capacity > keptCapacity { writer.bytes = [] }
+        spares.withLock { spares in
+            if spares.count < maximumSpares { spares.append(writer) }
+        }
     }
 
     /// Ready for another call, with `limit`.

@@ -102,7 +102,7 @@ extension RegisteredValidator {
         for (index, param) in params.enumerated() { (cParams + index).initialize(to: arena.cString(param).pointer) }
         let output = OutputWriter(limit: 64 << 10)
         let valid = output.withWriter { writer in
-            validate(descriptor, arena.cValuePointer(value), UnsafePointer(cParams), UInt32(params.count), writer)
+            value.withCValue { validate(descriptor, $0, UnsafePointer(cParams), UInt32(params.count), writer) }
         }
         if valid { return ValidationResult(isValid: true, validator: contract.name) }
         return ValidationResult(
