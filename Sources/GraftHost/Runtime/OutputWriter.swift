@@ -3,18 +3,18 @@ import CGraft
 /// Collects what a plugin writes through a `graft_writer_t` during one call,
 /// up to a limit, so a runaway plugin cannot exhaust the host's memory. An
 /// instance reuses one across its renders (`reset`), keeping a small buffer.
-final class OutputWriter {
+package final class OutputWriter {
     static let defaultLimit = 16 << 20
     /// A buffer kept between uses up to this size (a live instance holds
     /// one); a larger one is let go.
     static let keptCapacity = 4 << 10
 
-    private(set) var bytes: [UInt8] = []
-    private(set) var mediaType: String?
-    private(set) var overflowed = false
+    package private(set) var bytes: [UInt8] = []
+    package private(set) var mediaType: String?
+    package private(set) var overflowed = false
     private(set) var limit: Int
 
-    init(limit: Int = OutputWriter.defaultLimit) {
+    package init(limit: Int = OutputWriter.defaultLimit) {
         self.limit = limit
     }
 
@@ -29,7 +29,7 @@ final class OutputWriter {
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Calls `body` with a writer valid for the duration of the call.
-    func withWriter<R>(_ body: (UnsafePointer<graft_writer_t>) throws -> R) rethrows -> R {
+    package func withWriter<R>(_ body: (UnsafePointer<graft_writer_t>) throws -> R) rethrows -> R {
         var writer = graft_writer_t()
         writer.host_data = Unmanaged.passUnretained(self).toOpaque()
         writer.write = { writer, data, length in
