@@ -51,7 +51,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        .executableTarget(name: "graft-scanner", dependencies: ["GraftHost"]),
+        // `graft check --conformance`: the tests a plugin author runs, each in a scanner child of its own.
+        .target(
+            name: "GraftConformance",
+            dependencies: ["GraftHost", "CGraft", .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(name: "graft-scanner", dependencies: ["GraftHost", "GraftConformance"]),
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
         .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),
@@ -93,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows", "GraftCommandLine", "CGraftSystem",
+                "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftCommandLine", "CGraftSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -126,6 +130,7 @@ let package = Package(
         .testTarget(
             name: "GraftHostTests",
             dependencies: ["GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport"]),
+        .testTarget(name: "GraftConformanceTests", dependencies: ["GraftConformance", "GraftHost", "GraftTestSupport"]),
         .testTarget(name: "GraftKitTests", dependencies: ["GraftKit", "CGraft"]),
         .testTarget(name: "GraftFlowsTests", dependencies: ["GraftFlows", "GraftHost", "GraftTestSupport"]),
         .testTarget(

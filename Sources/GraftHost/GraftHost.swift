@@ -180,7 +180,7 @@ public final class GraftHost: Sendable {
     /// its components replace those already registered under the same
     /// key + version instead of being refused; the replaced ones are returned.
     @discardableResult
-    func register(
+    package func register(
         _ plugin: LoadedPlugin, file: PluginFile? = nil, realPath: String? = nil, overriding: Bool = false
     ) throws(GraftError) -> [RegisteredComponent] {
         let realPath = file?.realPath ?? realPath ?? plugin.info.path

@@ -20,7 +20,7 @@ import Glibc
 ///
 /// `@unchecked Sendable` when `Value` is: the value is only read or written
 /// inside `withLock`, and what leaves it must itself be safe to share.
-struct Locked<Value> {
+package struct Locked<Value> {
     private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         // The header (the value) is destroyed by ManagedBuffer; the mutex is ours.
         deinit {
@@ -30,7 +30,7 @@ struct Locked<Value> {
 
     private let storage: Storage
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
@@ -38,7 +38,7 @@ struct Locked<Value> {
         }
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }

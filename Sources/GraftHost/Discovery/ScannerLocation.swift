@@ -3,10 +3,10 @@ import FoundationEssentials
 /// Where the scanner executable is: the host's setting, else beside the
 /// running executable, else `GRAFT_SCANNER`, else the first `graft-scanner`
 /// on `PATH` (see `CompanionExecutable`).
-enum ScannerLocation {
+package enum ScannerLocation {
     static let executableName = "graft-scanner"
 
-    static func find(configured: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    package static func find(configured: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         CompanionExecutable.find(named: executableName, variable: "GRAFT_SCANNER", configured: configured, environment: environment)
     }
 }

@@ -15,7 +15,10 @@ import Glibc
 /// the child exits, and it exits with `_exit`: no plugin's deinit or
 /// destructor runs, so none can turn a good scan into a crash.
 package enum ScannerService {
-    package static func main(arguments: [String]) -> Never {
+    /// `conform` serves `graft-scanner conform`, one conformance test
+    /// (GraftConformance's `ConformanceService.serve`, which GraftHost does
+    /// not link).
+    package static func main(arguments: [String], conform: () -> Never) -> Never {
         guard arguments.first == "scan" || arguments.first == "serve" || arguments.first == "conform" else {
             writeToStandardError("usage: graft-scanner scan|serve|conform (started by a Graft host, which talks to it on descriptor 3)\n")
             exit(64)
@@ -25,7 +28,7 @@ package enum ScannerService {
         }
         signal(SIGPIPE, SIG_IGN)
         if arguments.first == "serve" { RunnerService.serve(arguments: arguments.dropFirst()) }
-        if arguments.first == "conform" { ConformanceService.serve() }
+        if arguments.first == "conform" { conform() }
         guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
 
         let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))
@@ -102,7 +105,7 @@ package enum ScannerService {
 
     /// Ends the child: no plugin's deinit or destructor runs, and the image
     /// folder a copying host made is removed first.
-    static func finish() -> Never {
+    package static func finish() -> Never {
         ImageStore.removeFolders(ofProcess: getpid())
         _exit(0)
     }

@@ -21,7 +21,7 @@ import Glibc
 /// /dev/shm when it exists, so a link costs no disk write) lives only while a
 /// load is under way, except in the scanner child, which keeps it until it
 /// ends (its host removes it if it dies).
-final class ImageStore: Sendable {
+package final class ImageStore: Sendable {
     let folder: String
     private let counter = Atomic<Int>(0)
     /// Whether the folder stays between loads: in a child process (the
@@ -32,7 +32,7 @@ final class ImageStore: Sendable {
 
     static let prefix = "graft-images-"
 
-    init(keepsFolder: Bool = false) {
+    package init(keepsFolder: Bool = false) {
         folder = Self.parent + Self.prefix + "\(getpid())-\(UUID().uuidString.prefix(8))"
         self.keepsFolder = keepsFolder
     }

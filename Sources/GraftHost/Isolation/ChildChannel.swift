@@ -8,7 +8,7 @@ import Glibc
 /// The child's end of the socket to its host (descriptor 3): frames in, with
 /// the descriptor that came with each, and frames out. Shared by the scanner
 /// and the runner; the host's end is `ChildProcess`.
-struct ChildChannel {
+package struct ChildChannel {
     static let descriptor: Int32 = 3
     private var buffer: [UInt8] = []
     private var start = 0
@@ -16,6 +16,8 @@ struct ChildChannel {
     /// Where each read lands before its bytes join `buffer`: allocated once,
     /// for the life of the child.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+
+    package init() {}
 
     /// Whether the next frame has arrived already and is a render of the
     /// instance just created (`Wire.justCreated`), sent behind its create.
@@ -29,7 +31,7 @@ struct ChildChannel {
     }
 
     /// The next frame, or nil when the host has gone or broke the protocol.
-    mutating func next() -> (header: Wire.Header, payload: [UInt8], descriptor: Int32)? {
+    package mutating func next() -> (header: Wire.Header, payload: [UInt8], descriptor: Int32)? {
         while true {
             let available = buffer.count - start
             if available >= Wire.headerSize {
@@ -60,7 +62,7 @@ struct ChildChannel {
 
     /// Sends one frame; false when the host has gone. Frames from several
     /// threads (a plugin may emit from its own) never interleave.
-    static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
+    package static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
         send(Wire.frame(kind, id: id, payload: payload))
     }
 

@@ -15,7 +15,7 @@ import Glibc
 /// the host (`PR_SET_PDEATHSIG`, set by the child itself). The host kills it
 /// with SIGKILL past a deadline and always reaps it: no zombies, no leaked
 /// descriptors.
-final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     // Used by one thread at a time: the owner (Scanner) serializes access.
     let pid: pid_t
     let executable: String
@@ -30,11 +30,11 @@ final class ChildProcess: @unchecked Sendable {
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     /// How a child ended.
-    enum Termination: Sendable, Equatable, CustomStringConvertible {
+    package enum Termination: Sendable, Equatable, CustomStringConvertible {
         case exited(Int32)
         case signaled(Int32)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .exited(let status): "exited with status \(status)"
             case .signaled(let signal): "was killed by signal \(signal) (\(ChildProcess.signalName(signal)))"
@@ -43,7 +43,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// What `receive` got.
-    enum Received {
+    package enum Received {
         case frame(Wire.Header, [UInt8])
         /// The child closed its end or died.
         case closed
@@ -112,7 +112,7 @@ final class ChildProcess: @unchecked Sendable {
     /// `hello`: a child that does not say it within `startDeadline`, or was
     /// built for another ABI or machine, is killed and refused with
     /// `scanner_unavailable`.
-    static func startGraftChild(
+    package static func startGraftChild(
         executable: String, arguments: [String], progress: Bool = false, onOutput: (String) -> Void
     ) throws(GraftError) -> ChildProcess {
         let child = try ChildProcess(executable: executable, arguments: arguments, progress: progress)
@@ -186,7 +186,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Sends one frame, with `descriptor` attached when given. False when the
     /// child is gone.
     @discardableResult
-    func send(_ kind: Wire.Kind, id: UInt32, payload: [UInt8], descriptor: Int32 = -1) -> Bool {
+    package func send(_ kind: Wire.Kind, id: UInt32, payload: [UInt8], descriptor: Int32 = -1) -> Bool {
         let frame = Wire.frame(kind, id: id, payload: payload)
         return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
     }
@@ -198,7 +198,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// The next frame, waiting at most until `deadline`. Lines the child
     /// writes to stdout or stderr meanwhile go to `onOutput`.
-    func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> Received {
+    package func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> Received {
         while true {
             if received.count >= Wire.headerSize {
                 let header: Wire.Header
@@ -277,7 +277,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Kills the child (if it still runs) and reaps it; returns how it ended.
     @discardableResult
-    func stop() -> Termination {
+    package func stop() -> Termination {
         if let reaped { return reaped }
         kill(pid, SIGKILL)
         return reap(blocking: true)!
@@ -286,7 +286,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Asks the child to leave by closing the channel's sending side, waits
     /// up to `grace`, then kills it.
     @discardableResult
-    func finish(grace: Duration = .milliseconds(200)) -> Termination {
+    package func finish(grace: Duration = .milliseconds(200)) -> Termination {
         if let reaped { return reaped }
         shutdown(channel, Int32(SHUT_WR))
         let deadline = ContinuousClock.now + grace
@@ -300,7 +300,7 @@ final class ChildProcess: @unchecked Sendable {
     /// How the child ended, once it has: after `receive` says `.closed`, the
     /// child may still be exiting, so this waits up to `grace` before
     /// killing it.
-    func termination(grace: Duration = .seconds(1)) -> Termination {
+    package func termination(grace: Duration = .seconds(1)) -> Termination {
         if let reaped { return reaped }
         let deadline = ContinuousClock.now + grace
         while ContinuousClock.now < deadline {

@@ -12,7 +12,7 @@
 /// all little-endian, then the payload, written with `WireWriter`. A peer
 /// that reads a bad magic, another version or an oversized length stops
 /// talking: it does not guess where the next frame starts.
-enum Wire {
+package enum Wire {
     static let magic: [UInt8] = Array("GRFT".utf8)
     static let version: UInt16 = 1
     static let headerSize = 16
@@ -23,7 +23,7 @@ enum Wire {
     /// created", for a render pipelined behind its create.
     static let justCreated = UInt32.max
 
-    enum Kind: UInt16, Sendable {
+    package enum Kind: UInt16, Sendable {
         /// child → host, first frame: protocol version, ABI, architecture.
         case hello = 1
         /// host → child: describe the file whose descriptor travels with the frame.
@@ -83,18 +83,18 @@ enum Wire {
         case conformed = 42
     }
 
-    struct Header: Sendable, Equatable {
-        var kind: Kind
-        var id: UInt32
+    package struct Header: Sendable, Equatable {
+        package var kind: Kind
+        package var id: UInt32
         var length: Int
     }
 
-    struct Violation: Error, Sendable, CustomStringConvertible {
-        var description: String
+    package struct Violation: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// The payload of a child's `hello`: the ABI and architecture it was built for.
-    static var helloPayload: [UInt8] {
+    package static var helloPayload: [UInt8] {
         var writer = WireWriter()
         writer.u16(UInt16(ABIVersion.host.major))
         writer.u16(UInt16(ABIVersion.host.minor))
@@ -155,10 +155,12 @@ enum Wire {
 }
 
 /// Appends little-endian fields to a byte array.
-struct WireWriter {
-    var bytes: [UInt8] = []
+package struct WireWriter {
+    package var bytes: [UInt8] = []
 
-    mutating func u8(_ value: UInt8) { bytes.append(value) }
+    package init() {}
+
+    package mutating func u8(_ value: UInt8) { bytes.append(value) }
     mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
     mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
     mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
@@ -166,7 +168,7 @@ struct WireWriter {
     mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
     mutating func f64(_ value: Double) { u64(value.bitPattern) }
 
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             u32(UInt32(utf8.count))
@@ -174,12 +176,12 @@ struct WireWriter {
         }
     }
 
-    mutating func optional(_ value: String?) {
+    package mutating func optional(_ value: String?) {
         bool(value != nil)
         if let value { string(value) }
     }
 
-    mutating func list<Element>(_ elements: [Element], _ write: (inout WireWriter, Element) -> Void) {
+    package mutating func list<Element>(_ elements: [Element], _ write: (inout WireWriter, Element) -> Void) {
         u32(UInt32(elements.count))
         for element in elements { write(&self, element) }
     }
@@ -187,7 +189,7 @@ struct WireWriter {
 
 /// Reads what `WireWriter` wrote; any read past the end, or a count larger
 /// than the bytes left, is a `Wire.Violation`.
-struct WireReader {
+package struct WireReader {
     private let bytes: ArraySlice<UInt8>
     private var position: Int
 
@@ -196,7 +198,7 @@ struct WireReader {
         position = bytes.startIndex
     }
 
-    init(_ bytes: [UInt8]) { self.init(bytes[...]) }
+    package init(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
     var isAtEnd: Bool { position == bytes.endIndex }
 
@@ -214,7 +216,7 @@ struct WireReader {
         return value
     }
 
-    mutating func u8() throws(Wire.Violation) -> UInt8 { try integer(UInt8.self) }
+    package mutating func u8() throws(Wire.Violation) -> UInt8 { try integer(UInt8.self) }
     mutating func bool() throws(Wire.Violation) -> Bool { try u8() != 0 }
     mutating func u16() throws(Wire.Violation) -> UInt16 { try integer(UInt16.self) }
     mutating func u32() throws(Wire.Violation) -> UInt32 { try integer(UInt32.self) }
@@ -222,19 +224,19 @@ struct WireReader {
     mutating func i64() throws(Wire.Violation) -> Int64 { Int64(bitPattern: try u64()) }
     mutating func f64() throws(Wire.Violation) -> Double { Double(bitPattern: try u64()) }
 
-    mutating func string() throws(Wire.Violation) -> String {
+    package mutating func string() throws(Wire.Violation) -> String {
         let count = Int(try u32())
         return String(decoding: try raw(count), as: UTF8.self)
     }
 
-    mutating func optional() throws(Wire.Violation) -> String? {
+    package mutating func optional() throws(Wire.Violation) -> String? {
         try bool() ? try string() : nil
     }
 
     /// A count followed by that many elements; each element takes at least
     /// one byte, so a count beyond the bytes left is refused before any
     /// allocation.
-    mutating func list<Element>(_ read: (inout WireReader) throws(Wire.Violation) -> Element) throws(Wire.Violation) -> [Element] {
+    package mutating func list<Element>(_ read: (inout WireReader) throws(Wire.Violation) -> Element) throws(Wire.Violation) -> [Element] {
         let count = Int(try u32())
         guard count <= bytes.endIndex - position else {
             throw Wire.Violation(description: "a list of \(count) elements in fewer bytes")

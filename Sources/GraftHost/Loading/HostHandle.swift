@@ -8,15 +8,15 @@ import Glibc
 /// The `graft_host_t` one plugin receives at `init`, kept alive until the
 /// plugin is unloaded. Its log callback writes to the host's logger, tagged
 /// with the plugin's file.
-final class HostHandle: @unchecked Sendable {
+package final class HostHandle: @unchecked Sendable {
     // Immutable after init; the C struct is only read by the plugin.
-    let pointer: UnsafeMutablePointer<graft_host_t>
+    package let pointer: UnsafeMutablePointer<graft_host_t>
     private let logger: Logger
     private let name: UnsafeMutablePointer<CChar>
     private let version: UnsafeMutablePointer<CChar>
     private let path: UnsafeMutablePointer<CChar>
 
-    init(path: String, logger: Logger) {
+    package init(path: String, logger: Logger) {
         var logger = logger
         logger[metadataKey: "plugin"] = "\(path)"
         self.logger = logger

@@ -15,24 +15,24 @@ import Glibc
 /// plugin loaded directly (or in-process) has its image from the start.
 /// The C pointers stay valid until deinit, which runs only when nothing uses
 /// the plugin any more.
-final class LoadedPlugin: @unchecked Sendable {
-    let info: PluginInfo
+package final class LoadedPlugin: @unchecked Sendable {
+    package let info: PluginInfo
     /// Set when the host that loaded the plugin goes away (at process exit,
     /// typically): the image then stays mapped, since a thread the plugin
     /// started may still run in it. Only a build replaced or removed while the
     /// host runs is closed.
-    let staysMapped = Atomic<Bool>(false)
+    package let staysMapped = Atomic<Bool>(false)
 
     /// The mapped image: the handle, the entry and the factories' descriptors.
-    struct Image {
-        let handle: UnsafeMutableRawPointer?
-        let entry: UnsafePointer<graft_plugin_entry_t>?
-        let host: HostHandle?
-        let componentFactory: UnsafePointer<graft_component_factory_t>?
+    package struct Image {
+        package let handle: UnsafeMutableRawPointer?
+        package let entry: UnsafePointer<graft_plugin_entry_t>?
+        package let host: HostHandle?
+        package let componentFactory: UnsafePointer<graft_component_factory_t>?
         let validators: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
         let actions: [ComponentReference: (contract: ActionContract, descriptor: UnsafePointer<graft_action_descriptor_t>)]
 
-        init(
+        package init(
             handle: UnsafeMutableRawPointer?, entry: UnsafePointer<graft_plugin_entry_t>?, host: HostHandle?,
             componentFactory: UnsafePointer<graft_component_factory_t>?,
             validators: [(ValidatorContract, UnsafePointer<graft_validator_descriptor_t>)],
@@ -68,7 +68,7 @@ final class LoadedPlugin: @unchecked Sendable {
     let runner: PluginRunner?
 
     /// A plugin whose image is already mapped.
-    init(info: PluginInfo, image: Image) {
+    package init(info: PluginInfo, image: Image) {
         self.info = info
         self.runner = nil
         self.image = image
@@ -92,7 +92,7 @@ final class LoadedPlugin: @unchecked Sendable {
 
     /// The image, mapped now if it was not yet. A failure to map is kept:
     /// every later use gets the same error without trying again.
-    func mapped() throws(GraftError) -> Image {
+    package func mapped() throws(GraftError) -> Image {
         if isMappedFlag.load(ordering: .acquiring), let image { return image }
         return try mapSlowly()
     }

@@ -14,7 +14,7 @@ public struct ABIVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
     public static let host = ABIVersion(major: Int(GRAFT_ABI_MAJOR), minor: Int(GRAFT_ABI_MINOR))
 
     /// Same major, and a minor no newer than the host's.
-    func isLoadable(by host: ABIVersion = .host) -> Bool { major == host.major && minor <= host.minor }
+    package func isLoadable(by host: ABIVersion = .host) -> Bool { major == host.major && minor <= host.minor }
 
     public static func < (lhs: ABIVersion, rhs: ABIVersion) -> Bool { (lhs.major, lhs.minor) < (rhs.major, rhs.minor) }
 

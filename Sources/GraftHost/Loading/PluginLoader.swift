@@ -12,23 +12,25 @@ import Glibc
 /// `GraftError` naming the file; nothing a plugin does wrong stops the host.
 /// (A plugin that crashes or hangs does, in process: that is why hosts scan
 /// every file in a child first; see `Scanner`.)
-struct PluginLoader: Sendable {
+package struct PluginLoader: Sendable {
     var logger: Logger
+
+    package init(logger: Logger) { self.logger = logger }
 
     /// How the image is mapped: through a private link to the open file, or
     /// from a private copy of it (hosts whose plugins are rebuilt in place),
     /// or straight through the descriptor's `/proc/self/fd/N` name, which
     /// only a process that never closes a plugin file may use (the scanner
     /// child): there no descriptor number, so no such name, comes twice.
-    enum Mapping: Sendable {
+    package enum Mapping: Sendable {
         case link, copy, descriptor
     }
 
     /// Where a load has got to, for reports of a crash or a hang.
-    enum Stage: UInt8, Sendable, CustomStringConvertible {
+    package enum Stage: UInt8, Sendable, CustomStringConvertible {
         case checks = 0, constructors, entry, initialize, describe, done
 
-        var description: String {
+        package var description: String {
             switch self {
             case .checks: "while its file was checked"
             case .constructors: "in its constructors (while dlopen ran them)"
@@ -54,13 +56,13 @@ struct PluginLoader: Sendable {
         }
     }
 
-    struct Problems: Error {
-        var errors: [GraftError]
+    package struct Problems: Error {
+        package var errors: [GraftError]
     }
 
     /// Loads `file` and collects every problem found. `stage` hears each
     /// stage before it starts (the scanner child reports it to the host).
-    func open(
+    package func open(
         _ file: PluginFile, mapping: Mapping, images: ImageStore, stage: (Stage) -> Void = { _ in }
     ) -> Result<LoadedPlugin, Problems> {
         func fail(_ error: GraftError) -> Result<LoadedPlugin, Problems> { .failure(Problems(errors: [error])) }

@@ -7,9 +7,9 @@ public final class RegisteredComponent: Sendable {
     public let contract: ComponentContract
     public let pluginID: String
     public let pluginPath: String
-    let plugin: LoadedPlugin
+    package let plugin: LoadedPlugin
 
-    init(contract: ComponentContract, plugin: LoadedPlugin) {
+    package init(contract: ComponentContract, plugin: LoadedPlugin) {
         self.contract = contract
         self.pluginID = plugin.info.id
         self.pluginPath = plugin.info.path

@@ -4,7 +4,7 @@ import Logging
 /// The host side of one instance's `graft_component_context_t`: receives
 /// emits, logs and warnings from the plugin, from any thread, while the
 /// instance lives.
-final class InstanceContext: Sendable {
+package final class InstanceContext: Sendable {
     let instanceID: String
     /// The host's logger; `logger` tags it with the component when something
     /// is logged (rarely), not for every instance made.
@@ -22,7 +22,7 @@ final class InstanceContext: Sendable {
     /// Warnings kept per instance; older ones are dropped first.
     static let warningLimit = 256
 
-    init(
+    package init(
         instanceID: String, component: RegisteredComponent, containerSize: ContainerSize, logger: Logger,
         onEvent: @escaping @Sendable (EmittedEvent) -> Void
     ) {
@@ -63,7 +63,7 @@ final class InstanceContext: Sendable {
         }
     }
 
-    func takeWarnings() -> [GraftWarning] {
+    package func takeWarnings() -> [GraftWarning] {
         state.withLock { state in
             defer { state.warnings.removeAll() }
             return state.warnings
@@ -91,7 +91,7 @@ final class InstanceContext: Sendable {
 
     /// Allocates the C context that points back here. The caller keeps this
     /// object alive and frees the context after the instance's destroy.
-    func makeCContext() -> UnsafeMutablePointer<graft_component_context_t> {
+    package func makeCContext() -> UnsafeMutablePointer<graft_component_context_t> {
         let context = UnsafeMutablePointer<graft_component_context_t>.allocate(capacity: 1)
         context.initialize(to: graft_component_context_t())
         context.pointee.host_data = Unmanaged.passUnretained(self).toOpaque()

@@ -5,18 +5,18 @@ import CGraft
 /// instance reuses one across its renders (`reset`), keeping a small buffer.
 /// `@unchecked Sendable`: one call at a time writes into a writer (an
 /// instance's calls are serialized); spares change hands under their lock.
-final class OutputWriter: @unchecked Sendable {
+package final class OutputWriter: @unchecked Sendable {
     static let defaultLimit = 16 << 20
     /// A buffer kept between uses up to this size (a live instance holds
     /// one); a larger one is let go.
     static let keptCapacity = 4 << 10
 
-    private(set) var bytes: [UInt8] = []
-    private(set) var mediaType: String?
-    private(set) var overflowed = false
+    package private(set) var bytes: [UInt8] = []
+    package private(set) var mediaType: String?
+    package private(set) var overflowed = false
     private(set) var limit: Int
 
-    init(limit: Int = OutputWriter.defaultLimit) {
+    package init(limit: Int = OutputWriter.defaultLimit) {
         self.limit = limit
     }
 
@@ -54,7 +54,7 @@ final class OutputWriter: @unchecked Sendable {
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Calls `body` with a writer valid for the duration of the call.
-    func withWriter<R>(_ body: (UnsafePointer<graft_writer_t>) throws -> R) rethrows -> R {
+    package func withWriter<R>(_ body: (UnsafePointer<graft_writer_t>) throws -> R) rethrows -> R {
         var writer = graft_writer_t()
         writer.host_data = Unmanaged.passUnretained(self).toOpaque()
         writer.write = { writer, data, length in

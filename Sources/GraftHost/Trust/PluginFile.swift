@@ -9,13 +9,13 @@ import Glibc
 /// loader maps this same descriptor, so nothing can replace the file between
 /// the check and the load. The file is never read whole: headers are read
 /// with `pread`, the hash is streamed.
-final class PluginFile: @unchecked Sendable {
+package final class PluginFile: @unchecked Sendable {
     // Immutable after init; the descriptor is closed in deinit.
     /// The path as found on the search path or given by the caller.
-    let path: String
+    package let path: String
     /// The path with every symlink resolved.
-    let realPath: String
-    let descriptor: Int32
+    package let realPath: String
+    package let descriptor: Int32
     let identity: FileIdentity
     let owner: uid_t
     let mode: mode_t
@@ -25,7 +25,7 @@ final class PluginFile: @unchecked Sendable {
 
     /// Opens `path`, refusing what is missing, unreadable, not a regular file,
     /// a dangling or looping symlink, or larger than `maximumSize`.
-    convenience init(opening path: String) throws(GraftError) {
+    package convenience init(opening path: String) throws(GraftError) {
         var link = stat()
         guard lstat(path, &link) == 0 else {
             if errno == EACCES {
@@ -73,7 +73,7 @@ final class PluginFile: @unchecked Sendable {
 
     /// Takes over `descriptor`, opened by someone else (the host, for the
     /// scanner child), and runs the same checks on it. Closes it on failure.
-    init(adopting descriptor: Int32, path: String, realPath: String) throws(GraftError) {
+    package init(adopting descriptor: Int32, path: String, realPath: String) throws(GraftError) {
         self.path = path
         self.realPath = realPath
         var status = stat()
@@ -152,5 +152,5 @@ final class PluginFile: @unchecked Sendable {
     }
 
     /// The path through which the dynamic loader maps exactly this open file.
-    var descriptorPath: String { "/proc/self/fd/\(descriptor)" }
+    package var descriptorPath: String { "/proc/self/fd/\(descriptor)" }
 }

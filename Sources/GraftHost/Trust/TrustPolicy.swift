@@ -21,7 +21,7 @@ public struct TrustPolicy: Sendable, Hashable {
 
     /// The first rule `file` breaks, or nil. `folders` caches the verdict on
     /// each folder across a scan.
-    func violation(of file: PluginFile, folders: inout [String: String?]) -> GraftError? {
+    package func violation(of file: PluginFile, folders: inout [String: String?]) -> GraftError? {
         violation(path: file.path, realPath: file.realPath, owner: file.owner, mode: file.mode, folders: &folders)
     }
 

@@ -86,7 +86,7 @@ final class NativeFunction: @unchecked Sendable {
 
 /// The prepared libffi call of a native validator: raw pointers into memory
 /// its `NativeFunction` owns, valid while that object lives.
-struct NativeCall: @unchecked Sendable {
+package struct NativeCall: @unchecked Sendable {
     let function: graft_native_function_t
     let cif: UnsafeMutablePointer<ffi_cif>
     let argumentTypes: UnsafeMutablePointer<UnsafeMutablePointer<ffi_type>?>
@@ -105,7 +105,7 @@ struct NativeCall: @unchecked Sendable {
     }
 
     /// What a general call came to.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         case answered(Bool)
         /// The value does not convert to the first argument's type.
         case valueUnreadable
@@ -158,7 +158,7 @@ struct NativeCall: @unchecked Sendable {
     /// The general path with the value given as C bytes, unchecked (not
     /// UTF-8, say): the conformance checker hands validators text no Swift
     /// string can hold. Only for signatures whose first argument is a string.
-    func callThroughFFI(rawValue: UnsafePointer<CChar>, params: [String]) -> Outcome {
+    package func callThroughFFI(rawValue: UnsafePointer<CChar>, params: [String]) -> Outcome {
         guard kinds[0] == .string, params.count == count - 1 else { return .valueUnreadable }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: NativeSignature.maximumArguments) { slots in
             withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: NativeSignature.maximumArguments) { values in

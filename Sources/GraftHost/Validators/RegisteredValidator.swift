@@ -7,12 +7,12 @@ public final class RegisteredValidator: Sendable {
     public let pluginID: String
     public let pluginPath: String
     /// Nil for a validator of an isolated plugin: it runs in the plugin's runner child.
-    let descriptor: UnsafeDescriptor?
+    package let descriptor: UnsafeDescriptor?
     /// Owns the prepared call of a native validator.
     let native: NativeFunction?
     /// `native`'s call and fast path, plain values kept inline so the hot
     /// path retains nothing.
-    let nativeCall: NativeCall?
+    package let nativeCall: NativeCall?
     let fastPath: NativeFunction.FastPath?
     /// Keeps the image mapped while a lookup's result is in use.
     let plugin: LoadedPlugin
@@ -30,8 +30,8 @@ public final class RegisteredValidator: Sendable {
 
     /// The plugin's descriptor; valid until the plugin is unloaded, which
     /// happens only after it leaves the registry.
-    struct UnsafeDescriptor: @unchecked Sendable {
-        let pointer: UnsafePointer<graft_validator_descriptor_t>
+    package struct UnsafeDescriptor: @unchecked Sendable {
+        package let pointer: UnsafePointer<graft_validator_descriptor_t>
     }
 }
 

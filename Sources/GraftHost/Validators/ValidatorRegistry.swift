@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Validators by name + version; version 1 also answers the bare name.
-final class ValidatorRegistry: Sendable {
+package final class ValidatorRegistry: Sendable {
     /// An immutable table replaced whole on change. `validate` reads it
     /// through `ReadMostly`, without a lock or a reference count.
     final class Table: Sendable {
@@ -28,6 +28,8 @@ final class ValidatorRegistry: Sendable {
 
     private let table = ReadMostly(Table([:]))
 
+    package init() {}
+
     /// Validators of plugins registered from their description whose image
     /// is not mapped yet: a lookup that misses the table maps the plugin and
     /// publishes them (`mapPending`).
@@ -36,7 +38,7 @@ final class ValidatorRegistry: Sendable {
     /// The libffi call interfaces of one plugin's native validators, prepared
     /// before anything is published so that publishing cannot fail. Empty for
     /// a plugin not mapped yet: its validators are prepared when first used.
-    struct Prepared {
+    package struct Prepared {
         var entries: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
         var functions: [ComponentReference: NativeFunction]
         var isPending: Bool
@@ -45,7 +47,7 @@ final class ValidatorRegistry: Sendable {
     /// Throws when `plugin` cannot be registered: a name taken by another
     /// plugin (other than `replacing`), or a native signature libffi cannot
     /// prepare.
-    func prepare(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) -> Prepared {
+    package func prepare(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) -> Prepared {
         let current = table.value.entries
         let waiting = pending.withLock { $0 }
         for contract in plugin.info.validators {

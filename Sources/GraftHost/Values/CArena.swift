@@ -6,23 +6,23 @@ import Glibc
 /// C memory for the values the host passes into one plugin call. graft.h
 /// says what the host passes is valid for the duration of the call, so an
 /// arena lives exactly as long as the call and frees everything at once.
-final class CArena {
+package final class CArena {
     private var blocks: [UnsafeMutableRawPointer] = []
 
-    init() {}
+    package init() {}
 
     deinit {
         for block in blocks { block.deallocate() }
     }
 
-    func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+    package func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
         let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(count, 1))
         blocks.append(UnsafeMutableRawPointer(pointer))
         return pointer
     }
 
     /// A NUL-terminated copy of `string`, and its length in bytes.
-    func cString(_ string: String) -> (pointer: UnsafePointer<CChar>, length: Int) {
+    package func cString(_ string: String) -> (pointer: UnsafePointer<CChar>, length: Int) {
         var utf8 = string.utf8CString  // includes the terminating NUL
         let count = utf8.count
         let pointer = allocate(CChar.self, count: count)
@@ -33,7 +33,7 @@ final class CArena {
     }
 
     /// `value` as a `graft_value_t` whose memory belongs to this arena.
-    func cValue(_ value: GraftValue) -> graft_value_t {
+    package func cValue(_ value: GraftValue) -> graft_value_t {
         var result = graft_value_t()
         switch value {
         case .null:
@@ -70,7 +70,7 @@ final class CArena {
     }
 
     /// A pointer to `value` in C form, valid while the arena lives.
-    func cValuePointer(_ value: GraftValue) -> UnsafePointer<graft_value_t> {
+    package func cValuePointer(_ value: GraftValue) -> UnsafePointer<graft_value_t> {
         let pointer = allocate(graft_value_t.self, count: 1)
         pointer.initialize(to: cValue(value))
         return UnsafePointer(pointer)
@@ -138,7 +138,7 @@ extension String {
     }
 
     /// A plugin-owned C string, or nil for NULL.
-    init?(plugin pointer: UnsafePointer<CChar>?) {
+    package init?(plugin pointer: UnsafePointer<CChar>?) {
         guard let pointer else { return nil }
         self = String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
     }

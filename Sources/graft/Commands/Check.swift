@@ -7,6 +7,7 @@ import Glibc
 import GraftDebugger
 import GraftFlows
 import GraftCommandLine
+import GraftConformance
 import GraftHost
 
 struct Check: ParsableCommand {

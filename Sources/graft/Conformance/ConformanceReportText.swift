@@ -1,4 +1,5 @@
 import GraftCommandLine
+import GraftConformance
 import GraftHost
 
 /// How `graft check --conformance` prints: one line per test, then each

@@ -3,6 +3,7 @@ import CGraft
 import Glibc
 #endif
 import Dispatch
+import GraftHost
 import Synchronization
 
 /// `concurrent-calls`: graft.h marks graft_entry, get_factory, the factories'

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// `interactions`: every declared interaction is answered, and what it emits
 /// keeps the component's contract (declared events, payloads that match
 /// their schemas: the host's own drift check says so). An interaction the

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// One thing a conformance test found: what it exercised (`key`), what
 /// graft.h or the test expected and what happened.
 package struct ConformanceFinding: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// How a conformance child's answers travel (`Wire.Kind.conformStep`,
 /// `.conformed`), in the wire format every Graft child speaks.
 struct ConformanceVerdict: Sendable {

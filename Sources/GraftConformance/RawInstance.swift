@@ -1,4 +1,5 @@
 import CGraft
+import GraftHost
 import Logging
 
 /// One component instance made straight through the plugin's C factory, with

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// How findings name what they concern.
 enum ConformanceKey {
     static func component(_ contract: ComponentContract) -> String { "\(contract.key)@\(contract.version)" }

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// `hostile-inputs`: what a flow or a broken host may really send. Each
 /// component is created (and, if created, rendered as text/plain) from its
 /// debugConfig changed one way at a time. graft.h lets create return NULL

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GraftHost
 import Logging
 
 /// What a check works with in the conformance child: the plugin file, the

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// `create-from-debug-config`: every component is created from its
 /// debugConfig, in an unbounded and in a bounded container; and the factory
 /// refuses what it does not list (graft.h: create "returns NULL on failure"),

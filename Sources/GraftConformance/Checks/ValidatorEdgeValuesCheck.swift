@@ -1,4 +1,5 @@
 import CGraft
+import GraftHost
 
 /// `validator-edge-values`: each validator, with params of its declared
 /// types, is called with an empty value, a 16 MiB value and a value that is

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// `create-destroy-1000`: an instance that leaks grows every host that
 /// renders it for long; 1,000 creates and destroys of each component may
 /// grow this process's resident memory by at most 1 MiB, measured after a

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// Which tests a run includes: all, or those `--only` names, less those
 /// `--skip` names. An unknown name is an `unknown_test` error that names the
 /// closest test, so a typo costs one look.

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// The interactions a component declares (ABI 1.1), for the `interactions`
 /// test: each is called with a sample value of every declared data field.
 struct DeclaredInteraction: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// `action-missing-params`: a flow may leave out any param. Each action is
 /// invoked with none, then with each param missing in turn (the others of
 /// their declared types), with no payload. It may refuse; it must not crash

@@ -1,4 +1,5 @@
 import CGraft
+import GraftHost
 
 /// Component inputs as the C value the plugin receives, built here rather
 /// than by the host's drift check: the hostile-inputs test must hand a

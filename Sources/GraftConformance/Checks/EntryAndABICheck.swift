@@ -1,5 +1,6 @@
 import CGraft
 import FoundationEssentials
+import GraftHost
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// Everything `graft check --conformance` found for one plugin file.
 package struct ConformanceReport: Sendable {
     package var path: String

@@ -1,4 +1,5 @@
 import CGraft
+import GraftHost
 
 /// `init-deinit-init`: graft.h lets a host load an image it never unloads
 /// (any image containing Swift) a second time, so the plugin sees init again
@@ -23,13 +24,13 @@ enum ReinitCheck {
         probe.step("get_factory", "reading the descriptors after the second init")
         var reader = DescriptorReader(path: plugin.info.path, abiMinor: plugin.info.abi.minor)
         let components = getFactory(GRAFT_COMPONENT_FACTORY_ID).map {
-            reader.read($0.assumingMemoryBound(to: graft_component_factory_t.self)).map(\.0)
+            reader.contracts($0.assumingMemoryBound(to: graft_component_factory_t.self))
         } ?? []
         let validators = getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
-            reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self)).map(\.0)
+            reader.contracts($0.assumingMemoryBound(to: graft_validator_factory_t.self))
         } ?? []
         let actions = getFactory(GRAFT_ACTION_FACTORY_ID).map {
-            reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self)).map(\.0)
+            reader.contracts($0.assumingMemoryBound(to: graft_action_factory_t.self))
         } ?? []
         for problem in reader.problems {
             probe.fail(problem.key ?? "descriptors", expected: "valid descriptors after the second init", got: problem.message)

@@ -1,4 +1,5 @@
 import CGraft
+import GraftHost
 
 /// `descriptor-consistency`: every rule of graft.h on descriptors (the
 /// loader's checks, all of them reported), then what the loader takes on
@@ -33,7 +34,7 @@ enum DescriptorConsistencyCheck {
             stable("component", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.read(factory).map(\.0)
+            let again = reader.contracts(factory)
             compare("component", plugin.info.components.map(ConformanceKey.component), again.map(ConformanceKey.component),
                 plugin.info.components == again, probe)
         }
@@ -42,7 +43,7 @@ enum DescriptorConsistencyCheck {
             stable("validator", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.read(factory).map(\.0)
+            let again = reader.contracts(factory)
             compare("validator", plugin.info.validators.map(ConformanceKey.validator), again.map(ConformanceKey.validator),
                 plugin.info.validators == again, probe)
         }
@@ -51,7 +52,7 @@ enum DescriptorConsistencyCheck {
             stable("action", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.read(factory).map(\.0)
+            let again = reader.contracts(factory)
             compare("action", plugin.info.actions.map(ConformanceKey.action), again.map(ConformanceKey.action),
                 plugin.info.actions == again, probe)
         }

@@ -1,8 +1,11 @@
 import Foundation
+import GraftConformance
+import GraftHost
 import GraftTestSupport
+import Logging
 import Testing
 
-@testable import GraftHost
+let quietLogger = Logger(label: "graft.conformance.test", factory: { _ in SwiftLogNoOpLogHandler() })
 
 /// `graft check --conformance` as a plugin author meets it: the fixture
 /// `conformance.c` passes every test as it is, and each -DBREAK_* define

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// `exported-symbols`: a plugin's other exports share one namespace with the
 /// host and every other plugin a dynamic loader resolves against (a C helper
 /// named `parse` or `log` can bind to another library's). Only graft_entry

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GraftHost
 import Logging
 
 /// The host's side of `graft check --conformance`: each test runs in a child

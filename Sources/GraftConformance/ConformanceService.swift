@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GraftHost
 import Logging
 
 #if canImport(Glibc)
@@ -9,8 +10,8 @@ import Glibc
 /// receives the test's name and the plugin file's descriptor, runs that one
 /// test in this process, answers with the verdict and exits with `_exit`, so
 /// that no plugin deinit or destructor can turn a verdict into a crash.
-enum ConformanceService {
-    static func serve() -> Never {
+package enum ConformanceService {
+    package static func serve() -> Never {
         guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
         var channel = ChildChannel()
         guard let (header, payload, descriptor) = channel.next(), header.kind == .conform else { ScannerService.finish() }

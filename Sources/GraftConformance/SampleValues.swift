@@ -1,3 +1,5 @@
+import GraftHost
+
 /// Values the tests feed plugins.
 enum SampleValues {
     /// Bytes that are not UTF-8: a lone continuation byte, an overlong

@@ -1,3 +1,5 @@
+import GraftHost
+
 /// `render-text-and-html`: every component, created from its debugConfig,
 /// renders when asked for text/plain and for text/html, and says truthfully
 /// what it wrote.
