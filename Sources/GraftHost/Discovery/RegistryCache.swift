@@ -179,19 +179,13 @@ final class RegistryCache: @unchecked Sendable {
         let temporary = "\(file).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return "could not write \(temporary): \(String(cString: strerror(errno)))" }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, bytes.count - written) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            written += count
-        }
+        let wroteAll = bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
         // No fsync (of the file or its folder): it cost a cold scan about a
         // millisecond, and buys nothing here. A file that a power cut leaves
         // empty or half-written fails its checksum and is rebuilt, and a
         // cache lost whole costs one scan, in the scanner child.
         close(descriptor)
-        guard written == bytes.count, rename(temporary, file) == 0 else {
+        guard wroteAll, rename(temporary, file) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             return "could not write \(file): \(reason)"
@@ -225,13 +219,7 @@ final class RegistryCache: @unchecked Sendable {
             return [:]
         }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, $0.count - done, off_t(done)) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            done += count
-        }
+        let done = bytes.withUnsafeMutableBytes { readAll(into: $0, from: descriptor, at: 0) }
         do throws(Wire.Violation) {
             return try Self.decode(bytes[0..<done])
         } catch {

@@ -80,7 +80,7 @@ package enum ScannerService {
                 }
                 var writer = WireWriter()
                 writer.plugin(plugin.info)
-                if !send(.described, id: id, writer.bytes) { finish() }
+                if !ChildChannel.send(.described, id: id, writer.bytes) { finish() }
             }
         }
         finish()
@@ -113,10 +113,6 @@ package enum ScannerService {
     private static func refuse(_ id: UInt32, _ errors: [GraftError]) {
         var writer = WireWriter()
         writer.list(errors) { $0.error($1) }
-        if !send(.refused, id: id, writer.bytes) { finish() }
-    }
-
-    private static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
-        ChildChannel.send(kind, id: id, payload)
+        if !ChildChannel.send(.refused, id: id, writer.bytes) { finish() }
     }
 }

@@ -99,16 +99,10 @@ package final class ImageStore: Sendable {
         defer { close(target) }
         do throws(GraftError) {
             try file.forEachBlock { block throws(GraftError) in
-                var written = 0
-                while written < block.count {
-                    let count = write(target, block.baseAddress! + written, block.count - written)
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else {
-                        throw GraftError(
-                            .permissionDenied, "could not copy \(file.path) to \(name): \(String(cString: strerror(errno))).",
-                            path: file.path)
-                    }
-                    written += count
+                guard writeAll(block, to: target) else {
+                    throw GraftError(
+                        .permissionDenied, "could not copy \(file.path) to \(name): \(String(cString: strerror(errno))).",
+                        path: file.path)
                 }
             }
         } catch {

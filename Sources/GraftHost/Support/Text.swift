@@ -22,15 +22,7 @@ package func writeToStandardError(_ text: String) {
 
 private func write(_ text: String, to descriptor: Int32) {
     var text = text
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
-    }
+    text.withUTF8 { _ = writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
 }
 
 /// `value` with `places` digits after the point ("12.35" for 12.345, 2),

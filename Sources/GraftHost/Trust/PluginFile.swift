@@ -117,15 +117,7 @@ package final class PluginFile: @unchecked Sendable {
         guard offset >= 0, count > 0, offset < size else { return [] }
         let wanted = min(count, size - offset)
         var bytes = [UInt8](repeating: 0, count: wanted)
-        var done = 0
-        while done < wanted {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + done, wanted - done, off_t(offset + done))
-            }
-            if got < 0 && errno == EINTR { continue }
-            if got <= 0 { break }
-            done += got
-        }
+        let done = bytes.withUnsafeMutableBytes { readAll(into: $0, from: descriptor, at: offset) }
         if done < wanted { bytes.removeLast(wanted - done) }
         return bytes
     }
