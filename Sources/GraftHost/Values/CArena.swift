@@ -34,46 +34,17 @@ package final class CArena {
 
     /// `value` as a `graft_value_t` whose memory belongs to this arena.
     package func cValue(_ value: GraftValue) -> graft_value_t {
-        var result = graft_value_t()
-        switch value {
-        case .null:
-            result.type = UInt32(GRAFT_TYPE_NULL)
-        case .bool(let b):
-            result.type = UInt32(GRAFT_TYPE_BOOLEAN)
-            result.data.boolean = b
-        case .number(let n):
-            result.type = UInt32(GRAFT_TYPE_NUMBER)
-            result.data.number = n
-        case .string(let s):
-            result.type = UInt32(GRAFT_TYPE_STRING)
-            let (pointer, length) = cString(s)
-            result.data.string = graft_string_t(data: pointer, length: length)
-        case .list(let items):
-            result.type = UInt32(GRAFT_TYPE_LIST)
-            let buffer = allocate(graft_value_t.self, count: items.count)
-            for (index, item) in items.enumerated() {
-                (buffer + index).initialize(to: cValue(item))
-            }
-            result.data.list.items = UnsafePointer(buffer)
-            result.data.list.count = UInt32(items.count)
-        case .object(let members):
-            result.type = UInt32(GRAFT_TYPE_OBJECT)
-            let buffer = allocate(graft_member_t.self, count: members.count)
-            // Sorted, so plugins see the same order on every run.
-            for (index, key) in members.keys.sorted().enumerated() {
-                (buffer + index).initialize(to: graft_member_t(key: cString(key).pointer, value: cValue(members[key]!)))
-            }
-            result.data.object.members = UnsafePointer(buffer)
-            result.data.object.count = UInt32(members.count)
-        }
-        return result
+        cValuePointer(value).pointee
     }
 
-    /// A pointer to `value` in C form, valid while the arena lives.
+    /// A pointer to `value` in C form, valid while the arena lives: laid out
+    /// as `withCValue` lays it out, in one block of this arena.
     package func cValuePointer(_ value: GraftValue) -> UnsafePointer<graft_value_t> {
-        let pointer = allocate(graft_value_t.self, count: 1)
-        pointer.initialize(to: cValue(value))
-        return UnsafePointer(pointer)
+        let layout = CFrameLayout(for: value)
+        let stride = MemoryLayout<graft_member_t>.stride
+        let block = allocate(graft_member_t.self, count: (layout.byteCount + stride - 1) / stride)
+        let bytes = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(block), count: layout.byteCount)
+        return UnsafePointer(value.writeC(into: bytes, layout))
     }
 }
 

@@ -10,16 +10,11 @@ extension GraftValue {
     /// small: the instance and call paths make no allocation for their inputs.
     /// An object's members are in byte order of their keys, on every run.
     func withCValue<R, E: Error>(_ body: (UnsafePointer<graft_value_t>) throws(E) -> R) throws(E) -> R {
-        var size = CFrameSize()
-        size.count(self)
-        let valuesEnd = size.values * MemoryLayout<graft_value_t>.stride
-        let membersEnd = valuesEnd + size.members * MemoryLayout<graft_member_t>.stride
+        let layout = CFrameLayout(for: self)
         let result: Result<R, E> = withUnsafeTemporaryAllocation(
-            byteCount: membersEnd + size.text, alignment: MemoryLayout<graft_member_t>.alignment
+            byteCount: layout.byteCount, alignment: MemoryLayout<graft_member_t>.alignment
         ) { block in
-            var frame = CFrame(block: block, membersStart: valuesEnd, textStart: membersEnd)
-            let root = frame.values(1)
-            root.initialize(to: frame.write(self))
+            let root = writeC(into: block, layout)
             do throws(E) {
                 return .success(try body(UnsafePointer(root)))
             } catch {
@@ -28,10 +23,32 @@ extension GraftValue {
         }
         return try result.get()
     }
+
+    /// Writes this value in C form into `block` (at least `layout.byteCount`
+    /// bytes, aligned for `graft_member_t`); returns the root node.
+    func writeC(into block: UnsafeMutableRawBufferPointer, _ layout: CFrameLayout) -> UnsafeMutablePointer<graft_value_t> {
+        var frame = CFrame(block: block, membersStart: layout.membersStart, textStart: layout.textStart)
+        let root = frame.values(1)
+        root.initialize(to: frame.write(self))
+        return root
+    }
 }
 
-/// How much room `withCValue` needs: nodes, members and string bytes (each
-/// with its NUL).
+/// Where a value's nodes, members and string bytes (each with its NUL) go in
+/// one block: nodes first, then members, then text.
+struct CFrameLayout {
+    let membersStart: Int, textStart: Int, byteCount: Int
+
+    init(for value: GraftValue) {
+        var size = CFrameSize()
+        size.count(value)
+        membersStart = size.values * MemoryLayout<graft_value_t>.stride
+        textStart = membersStart + size.members * MemoryLayout<graft_member_t>.stride
+        byteCount = textStart + size.text
+    }
+}
+
+/// How many nodes, members and string bytes a value needs.
 private struct CFrameSize {
     var values = 1, members = 0, text = 0
 
