@@ -242,7 +242,7 @@ extension GraftHost {
         return hash
     }
 
-    var imageMapping: PluginLoader.Mapping { loadsFromCopies ? .copy : .link }
+    var imageMapping: PluginLoader.Mapping { loadsFromCopies ? .copy : .descriptorName }
 
     /// What `file` declares, from the cache when the file has not changed,
     /// else from the scanner child (and the answer goes into the cache). A

@@ -73,7 +73,7 @@ final class Scanner: @unchecked Sendable {
     /// decides whether to load in process). With `mapping: .copy` the child
     /// maps a private copy: a file that may be rewritten in place must never
     /// be mapped itself, in any process.
-    func scan(_ file: PluginFile, mapping: PluginLoader.Mapping = .link) -> ScanOutcome? {
+    func scan(_ file: PluginFile, mapping: PluginLoader.Mapping = .descriptorName) -> ScanOutcome? {
         scan([file], mapping: mapping)[0]
     }
 
@@ -84,7 +84,7 @@ final class Scanner: @unchecked Sendable {
     /// Scans `files` in order, one outcome each (nil for those left when no
     /// scanner could be started). Up to `window` files travel at once; when
     /// one kills the child, the files sent after it go again to a new one.
-    func scan(_ files: [PluginFile], mapping: PluginLoader.Mapping = .link) -> [ScanOutcome?] {
+    func scan(_ files: [PluginFile], mapping: PluginLoader.Mapping = .descriptorName) -> [ScanOutcome?] {
         lock.lock()
         defer { lock.unlock() }
         var outcomes = [ScanOutcome?](repeating: nil, count: files.count)

@@ -35,11 +35,6 @@ package enum ScannerService {
         // Removed in finish(), or by the host when this process dies.
         let images = ImageStore(keepsFolder: true)
         var kept: [LoadedPlugin] = []
-        // Every file stays open, so that its descriptor's number is never
-        // given again and `/proc/self/fd/N` names it alone (no link to make
-        // and remove per file), while numbers last; then links, as hosts do.
-        var openFiles: [PluginFile] = []
-        let descriptorBudget = raiseDescriptorLimit() - 64
         var channel = ChildChannel()
         while let (header, payload, descriptor) = channel.next() {
             guard header.kind == .scan, descriptor >= 0 else {
@@ -59,9 +54,7 @@ package enum ScannerService {
                 refuse(id, [error])
                 continue
             }
-            let named = !copy && file.descriptor < descriptorBudget
-            if named { openFiles.append(file) }
-            let outcome = loader.open(file, mapping: copy ? .copy : named ? .descriptor : .link, images: images) { stage in
+            let outcome = loader.open(file, mapping: copy ? .copy : .descriptorName, images: images) { stage in
                 // One byte on the progress pipe (descriptor 4): the host reads
                 // it only if this process dies or hangs.
                 var byte = stage.rawValue
@@ -84,20 +77,6 @@ package enum ScannerService {
             }
         }
         finish()
-    }
-
-    /// Raises this process's soft limit on open descriptors to its hard limit
-    /// (at most 65,536); returns the limit now in force.
-    private static func raiseDescriptorLimit() -> Int32 {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
-        let wanted = min(limit.rlim_max, 65_536)
-        if limit.rlim_cur < wanted {
-            var raised = limit
-            raised.rlim_cur = wanted
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
-        }
-        return Int32(clamping: limit.rlim_cur)
     }
 
     /// The progress pipe the host gave the scanner (see `ChildProcess`).

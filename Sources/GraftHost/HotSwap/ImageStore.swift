@@ -5,22 +5,23 @@ import Synchronization
 import Glibc
 #endif
 
-/// Private names for plugin images, in a folder only this process uses.
+/// Private names for plugin images.
 ///
 /// The dynamic loader knows an image by the name it was opened with, and
 /// gives the image it already has for a name it has seen: every load
 /// therefore goes through a name that is never used twice in the process.
-/// - A **link** (`N-libx.so → /proc/self/fd/FD`) maps exactly the open file
-///   that was checked, whatever happens to its path meanwhile. (The
-///   `/proc/self/fd/FD` name itself would be reused with the descriptor
-///   number, and the loader would then hand back an old image.)
+/// - A **descriptor name** (`descriptorName(for:)`) maps exactly the open file that was
+///   checked, whatever happens to its path meanwhile, and makes no file:
+///   `/proc/self/fd/FD` itself would be reused with the descriptor number (and
+///   the loader would then hand back an old image), so the name spells a
+///   number never used before in path steps the kernel skips (see `descriptorName(for:)`).
 /// - A **copy** (hosts that hot-swap) lets the file be rebuilt or rewritten
-///   in place while its image runs.
-/// Each name is unlinked as soon as `dlopen` has mapped or refused it; a
-/// mapped image keeps its pages. The folder (`graft-images-PID-…`, on
-/// /dev/shm when it exists, so a link costs no disk write) lives only while a
-/// load is under way, except in the scanner child, which keeps it until it
-/// ends (its host removes it if it dies).
+///   in place while its image runs. Copies live in a folder only this
+///   process uses (`graft-images-PID-…`, on /dev/shm when it exists, so a
+///   copy costs no disk write); each is unlinked as soon as `dlopen` has
+///   mapped or refused it (a mapped image keeps its pages), and the folder
+///   lives only while a load is under way, except in the scanner child,
+///   which keeps it until it ends (its host removes it if it dies).
 package final class ImageStore: Sendable {
     let folder: String
     private let counter = Atomic<Int>(0)
@@ -31,6 +32,10 @@ package final class ImageStore: Sendable {
     private let folderMade = Atomic<Bool>(false)
 
     static let prefix = "graft-images-"
+
+    /// One count for the whole process: the loader's names are process-wide,
+    /// whichever store or host asks.
+    private static let descriptorNames = Atomic<Int>(0)
 
     package init(keepsFolder: Bool = false) {
         folder = Self.parent + Self.prefix + "\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -52,21 +57,18 @@ package final class ImageStore: Sendable {
         }
     }
 
-    /// A new name that opens `file`'s descriptor itself.
-    func link(to file: PluginFile) throws(GraftError) -> String {
-        var name = try uniqueName(for: file)
-        var linked = symlink(file.descriptorPath, name) == 0
-        // Another thread's `discard` may have removed the folder in between: once more.
-        if !linked && errno == ENOENT {
-            name = try uniqueName(for: file)
-            linked = symlink(file.descriptorPath, name) == 0
+    /// A new name that opens `file`'s descriptor itself, with no file made:
+    /// `/proc/self/fd`, then the bits of a number never given out before in
+    /// this process, most significant (always 1) first, as `/.` for 1 and `/` for 0
+    /// (steps the kernel skips), then `/FD`. Read left to right, a name gives
+    /// back its bits, so no two names are the same string.
+    func descriptorName(for file: PluginFile) -> String {
+        let number = UInt(bitPattern: Self.descriptorNames.wrappingAdd(1, ordering: .relaxed).newValue)
+        var name = "/proc/self/fd"
+        for shift in stride(from: UInt.bitWidth - number.leadingZeroBitCount - 1, through: 0, by: -1) {
+            name += (number >> UInt(shift)) & 1 == 1 ? "/." : "/"
         }
-        guard linked else {
-            throw GraftError(
-                .permissionDenied, "could not link \(name) to \(file.path) for loading: \(String(cString: strerror(errno))).",
-                path: file.path)
-        }
-        return name
+        return name + "/\(file.descriptor)"
     }
 
     private func uniqueName(for file: PluginFile) throws(GraftError) -> String {

@@ -113,7 +113,7 @@ package enum RunnerService {
                         configuration: GraftConfiguration(
                             searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
                         logger: logger)
-                    _ = try host.loadInRunner(file, mapping: copy ? .copy : .link)
+                    _ = try host.loadInRunner(file, mapping: copy ? .copy : .descriptorName)
                     slots.append(host)
                     writer.u32(UInt32(slots.count - 1))
                     return (.loaded, writer.bytes)

@@ -39,7 +39,7 @@ extension GraftHost {
             case nil: logger.warning("the scanner could not start; checking \(path) in this process.")
             }
         }
-        switch PluginLoader(logger: logger).open(file, mapping: .link, images: ImageStore()) {
+        switch PluginLoader(logger: logger).open(file, mapping: .descriptorName, images: ImageStore()) {
         case .failure(let problems):
             return PluginCheck(path: path, plugin: nil, problems: problems.errors)
         case .success(let plugin):

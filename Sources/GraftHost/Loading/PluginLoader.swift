@@ -17,13 +17,11 @@ package struct PluginLoader: Sendable {
 
     package init(logger: Logger) { self.logger = logger }
 
-    /// How the image is mapped: through a private link to the open file, or
-    /// from a private copy of it (hosts whose plugins are rebuilt in place),
-    /// or straight through the descriptor's `/proc/self/fd/N` name, which
-    /// only a process that never closes a plugin file may use (the scanner
-    /// child): there no descriptor number, so no such name, comes twice.
+    /// How the image is mapped: through a name of its own for the open file's
+    /// descriptor, or from a private copy of it (hosts whose plugins are
+    /// rebuilt in place). See `ImageStore`.
     package enum Mapping: Sendable {
-        case link, copy, descriptor
+        case descriptorName, copy
     }
 
     /// Where a load has got to, for reports of a crash or a hang.
@@ -95,14 +93,13 @@ package struct PluginLoader: Sendable {
         do throws(GraftError) {
             switch mapping {
             case .copy: imagePath = try images.copy(of: file)
-            case .link: imagePath = try images.link(to: file)
-            case .descriptor: imagePath = file.descriptorPath
+            case .descriptorName: imagePath = images.descriptorName(for: file)
             }
         } catch {
             return fail(error)
         }
-        // Mapped or refused, the private name is no longer needed.
-        defer { if mapping != .descriptor { images.discard(imagePath) } }
+        // Mapped or refused, a private copy is no longer needed.
+        defer { if mapping == .copy { images.discard(imagePath) } }
 
         // RTLD_LOCAL keeps each plugin's symbols to itself; NODELETE makes the
         // dynamic loader keep Swift images mapped even if closed by mistake.
