@@ -116,10 +116,9 @@ package final class PluginFile: @unchecked Sendable {
     func read(at offset: Int, count: Int) -> [UInt8] {
         guard offset >= 0, count > 0, offset < size else { return [] }
         let wanted = min(count, size - offset)
-        var bytes = [UInt8](repeating: 0, count: wanted)
-        let done = bytes.withUnsafeMutableBytes { readAll(into: $0, from: descriptor, at: offset) }
-        if done < wanted { bytes.removeLast(wanted - done) }
-        return bytes
+        return [UInt8](unsafeUninitializedCapacity: wanted) { buffer, count in
+            count = readAll(into: UnsafeMutableRawBufferPointer(buffer), from: descriptor, at: offset)
+        }
     }
 
     /// Streams the file through `body` in blocks, from the start.
