@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -207,7 +208,10 @@ extension GraftHost {
         // Instances are asked outside the state lock: an instance's own lock
         // may be held by a thread that is calling into the host.
         if tracker.cores.contains(where: { $0.component.plugin === plugin }) {
-            state.withLock { _ = $0.removedInUse.insert(realPath) }
+            state.withLock { state in
+                state.removedInUse.insert(realPath)
+                tracker.removalsPending.store(true, ordering: .releasing)
+            }
             finishRemovals()  // in case the last instance closed meanwhile
         } else {
             forgetFile(realPath: realPath)
@@ -216,7 +220,10 @@ extension GraftHost {
 
     /// Unregisters removed files whose last instance has closed.
     func finishRemovals() {
-        let pending = state.withLock { $0.removedInUse }
+        let pending = state.withLock { state in
+            if state.removedInUse.isEmpty { tracker.removalsPending.store(false, ordering: .releasing) }
+            return state.removedInUse
+        }
         guard !pending.isEmpty else { return }
         let live = tracker.cores
         for realPath in pending {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One live component created by a plugin. Calls into it are serialized (the
 /// `[instance-serialized]` rule of graft.h); different instances may be used
 /// from different threads at once. Events the component emits reach the
@@ -93,8 +95,10 @@ public final class ComponentInstance: Sendable {
 /// instance exists; everything else is behind the lock.
 final class InstanceTracker: @unchecked Sendable {
     private let open = Locked<[ObjectIdentifier: InstanceCore]>([:])
-    /// Told after each close: a removed plugin file waits for its last instance.
+    /// Told after a close while a removed plugin file waits for its last
+    /// instance (`removalsPending`, set and cleared under the host's state lock).
     weak var host: GraftHost?
+    let removalsPending = Atomic<Bool>(false)
 
     func opened(_ core: InstanceCore) {
         open.withLock { $0[ObjectIdentifier(core)] = core }
@@ -102,7 +106,7 @@ final class InstanceTracker: @unchecked Sendable {
 
     func closed(_ core: InstanceCore) {
         open.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(core)) }
-        host?.finishRemovals()
+        if removalsPending.load(ordering: .acquiring) { host?.finishRemovals() }
     }
 
     var cores: [InstanceCore] { open.withLock { Array($0.values) } }
