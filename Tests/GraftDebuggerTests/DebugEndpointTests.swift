@@ -472,8 +472,11 @@ struct DebugEndpointTests {
             let raw = try RawSocket(path: running.endpoint.socketPath)
             raw.send(Array(#"{"request": "hel"#.utf8))
         }
+        // Departed clients may still wait in the listen backlog (a count of 0
+        // can come before the host has accepted them all): a new client is
+        // served once the host has taken and freed every one of them.
+        #expect(eventually { (try? running.client().request(["request": "plugins"]))?["response"] == "plugins" })
         #expect(eventually { running.endpoint.clientCount == 0 })
-        #expect(try running.client().request(["request": "plugins"])["response"] == "plugins")
     }
 
     @Test("a client that pipelines requests and reads nothing is dropped with output_overflow; the host's memory stays bounded")
