@@ -23,6 +23,41 @@ struct PluginReportTests {
         #expect(report.debuggerText == PluginReport(host: backward).debuggerText)
     }
 
+    @Test("the JSON report is written in its canonical form: keys in byte order, every plugin, contract and failure in it")
+    func jsonText() throws {
+        let scratch = try Scratch()
+        let host = emptyHost()
+        try host.load(pluginAt: BuildProducts.plugin("DatePicker").path)
+        try host.load(pluginAt: BuildProducts.plugin("Checkout").path)
+        let broken = try Fixtures.build("bad_abi_major", into: scratch.url)
+        #expect(throws: GraftError.self) { try host.load(pluginAt: broken.path) }
+        let report = PluginReport(host: host)
+        let text = report.jsonText
+        #expect(try GraftValue(json: text).jsonText == text)
+        #expect(report.json.jsonText == text)
+
+        let failure = try #require(report.json["failures"]?.listValue?.first)
+        #expect(failure["path"] == .string(broken.path))
+        #expect(failure["code"] == "abi_incompatible")
+        let plugins = try #require(report.json["plugins"]?.listValue)
+        #expect(plugins.map { $0["id"] } == [.string("dev.graft.checkout"), .string("dev.graft.date-picker")])
+        for (plugin, info) in zip(plugins, report.plugins) {
+            #expect(plugin == PluginReport.json(plugin: info))
+            #expect(plugin["status"] == "loaded")
+            #expect(plugin["vendor"] == info.vendor.map { .string($0) })
+            #expect(plugin["components"]?.listValue?.count == info.components.count)
+            #expect(plugin["validators"]?.listValue?.count == info.validators.count)
+            #expect(plugin["actions"]?.listValue?.count == info.actions.count)
+        }
+        let picker = try #require(report.plugins.last?.components.last)
+        let component = PluginReport.json(component: picker)
+        #expect(component["key"] == .string(picker.key))
+        #expect(component["version"] == .number(Double(picker.version)))
+        #expect(component["inputs"]?.objectValue?.count == picker.inputs.count)
+        #expect(component["outputs"]?["date_selected"]?["payload"] == ["date": "string", "timestamp": "number"])
+        #expect(component["interactions"]?.listValue?.first?["data"] == ["date": "string"])
+    }
+
     @Test("the debugger layout shows failed plugins first, with code and message, then each plugin")
     func failuresFirst() throws {
         let scratch = try Scratch()

@@ -107,4 +107,36 @@ import Testing
         #expect("\(value)" == #"{"n":2,"text":"hi"}"#)
         #expect(String(describing: GraftValue.string("a/b")) == #""a/b""#)
     }
+
+    /// `JSONWriter` writes reports without building values first; its text
+    /// must be what the same value's `jsonText` is.
+    @Test func theWriterWritesWhatTheValueWould() throws {
+        // "e" twice: the first one stays, as the keys' order says.
+        let keys = ["B", "e", "e\u{301}x", "\u{E9}a", "10", "9", "_", "😀", "e", "quote \" key"]
+        var writer = JSONWriter()
+        writer.object { writer in
+            writer.member("count", -3)
+            writer.member("flag", true)
+            writer.member("gone", nil as String?)
+            writer.key("list")
+            writer.list(count: 3) { $0.number($1 * 10) }
+            writer.key("members")
+            writer.members(keys: keys) { $0.number($1) }
+            writer.key("nested")
+            writer.value(.object(["z": .null, "a": .list([.string("a/b")])]))
+            writer.member("text", "tab\tquote \" é")
+        }
+        var members: [String: GraftValue] = [:]
+        for (index, key) in keys.enumerated() where members[key] == nil { members[key] = .number(Double(index)) }
+        let expected = GraftValue.object([
+            "count": .number(-3), "flag": .bool(true), "list": .list([.number(0), .number(10), .number(20)]),
+            "members": .object(members), "nested": .object(["z": .null, "a": .list([.string("a/b")])]),
+            "text": .string("tab\tquote \" é"),
+        ])
+        #expect(writer.text == expected.jsonText)
+        #expect(try GraftValue(json: writer.text) == expected)
+        #expect(JSONWriter.text { $0.list(count: 0) { _, _ in } } == "[]")
+        #expect(JSONWriter.text { $0.members(keys: []) { _, _ in } } == "{}")
+    }
 }
+

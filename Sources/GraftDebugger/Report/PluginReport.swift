@@ -28,90 +28,32 @@ public struct PluginReport: Sendable {
         self.init(plugins: host.plugins, failures: host.failures)
     }
 
-    /// `{"plugins": [...], "failures": [...]}` as documented in the README.
-    public var json: GraftValue {
-        .object([
-            "plugins": .list(plugins.map(Self.json(plugin:))),
-            "failures": .list(failures.map(Self.json(failure:))),
-        ])
+    /// `{"plugins": [...], "failures": [...]}` as documented in the README:
+    /// the text `graft list --json` prints, written directly (see `JSONWriter`).
+    public var jsonText: String {
+        var writer = JSONWriter(capacity: 1024 + 1024 * plugins.count)
+        writer.object { writer in
+            writer.key("failures")
+            writer.list(count: failures.count) { $0.failure(failures[$1]) }
+            writer.key("plugins")
+            writer.list(count: plugins.count) { $0.plugin(plugins[$1]) }
+        }
+        return writer.text
     }
 
-    public static func json(plugin: PluginInfo) -> GraftValue {
-        var object: [String: GraftValue] = [
-            "id": .string(plugin.id),
-            "version": .string(plugin.version),
-            "name": .string(plugin.name),
-            "path": .string(plugin.path),
-            "abi": .string(plugin.abi.description),
-            "status": "loaded",
-            "canUnload": .bool(plugin.canUnload),
-            "mapped": .bool(plugin.isMapped),
-            "components": .list(plugin.components.map(json(component:))),
-            "validators": .list(plugin.validators.map(json(validator:))),
-            "actions": .list(plugin.actions.map(json(action:))),
-        ]
-        if let vendor = plugin.vendor { object["vendor"] = .string(vendor) }
-        if let description = plugin.description { object["description"] = .string(description) }
-        return .object(object)
-    }
+    /// The same report as a value, for answers that embed it.
+    public var json: GraftValue { Self.value(of: jsonText) }
+
+    public static func json(plugin: PluginInfo) -> GraftValue { value(of: JSONWriter.text { $0.plugin(plugin) }) }
 
     public static func json(component: ComponentContract) -> GraftValue {
-        var object: [String: GraftValue] = [
-            "key": .string(component.key),
-            "version": .number(Double(component.version)),
-            "inputs": fields(component.inputs),
-            "outputs": .object(Dictionary(uniqueKeysWithValues: component.outputs.map { output in
-                (output.event, GraftValue.object([
-                    "description": .string(output.description ?? ""),
-                    "payload": fields(output.payload),
-                ]))
-            })),
-            "debugConfig": .object(component.debugConfig),
-            "interactions": .list(component.interactions.map { interaction in
-                var described: [String: GraftValue] = ["name": .string(interaction.name), "data": fields(interaction.data)]
-                if let description = interaction.description { described["description"] = .string(description) }
-                return .object(described)
-            }),
-        ]
-        if let name = component.name { object["name"] = .string(name) }
-        if let description = component.description { object["description"] = .string(description) }
-        return .object(object)
+        value(of: JSONWriter.text { $0.component(component) })
     }
 
-    public static func json(validator: ValidatorContract) -> GraftValue {
-        var object: [String: GraftValue] = [
-            "name": .string(validator.name),
-            "version": .number(Double(validator.version)),
-            "kind": validator.signature == nil ? "generic" : "native",
-            "params": .list(validator.params.map { .object(["name": .string($0.key), "type": .string($0.type.rawValue)]) }),
-        ]
-        if let signature = validator.signature { object["signature"] = .string(signature) }
-        if let message = validator.message { object["message"] = .string(message) }
-        if let description = validator.description { object["description"] = .string(description) }
-        return .object(object)
-    }
+    public static func json(failure: PluginFailure) -> GraftValue { value(of: JSONWriter.text { $0.failure(failure) }) }
 
-    public static func json(action: ActionContract) -> GraftValue {
-        var object: [String: GraftValue] = [
-            "key": .string(action.key),
-            "version": .number(Double(action.version)),
-            "params": fields(action.params),
-        ]
-        if let description = action.description { object["description"] = .string(description) }
-        return .object(object)
-    }
-
-    public static func json(failure: PluginFailure) -> GraftValue {
-        .object([
-            "path": .string(failure.path),
-            "code": .string(failure.error.code.rawValue),
-            "message": .string(failure.error.message),
-        ])
-    }
-
-    static func fields(_ fields: [FieldSpec]) -> GraftValue {
-        .object(Dictionary(uniqueKeysWithValues: fields.map { ($0.key, GraftValue.string($0.type.rawValue)) }))
-    }
+    /// The writer only writes JSON; `.null` would mean a bug in it.
+    private static func value(of text: String) -> GraftValue { (try? GraftValue(json: text)) ?? .null }
 
     /// The debugger's layout (`graft debug plugins`): failures first, with
     /// why, then each plugin. The same text `graft debug attach … plugins`
@@ -182,5 +124,104 @@ public struct PluginReport: Sendable {
         }
         lines.append("\(indent)  debugConfig: \(GraftValue.object(component.debugConfig).jsonText)")
         return lines
+    }
+}
+
+/// Each object's members in byte order of their keys, as `GraftValue.jsonText`
+/// writes them, so `jsonText` and `json.jsonText` are the same text.
+extension JSONWriter {
+    fileprivate mutating func plugin(_ plugin: PluginInfo) {
+        object { writer in
+            writer.member("abi", plugin.abi.description)
+            writer.key("actions")
+            writer.list(count: plugin.actions.count) { $0.action(plugin.actions[$1]) }
+            writer.member("canUnload", plugin.canUnload)
+            writer.key("components")
+            writer.list(count: plugin.components.count) { $0.component(plugin.components[$1]) }
+            writer.member("description", plugin.description)
+            writer.member("id", plugin.id)
+            writer.member("mapped", plugin.isMapped)
+            writer.member("name", plugin.name)
+            writer.member("path", plugin.path)
+            writer.member("status", "loaded")
+            writer.key("validators")
+            writer.list(count: plugin.validators.count) { $0.validator(plugin.validators[$1]) }
+            writer.member("vendor", plugin.vendor)
+            writer.member("version", plugin.version)
+        }
+    }
+
+    fileprivate mutating func component(_ component: ComponentContract) {
+        object { writer in
+            writer.key("debugConfig")
+            writer.value(.object(component.debugConfig))
+            writer.member("description", component.description)
+            writer.key("inputs")
+            writer.fields(component.inputs)
+            writer.key("interactions")
+            writer.list(count: component.interactions.count) { writer, index in
+                let interaction = component.interactions[index]
+                writer.object { writer in
+                    writer.key("data")
+                    writer.fields(interaction.data)
+                    writer.member("description", interaction.description)
+                    writer.member("name", interaction.name)
+                }
+            }
+            writer.member("key", component.key)
+            writer.member("name", component.name)
+            writer.key("outputs")
+            writer.members(keys: component.outputs.map(\.event)) { writer, index in
+                let output = component.outputs[index]
+                writer.object { writer in
+                    writer.member("description", output.description ?? "")
+                    writer.key("payload")
+                    writer.fields(output.payload)
+                }
+            }
+            writer.member("version", component.version)
+        }
+    }
+
+    fileprivate mutating func validator(_ validator: ValidatorContract) {
+        object { writer in
+            writer.member("description", validator.description)
+            writer.member("kind", validator.signature == nil ? "generic" : "native")
+            writer.member("message", validator.message)
+            writer.member("name", validator.name)
+            writer.key("params")
+            writer.list(count: validator.params.count) { writer, index in
+                let param = validator.params[index]
+                writer.object { writer in
+                    writer.member("name", param.key)
+                    writer.member("type", param.type.rawValue)
+                }
+            }
+            writer.member("signature", validator.signature)
+            writer.member("version", validator.version)
+        }
+    }
+
+    fileprivate mutating func action(_ action: ActionContract) {
+        object { writer in
+            writer.member("description", action.description)
+            writer.member("key", action.key)
+            writer.key("params")
+            writer.fields(action.params)
+            writer.member("version", action.version)
+        }
+    }
+
+    fileprivate mutating func failure(_ failure: PluginFailure) {
+        object { writer in
+            writer.member("code", failure.error.code.rawValue)
+            writer.member("message", failure.error.message)
+            writer.member("path", failure.path)
+        }
+    }
+
+    /// `{"key": "type", …}`.
+    private mutating func fields(_ fields: [FieldSpec]) {
+        members(keys: fields.map(\.key)) { $0.string(fields[$1].type.rawValue) }
     }
 }

@@ -12,7 +12,7 @@ struct DebugPlugins: ParsableCommand {
     func run() throws {
         let report = PluginReport(host: options.makeHost())
         if options.json {
-            Output.json(report.json)
+            Output.line(report.jsonText)
         } else {
             Output.line(report.debuggerText)
         }

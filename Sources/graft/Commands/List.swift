@@ -27,7 +27,7 @@ struct List: ParsableCommand {
                 plugins: [], failures: report.failures.filter { held.contains(FilePaths.resolvingSymlinks($0.path)) })
         }
         if options.json {
-            Output.json(report.json)
+            Output.line(report.jsonText)
         } else {
             Output.line(report.text)
         }
