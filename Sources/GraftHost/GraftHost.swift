@@ -73,6 +73,13 @@ public final class GraftHost: Sendable {
         /// `loadPlugins`, until each file's own load takes it.
         var scanned: [FileIdentity: ScanOutcome] = [:]
 
+        /// Room for `count` more plugins.
+        mutating func reserve(_ count: Int) {
+            plugins.reserveCapacity(plugins.count + count)
+            pathsByID.reserveCapacity(pathsByID.count + count)
+            files.reserveCapacity(files.count + count)
+        }
+
         mutating func insert(_ plugin: LoadedPlugin, at realPath: String) {
             if let previous = plugins[realPath], pathsByID[previous.info.id] == realPath { pathsByID[previous.info.id] = nil }
             plugins[realPath] = plugin
@@ -270,13 +277,17 @@ public final class GraftHost: Sendable {
             })
             validatorRegistry.registerDescribed(accepted.map(\.plugin))
             actionRegistry.register(accepted.map(\.plugin))
-            let paths = Set(accepted.map(\.plugin.info.path))
+            // Room for the whole batch at once, not a rehash per doubling.
+            state.reserve(accepted.count)
             for item in accepted {
                 state.insert(item.plugin, at: item.realPath)
                 state.files[item.file] = item.realPath
                 state.order.append(item.realPath)
             }
-            state.failures.removeAll { paths.contains($0.path) }
+            if !state.failures.isEmpty {
+                let paths = Set(accepted.map(\.plugin.info.path))
+                state.failures.removeAll { paths.contains($0.path) }
+            }
             return refused
         }
     }

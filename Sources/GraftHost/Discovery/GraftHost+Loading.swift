@@ -23,6 +23,7 @@ extension GraftHost {
         // registration for all. Everything else, and everything odd, goes
         // through `load`, which opens, checks and scans each file.
         var folders: [String: String?] = [:]
+        let user = geteuid()
         var quick: [(plugin: LoadedPlugin, file: FileKey, realPath: String)] = []
         var seen: Set<FileKey> = []
         // Registered in search order: the quick ones found so far go first.
@@ -34,7 +35,7 @@ extension GraftHost {
             quick.removeAll()
         }
         for entry in entries {
-            if let described = quickDescription(of: entry, folders: &folders), seen.insert(described.file).inserted {
+            if let described = quickDescription(of: entry, user: user, folders: &folders), seen.insert(described.file).inserted {
                 quick.append(described)
                 continue
             }
@@ -123,7 +124,7 @@ extension GraftHost {
     /// says the file is the one described, it passes the trust rules and
     /// (when locked) its cached hash is pinned; else nil.
     private func quickDescription(
-        of entry: SearchPath.Entry, folders: inout [String: String?]
+        of entry: SearchPath.Entry, user: uid_t, folders: inout [String: String?]
     ) -> (plugin: LoadedPlugin, file: FileKey, realPath: String)? {
         let status = entry.status
         guard let cache, configuration.mapping == .onFirstUse, (status.st_mode & S_IFMT) == S_IFREG,
@@ -133,7 +134,7 @@ extension GraftHost {
         guard case .described(var info) = cache.lookup(entry.realPath, identity) else { return nil }
         if state.withLock({ $0.files[identity.file] != nil }) { return nil }
         if configuration.trust.violation(
-            path: entry.path, realPath: entry.realPath, owner: status.st_uid, mode: status.st_mode, folders: &folders) != nil
+            path: entry.path, realPath: entry.realPath, owner: status.st_uid, mode: status.st_mode, user: user, folders: &folders) != nil
         {
             return nil
         }

@@ -210,10 +210,16 @@ package struct WireReader {
         return bytes[position..<position + count]
     }
 
+    /// Little-endian, read in place (no slice per field: a registry cache
+    /// holds several integers per plugin).
     private mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(Wire.Violation) -> T {
-        var value: T = 0
-        for (index, byte) in try raw(MemoryLayout<T>.size).enumerated() { value |= T(byte) << (index * 8) }
-        return value
+        let size = MemoryLayout<T>.size
+        guard bytes.endIndex - position >= size else {
+            throw Wire.Violation(description: "a field runs past the end of its frame")
+        }
+        let offset = position - bytes.startIndex
+        defer { position += size }
+        return T(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) })
     }
 
     package mutating func u8() throws(Wire.Violation) -> UInt8 { try integer(UInt8.self) }

@@ -118,9 +118,12 @@ public struct SearchPath: Sendable, Hashable {
                 if name.first != UInt8(ascii: ".") { names.append((name, entry.pointee.d_type)) }
             }
             var subfolders: [String] = []
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
             for (raw, type) in names.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
+                let isPluginName = raw.count >= 3 && raw.suffix(3).elementsEqual(".so".utf8)
+                if type == 8 /* DT_REG */ && !isPluginName { continue }  // neither a plugin nor a folder
                 guard let name = String(validating: raw, as: UTF8.self) else {
-                    if raw.count >= 3 && raw.suffix(3).elementsEqual(".so".utf8) {
+                    if isPluginName {
                         let shown = Self.escaped(raw)
                         problems.append(PluginFailure(
                             path: folder + "/" + shown,
@@ -131,16 +134,16 @@ public struct SearchPath: Sendable, Hashable {
                     }
                     continue
                 }
-                let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+                let path = prefix + name
                 var status = stat()
                 if fstatat(descriptor, name, &status, 0) != 0 {
                     // A name that readdir sees but stat cannot follow: a broken link.
-                    if name.hasSuffix(".so"), let problem = Self.whyNotOpenable(path) { problems.append(problem) }
+                    if isPluginName, let problem = Self.whyNotOpenable(path) { problems.append(problem) }
                     continue
                 }
                 if (status.st_mode & S_IFMT) == S_IFDIR {
                     subfolders.append(path)
-                } else if name.hasSuffix(".so") {
+                } else if isPluginName {
                     // A plain entry's real path is its folder's; only a link needs resolving.
                     let isLink = type == 10 /* DT_LNK */ || type == 0 /* DT_UNKNOWN */
                     add(path, realPath: isLink ? nil : real + "/" + name, status: status)

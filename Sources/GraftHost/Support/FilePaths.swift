@@ -9,15 +9,22 @@ package enum FilePaths {
     package static func lastComponent(of path: String) -> String {
         let trimmed = trailingSlashesRemoved(path)
         guard trimmed != "/" else { return "/" }
-        return trimmed.lastIndex(of: "/").map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
+        return lastSlash(in: trimmed).map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
     }
 
     /// "/a" for "/a/b.so", "/" for "/a", "." for "b.so".
     package static func folder(of path: String) -> String {
         let trimmed = trailingSlashesRemoved(path)
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        guard let slash = lastSlash(in: trimmed) else { return "." }
         let folder = trailingSlashesRemoved(String(trimmed[..<slash]))
         return folder.isEmpty ? "/" : folder
+    }
+
+    /// Where the last "/" is: searched in the UTF-8 bytes, not Character by
+    /// Character (grapheme breaking made it a visible part of loading a
+    /// cached plugin). A "/" byte is always a whole character of its own.
+    package static func lastSlash(in path: String) -> String.Index? {
+        path.utf8.lastIndex(of: UInt8(ascii: "/"))
     }
 
     /// `name` under `folder`, with one slash between.

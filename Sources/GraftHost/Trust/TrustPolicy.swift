@@ -25,9 +25,12 @@ public struct TrustPolicy: Sendable, Hashable {
         violation(path: file.path, realPath: file.realPath, owner: file.owner, mode: file.mode, folders: &folders)
     }
 
-    /// The same rules from what `stat` says of the file at `realPath`.
-    func violation(path: String, realPath: String, owner: uid_t, mode: mode_t, folders: inout [String: String?]) -> GraftError? {
-        let user = geteuid()
+    /// The same rules from what `stat` says of the file at `realPath`, for
+    /// `user` (this process's effective user, which a caller checking many
+    /// files asks for once).
+    func violation(
+        path: String, realPath: String, owner: uid_t, mode: mode_t, user: uid_t = geteuid(), folders: inout [String: String?]
+    ) -> GraftError? {
         if owner != user && owner != 0 {
             return refuse(path, "\(realPath) is owned by user \(owner), not by this user (\(user)) or root")
         }
@@ -70,7 +73,7 @@ public struct TrustPolicy: Sendable, Hashable {
     }
 
     static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        guard let slash = FilePaths.lastSlash(in: path), slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }
 
