@@ -32,6 +32,8 @@ public final class GraftHost: Sendable {
     let logger: Logger
     let state = Locked(State())
     let images = ImageStore()
+    /// Folders found trusted a moment ago, for loads one file at a time.
+    let trustedFolders = TrustedFolders()
     /// Whether a failure to save the cache was already logged.
     let cacheWarning = Atomic<Bool>(false)
     /// The scanner child's client; nil when scanning in process.

@@ -54,6 +54,43 @@ struct TrustTests {
         #expect(try isolatedHost(open).load(pluginAt: plugin.path).id == "test.empty")
     }
 
+    @Test("one host loading file after file: a refused folder loads as soon as it is fixed, and a folder opened to everyone is refused again within a second")
+    func folderVerdictsOverTime() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let empty = try Fixtures.build("good_empty", into: folder)
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let counter = try Fixtures.build("good_counter", into: folder)
+        let host = isolatedHost(folder)
+
+        chmod(folder.path, 0o777)
+        let refused = #expect(throws: GraftError.self) { try host.load(pluginAt: empty.path) }
+        #expect(refused?.code == .untrustedPlugin)
+        chmod(folder.path, 0o755)  // a refusal is never remembered
+        #expect(try host.load(pluginAt: empty.path).id == "test.empty")
+
+        // A trusted verdict is kept for a moment (TrustedFolders.lifetime), then checked again.
+        chmod(folder.path, 0o777)
+        // Each try loads a new copy (a loaded file is not checked again):
+        // refused with duplicate_plugin while the folder is still trusted.
+        var tries = 0
+        var lastError: GraftError?
+        #expect(try eventually(timeout: .seconds(5)) {
+            tries += 1
+            let copy = folder.appendingPathComponent("libcopy\(tries).so")
+            try FileManager.default.copyItem(at: echo, to: copy)
+            do throws(GraftError) {
+                try host.load(pluginAt: copy.path)
+            } catch {
+                lastError = error
+            }
+            return lastError?.code == .untrustedPlugin
+        })
+        #expect(lastError?.message.contains(folder.path) == true)
+        chmod(folder.path, 0o755)
+        #expect(try host.load(pluginAt: counter.path).id == "test.counter")
+    }
+
     @Test("a plugin file or folder owned by another user is refused", .enabled(if: geteuid() == 0, "needs root to chown"))
     func foreignOwner() throws {
         let scratch = try Scratch()

@@ -220,8 +220,12 @@ extension GraftHost {
     /// Refuses a file other users could have written, unless the host allows
     /// untrusted files (then it only warns).
     func checkTrust(_ file: PluginFile) throws(GraftError) {
-        var folders: [String: String?] = [:]
-        guard let violation = configuration.trust.violation(of: file, folders: &folders) else { return }
+        let recent = trustedFolders.recent()
+        var folders = recent
+        guard let violation = configuration.trust.violation(of: file, folders: &folders) else {
+            trustedFolders.remember(folders, from: recent)
+            return
+        }
         guard configuration.trust.allowsUntrusted else { throw violation }
         logger.warning("loading an untrusted plugin: \(violation.message)", metadata: ["path": "\(file.path)"])
     }
