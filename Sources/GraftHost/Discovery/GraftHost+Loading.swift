@@ -220,12 +220,18 @@ extension GraftHost {
     /// Refuses a file other users could have written, unless the host allows
     /// untrusted files (then it only warns).
     func checkTrust(_ file: PluginFile) throws(GraftError) {
-        let recent = trustedFolders.recent()
-        var folders = recent
-        guard let violation = configuration.trust.violation(of: file, folders: &folders) else {
-            trustedFolders.remember(folders, from: recent)
-            return
+        let trust = configuration.trust
+        let folder = TrustPolicy.parent(of: file.realPath)
+        let violation: GraftError?
+        if trustedFolders.contains(folder) {
+            violation = trust.fileViolation(path: file.path, realPath: file.realPath, owner: file.owner, mode: file.mode)
+        } else {
+            var folders: [String: String?] = [:]
+            violation = trust.violation(of: file, folders: &folders)
+            // The file's own folder stands for its whole chain.
+            if let verdict = folders[folder], verdict == nil { trustedFolders.insert(folder) }
         }
+        guard let violation else { return }
         guard configuration.trust.allowsUntrusted else { throw violation }
         logger.warning("loading an untrusted plugin: \(violation.message)", metadata: ["path": "\(file.path)"])
     }

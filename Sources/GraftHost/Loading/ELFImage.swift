@@ -193,9 +193,16 @@ private struct Region {
 
     private func read(_ at: Int, _ width: Int) -> UInt64 {
         guard at >= 0, at + width <= count else { return 0 }
-        var value: UInt64 = 0
-        for index in (0..<width).reversed() { value = value << 8 | UInt64(storage[base + at + index]) }
-        return value
+        // In place, little-endian: ELF parsing reads a few hundred fields per file.
+        return storage.withUnsafeBytes { raw in
+            let offset = base + at
+            switch width {
+            case 1: return UInt64(raw[offset])
+            case 2: return UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+            case 4: return UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            default: return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
+        }
     }
 
     /// Whether the NUL-terminated string at `at` is `name` (no String is built:

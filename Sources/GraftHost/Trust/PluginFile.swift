@@ -26,15 +26,16 @@ package final class PluginFile: @unchecked Sendable {
     /// Opens `path`, refusing what is missing, unreadable, not a regular file,
     /// a dangling or looping symlink, or larger than `maximumSize`.
     package convenience init(opening path: String) throws(GraftError) {
-        var link = stat()
-        guard lstat(path, &link) == 0 else {
-            if errno == EACCES {
-                throw GraftError(.permissionDenied, "\(path) cannot be reached: permission denied on a folder above it.", path: path)
-            }
-            throw GraftError(.pluginNotFound, "\(path) does not exist.", path: path)
-        }
         guard let resolved = realpath(path, nil) else {
+            // Why not, from the name itself (asked only on failure: one path walk less per load).
             let reason = errno
+            var link = stat()
+            guard lstat(path, &link) == 0 else {
+                if errno == EACCES {
+                    throw GraftError(.permissionDenied, "\(path) cannot be reached: permission denied on a folder above it.", path: path)
+                }
+                throw GraftError(.pluginNotFound, "\(path) does not exist.", path: path)
+            }
             if (link.st_mode & S_IFMT) == S_IFLNK {
                 if reason == ELOOP {
                     throw GraftError(.pluginNotFound, "\(path) is a symlink loop: following it never reaches a file.", path: path)

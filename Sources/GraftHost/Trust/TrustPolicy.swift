@@ -31,14 +31,21 @@ public struct TrustPolicy: Sendable, Hashable {
     func violation(
         path: String, realPath: String, owner: uid_t, mode: mode_t, user: uid_t = geteuid(), folders: inout [String: String?]
     ) -> GraftError? {
+        if let violation = fileViolation(path: path, realPath: realPath, owner: owner, mode: mode, user: user) { return violation }
+        if let reason = Self.chainViolation(Self.parent(of: realPath), user: user, folders: &folders) {
+            return refuse(path, reason)
+        }
+        return nil
+    }
+
+    /// The rules on the file itself (its owner and mode), not on its folders:
+    /// enough when its folder's chain is known to be trusted.
+    func fileViolation(path: String, realPath: String, owner: uid_t, mode: mode_t, user: uid_t = geteuid()) -> GraftError? {
         if owner != user && owner != 0 {
             return refuse(path, "\(realPath) is owned by user \(owner), not by this user (\(user)) or root")
         }
         if mode & (S_IWGRP | S_IWOTH) != 0 {
             return refuse(path, "\(realPath) has mode \(Self.octal(mode)): others can write to it (chmod go-w to trust it)")
-        }
-        if let reason = Self.chainViolation(Self.parent(of: realPath), user: user, folders: &folders) {
-            return refuse(path, reason)
         }
         return nil
     }

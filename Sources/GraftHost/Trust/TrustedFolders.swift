@@ -15,23 +15,20 @@ final class TrustedFolders: Sendable {
 
     private let folders = Locked<[String: ContinuousClock.Instant]>([:])
 
-    /// The folders trusted less than `lifetime` ago, as `TrustPolicy`'s
-    /// per-scan memo holds them (a nil reason each).
-    func recent() -> [String: String?] {
+    /// Whether `folder`'s chain was found trusted less than `lifetime` ago.
+    func contains(_ folder: String) -> Bool {
         let now = ContinuousClock.now
         return folders.withLock { folders in
-            var recent: [String: String?] = [:]
-            for (folder, checked) in folders where now - checked < Self.lifetime { recent[folder] = .some(nil) }
-            if recent.count < folders.count { folders = folders.filter { now - $0.value < Self.lifetime } }
-            return recent
+            guard let checked = folders[folder] else { return false }
+            if now - checked < Self.lifetime { return true }
+            folders[folder] = nil
+            return false
         }
     }
 
-    /// Keeps the folders `memo` found trusted (newly or again).
-    func remember(_ memo: [String: String?], from recent: [String: String?]) {
+    /// Keeps `folder`, whose whole chain was just found trusted.
+    func insert(_ folder: String) {
         let now = ContinuousClock.now
-        folders.withLock { folders in
-            for (folder, verdict) in memo where verdict == nil && recent[folder] == nil { folders[folder] = now }
-        }
+        folders.withLock { $0[folder] = now }
     }
 }
