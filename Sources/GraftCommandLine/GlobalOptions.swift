@@ -103,7 +103,7 @@ package struct GlobalOptions: ParsableArguments {
 
     package var searchPath: SearchPath {
         onlyPluginPath
-            ? SearchPath.standard(explicit: pluginPaths, environment: [:], includeSystemFolders: false)
+            ? SearchPath.standard(explicit: pluginPaths, environment: [:], includeSystemFolders: false, executableFolder: nil)
             : SearchPath.standard(explicit: pluginPaths)
     }
 }

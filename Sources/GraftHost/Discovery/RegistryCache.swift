@@ -65,9 +65,9 @@ final class RegistryCache: @unchecked Sendable {
     }
 
     /// The cache folder for `environment`: `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`.
-    static func defaultFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return xdg + "/graft" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.cache/graft" }
+    static func defaultFolder(environment: [String: String]? = nil) -> String? {
+        if let xdg = ProcessEnvironment.value("XDG_CACHE_HOME", in: environment), xdg.hasPrefix("/") { return xdg + "/graft" }
+        if let home = ProcessEnvironment.value("HOME", in: environment), home.hasPrefix("/") { return home + "/.cache/graft" }
         return nil
     }
 

@@ -6,7 +6,7 @@ import FoundationEssentials
 package enum ScannerLocation {
     static let executableName = "graft-scanner"
 
-    package static func find(configured: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    package static func find(configured: String?, environment: [String: String]? = nil) -> String? {
         CompanionExecutable.find(named: executableName, variable: "GRAFT_SCANNER", configured: configured, environment: environment)
     }
 }

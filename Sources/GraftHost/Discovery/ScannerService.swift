@@ -23,7 +23,7 @@ package enum ScannerService {
             writeToStandardError("usage: graft-scanner scan|serve|conform (started by a Graft host, which talks to it on descriptor 3)\n")
             exit(64)
         }
-        if let parent = ProcessInfo.processInfo.environment["GRAFT_PARENT_PID"].flatMap({ pid_t($0) }) {
+        if let parent = ProcessEnvironment.value("GRAFT_PARENT_PID").flatMap({ pid_t($0) }) {
             _ = graft_die_with_parent(parent)
         }
         signal(SIGPIPE, SIG_IGN)

@@ -232,7 +232,13 @@ package struct WireReader {
 
     package mutating func string() throws(Wire.Violation) -> String {
         let count = Int(try u32())
-        return String(decoding: try raw(count), as: UTF8.self)
+        guard bytes.endIndex - position >= count else {
+            throw Wire.Violation(description: "a field runs past the end of its frame")
+        }
+        let offset = position - bytes.startIndex
+        defer { position += count }
+        // From the bytes in place: no slice (and its retain) per string.
+        return bytes.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]), as: UTF8.self) }
     }
 
     package mutating func optional() throws(Wire.Violation) -> String? {

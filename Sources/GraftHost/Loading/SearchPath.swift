@@ -38,13 +38,13 @@ public struct SearchPath: Sendable, Hashable {
 
     /// The standard search path. `explicit` entries may be files or folders.
     public static func standard(
-        explicit: [String] = [], environment: [String: String] = ProcessInfo.processInfo.environment,
+        explicit: [String] = [], environment: [String: String]? = nil,
         includeSystemFolders: Bool = true, executableFolder: String? = SearchPath.executableFolder
     ) -> SearchPath {
         var folders = explicit.map { FilePaths.standardized($0) }
         var warnings: [String] = []
         var flatFolders: Set<String> = []
-        if let variable = environment["GRAFT_PLUGIN_PATH"] {
+        if let variable = ProcessEnvironment.value("GRAFT_PLUGIN_PATH", in: environment) {
             for entry in variable.split(separator: ":").map(String.init) where !entry.isEmpty {
                 if entry.hasPrefix("/") {
                     folders.append(entry)
@@ -54,7 +54,7 @@ public struct SearchPath: Sendable, Hashable {
             }
         }
         if includeSystemFolders {
-            if let home = environment["HOME"], home.hasPrefix("/") {
+            if let home = ProcessEnvironment.value("HOME", in: environment), home.hasPrefix("/") {
                 folders.append(home + "/.local/lib/graft/plugins")
             }
             folders += ["/usr/local/lib/graft/plugins", "/usr/lib/graft/plugins"]
@@ -73,8 +73,13 @@ public struct SearchPath: Sendable, Hashable {
 
     /// The folder holding the running executable, resolved through symlinks.
     public static var executableFolder: String? {
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        return FilePaths.folder(of: path)
+        let capacity = Int(PATH_MAX)
+        let path = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> String? in
+            let count = readlink("/proc/self/exe", buffer.baseAddress!, capacity)
+            guard count > 0, count < capacity else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+        }
+        return path.map { FilePaths.folder(of: $0) }
     }
 
     /// Every `.so` file on the path, in search order, each real file once.

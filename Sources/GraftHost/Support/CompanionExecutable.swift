@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Graft's helper executables (`graft-scanner`, `graft-workbench`) are found
 /// the same way: the caller's setting, else beside the running executable
 /// (where `swift build` and the installer put them), else the environment
@@ -7,22 +11,26 @@ import FoundationEssentials
 /// a relative entry would depend on the current directory).
 package enum CompanionExecutable {
     package static func find(
-        named name: String, variable: String, configured: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        named name: String, variable: String, configured: String? = nil, environment: [String: String]? = nil
     ) -> String? {
-        let manager = FileManager.default
-        if let configured { return manager.isExecutableFile(atPath: configured) ? configured : nil }
+        if let configured { return isExecutableFile(configured) ? configured : nil }
         if let folder = SearchPath.executableFolder {
             let beside = folder + "/" + name
-            if manager.isExecutableFile(atPath: beside) { return beside }
+            if isExecutableFile(beside) { return beside }
         }
-        if let named = environment[variable], !named.isEmpty, manager.isExecutableFile(atPath: named) {
+        if let named = ProcessEnvironment.value(variable, in: environment), !named.isEmpty, isExecutableFile(named) {
             return named
         }
-        for folder in (environment["PATH"] ?? "").split(separator: ":") where folder.hasPrefix("/") {
+        for folder in (ProcessEnvironment.value("PATH", in: environment) ?? "").split(separator: ":") where folder.hasPrefix("/") {
             let candidate = folder + "/" + name
-            if manager.isExecutableFile(atPath: candidate) { return candidate }
+            if isExecutableFile(candidate) { return candidate }
         }
         return nil
+    }
+
+    /// A regular file this process may execute.
+    static func isExecutableFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
     }
 }
