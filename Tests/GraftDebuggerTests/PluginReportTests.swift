@@ -56,6 +56,14 @@ struct PluginReportTests {
         #expect(component["inputs"]?.objectValue?.count == picker.inputs.count)
         #expect(component["outputs"]?["date_selected"]?["payload"] == ["date": "string", "timestamp": "number"])
         #expect(component["interactions"]?.listValue?.first?["data"] == ["date": "string"])
+        let checkout = try #require(report.plugins.first)
+        for (index, validator) in checkout.validators.enumerated() {
+            #expect(PluginReport.json(validator: validator) == plugins[0]["validators"]?.listValue?[index])
+        }
+        for (index, action) in checkout.actions.enumerated() {
+            #expect(PluginReport.json(action: action) == plugins[0]["actions"]?.listValue?[index])
+        }
+        #expect(!checkout.validators.isEmpty && !checkout.actions.isEmpty)
     }
 
     @Test("the debugger layout shows failed plugins first, with code and message, then each plugin")

@@ -50,6 +50,12 @@ public struct PluginReport: Sendable {
         value(of: JSONWriter.text { $0.component(component) })
     }
 
+    public static func json(validator: ValidatorContract) -> GraftValue {
+        value(of: JSONWriter.text { $0.validator(validator) })
+    }
+
+    public static func json(action: ActionContract) -> GraftValue { value(of: JSONWriter.text { $0.action(action) }) }
+
     public static func json(failure: PluginFailure) -> GraftValue { value(of: JSONWriter.text { $0.failure(failure) }) }
 
     /// The writer only writes JSON; `.null` would mean a bug in it.
