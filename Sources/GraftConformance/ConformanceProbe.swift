@@ -91,6 +91,15 @@ final class ConformanceProbe: @unchecked Sendable {
         plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) }
     }
 
+    /// The plugin's components, each ready to create; none, with the test
+    /// skipped and why, when the plugin does not load or declares none.
+    func componentsToCheck() -> [RegisteredComponent] {
+        guard let plugin = plugin() else { return [] }
+        let components = self.components(of: plugin)
+        if components.isEmpty { skip("the plugin declares no components") }
+        return components
+    }
+
     /// A host of this process with the plugin registered, for validators and
     /// actions as a host calls them.
     private(set) lazy var host: GraftHost? = {

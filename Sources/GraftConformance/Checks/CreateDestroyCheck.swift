@@ -10,9 +10,7 @@ enum CreateDestroyCheck {
     static let allowedGrowth = 1 << 20
 
     static func run(_ probe: ConformanceProbe) {
-        guard let plugin = probe.plugin() else { return }
-        let components = probe.components(of: plugin)
-        if components.isEmpty { probe.skip("the plugin declares no components") }
+        let components = probe.componentsToCheck()
         for component in components {
             let key = ConformanceKey.component(component.contract)
             probe.step(key, "creating and destroying it \(warmUp + cycles) times")

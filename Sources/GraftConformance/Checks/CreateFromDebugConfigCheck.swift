@@ -8,10 +8,8 @@ enum CreateFromDebugConfigCheck {
     static let sizes = [ContainerSize.unbounded, ContainerSize(width: 40, height: 10)]
 
     static func run(_ probe: ConformanceProbe) {
-        guard let plugin = probe.plugin() else { return }
-        let components = probe.components(of: plugin)
-        if components.isEmpty { probe.skip("the plugin declares no components") }
-        let listed = Set(plugin.info.components.map(\.reference))
+        let components = probe.componentsToCheck()
+        let listed = Set(components.map(\.contract.reference))
         for component in components {
             let key = ConformanceKey.component(component.contract)
             for size in sizes {

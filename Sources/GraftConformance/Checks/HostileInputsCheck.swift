@@ -9,9 +9,7 @@ enum HostileInputsCheck {
     static let undeclaredKey = "graft_conformance_undeclared"
 
     static func run(_ probe: ConformanceProbe) {
-        guard let plugin = probe.plugin() else { return }
-        let components = probe.components(of: plugin)
-        if components.isEmpty { probe.skip("the plugin declares no components") }
+        let components = probe.componentsToCheck()
         for component in components {
             let key = ConformanceKey.component(component.contract)
             var refused: [String] = []

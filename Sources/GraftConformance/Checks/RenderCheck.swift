@@ -8,9 +8,7 @@ enum RenderCheck {
     static let outputLimit = 4 << 20
 
     static func run(_ probe: ConformanceProbe) {
-        guard let plugin = probe.plugin() else { return }
-        let components = probe.components(of: plugin)
-        if components.isEmpty { probe.skip("the plugin declares no components") }
+        let components = probe.componentsToCheck()
         for component in components {
             let key = ConformanceKey.component(component.contract)
             for asked in ["text/plain", "text/html"] {
