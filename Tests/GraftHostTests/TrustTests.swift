@@ -192,5 +192,14 @@ struct TrustTests {
         #expect(failures["libloop.so"]?.message.contains("symlink loop") == true)
         #expect(failures["libfifo.so"]?.code == .notASharedLibrary)
         try Self.expectEchoWorks(host)
+
+        // The same names given to load(pluginAt:) directly, which opens by path.
+        for (name, words) in [("libdangling.so", "dangling symlink"), ("libloop.so", "symlink loop"), ("libabsent.so", "does not exist")] {
+            let path = folder.appendingPathComponent(name).path
+            let error = #expect(throws: GraftError.self) { try host.load(pluginAt: path) }
+            #expect(error?.code == .pluginNotFound, "\(name)")
+            #expect(error?.message.contains(words) == true, "\(name): \(error?.message ?? "")")
+        }
+        try Self.expectEchoWorks(host)
     }
 }
