@@ -55,7 +55,8 @@ let package = Package(
         .target(
             name: "GraftConformance",
             dependencies: ["GraftHost", "CGraft", .product(name: "Logging", package: "swift-log")]),
-        .executableTarget(name: "graft-scanner", dependencies: ["GraftHost", "GraftConformance"]),
+        .executableTarget(
+            name: "graft-scanner", dependencies: ["GraftHost", "GraftConformance"], linkerSettings: executableLinkerSettings),
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
         .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),
@@ -100,7 +101,8 @@ let package = Package(
                 "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftCommandLine", "CGraftSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            linkerSettings: executableLinkerSettings),
         // The benchmarks, which `graft bench` runs (exec): kept out of `graft`'s image.
         .executableTarget(
             name: "graft-bench",
@@ -148,4 +150,11 @@ let package = Package(
 /// products carry it: a package that depends on Graft for GraftHost or GraftKit is not affected.
 var pluginLinkerSettings: [LinkerSetting] {
     [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/exports.map"])]
+}
+
+/// `-static-stdlib` links executables with `-export-dynamic`, which puts every symbol of every package module in the
+/// dynamic symbol table: plugins could bind to the host's internals, `--gc-sections` must keep all of them, and each
+/// process start pays for the larger tables. Graft's plugins reach the host only through graft.h's function pointers.
+var executableLinkerSettings: [LinkerSetting] {
+    [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]
 }

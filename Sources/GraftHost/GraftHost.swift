@@ -233,7 +233,10 @@ public final class GraftHost: Sendable {
         state.withLock { state in
             // Ids taken by this batch; those already loaded are in the state's index.
             var ids: [String: String] = [:]
+            ids.reserveCapacity(batch.count)
+            let componentCount = batch.reduce(0) { $0 + $1.plugin.info.components.count }
             var components = registry.snapshot.components.mapValues(\.pluginPath)
+            components.reserveCapacity(components.count + componentCount)
             var validators = validatorRegistry.references
             var actions = actionRegistry.references
             var accepted: [(plugin: LoadedPlugin, file: FileKey, realPath: String)] = []

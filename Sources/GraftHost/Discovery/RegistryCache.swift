@@ -257,15 +257,22 @@ final class RegistryCache: @unchecked Sendable {
                 writer.error(error)
             }
         }
-        writer.bytes += SHA256.hash(data: writer.bytes)
+        writer.bytes += Self.checksum(writer.bytes[...])
         return writer.bytes
+    }
+
+    /// SHA-256 over raw bytes: the generic `DataProtocol` path instantiates its types at run time, in every process.
+    private static func checksum(_ bytes: ArraySlice<UInt8>) -> SHA256.Digest {
+        var hasher = SHA256()
+        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return hasher.finalize()
     }
 
     static func decode(_ bytes: ArraySlice<UInt8>) throws(Wire.Violation) -> [String: Entry] {
         let digestSize = SHA256.byteCount
         guard bytes.count >= magic.count + digestSize else { throw Wire.Violation(description: "the file is truncated") }
         let body = bytes[bytes.startIndex..<bytes.endIndex - digestSize]
-        guard SHA256.hash(data: body).elementsEqual(bytes[(bytes.endIndex - digestSize)...]) else {
+        guard checksum(body).elementsEqual(bytes[(bytes.endIndex - digestSize)...]) else {
             throw Wire.Violation(description: "its checksum does not match: truncated or damaged")
         }
         var reader = WireReader(body)

@@ -23,7 +23,9 @@ import Glibc
 ///   lives only while a load is under way, except in the scanner child,
 ///   which keeps it until it ends (its host removes it if it dies).
 package final class ImageStore: Sendable {
-    let folder: String
+    /// `graft-images-PID-RANDOM`; its parent is looked up only when a copy is first made.
+    private let folderName: String
+    var folder: String { Self.parent + folderName }
     private let counter = Atomic<Int>(0)
     /// Whether the folder stays between loads: in a child process (the
     /// scanner), whose host removes its folders when it ends, one `mkdir`
@@ -38,7 +40,7 @@ package final class ImageStore: Sendable {
     private static let descriptorNames = Atomic<Int>(0)
 
     package init(keepsFolder: Bool = false) {
-        folder = Self.parent + Self.prefix + "\(getpid())-\(UUID().uuidString.prefix(8))"
+        folderName = Self.prefix + "\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))"
         self.keepsFolder = keepsFolder
     }
 
@@ -46,7 +48,8 @@ package final class ImageStore: Sendable {
     static let parent: String = access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm/" : FileManager.default.temporaryDirectory.path + "/"
 
     deinit {
-        try? FileManager.default.removeItem(atPath: folder)
+        // Only a store that copied files made a folder.
+        if counter.load(ordering: .relaxed) > 0 { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     /// Removes every image folder process `pid` made (it has ended).

@@ -93,6 +93,8 @@ package final class ComponentRegistry: Sendable {
                 }
             }
             for component in replaced { _ = snapshot.remove(component.reference) }
+            snapshot.components.reserveCapacity(snapshot.components.count + components.count)
+            snapshot.versions.reserveCapacity(snapshot.versions.count + components.count)
             for component in components { snapshot.insert(component) }
             return .success(replaced)
         }
