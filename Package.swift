@@ -139,6 +139,8 @@ let package = Package(
             name: "GraftInProcessTests",
             dependencies: ["GraftInProcess", "GraftHost", "GraftKit", "GraftFlows", "GraftTestSupport"]),
         .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport"]),
+        // The graft executable's own code: how its commands read their arguments.
+        .testTarget(name: "GraftCommandTests", dependencies: ["graft", "GraftCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .testTarget(
             name: "GraftWorkbenchTests",
             dependencies: ["GraftWorkbench", "GraftWebDriver", "GraftHost", "GraftDebugger", "GraftFlows", "GraftTestSupport"]),

@@ -11,11 +11,19 @@ import Glibc
 package enum CommandMain {
     /// Parses the process's arguments as `Root`, runs the command and exits.
     /// `suggestion` names what a mistyped first argument was likely meant to
-    /// be; `helpHint` is the command that shows the usage.
-    package static func run<Root: ParsableCommand>(_: Root.Type, helpHint: String, suggestion: () -> String? = { nil }) -> Never {
+    /// be; `helpHint` is the command that shows the usage. `quick`, when
+    /// given, is a command already read from the arguments without
+    /// ArgumentParser: it runs, and ends, as a parsed command would.
+    package static func run<Root: ParsableCommand>(
+        _: Root.Type, helpHint: String, suggestion: () -> String? = { nil }, quick: (() throws -> Void)? = nil
+    ) -> Never {
         do {
-            var command = try Root.parseAsRoot()
-            try command.run()
+            if let quick {
+                try quick()
+            } else {
+                var command = try Root.parseAsRoot()
+                try command.run()
+            }
             exit(0)
         } catch let exit as ExitCode {
             Glibc.exit(exit.rawValue)

@@ -27,6 +27,7 @@ struct Graft: ParsableCommand {
     }
 
     static func main() {
-        CommandMain.run(Self.self, helpHint: "graft help", suggestion: subcommandSuggestion)
+        let quick = ListRequest(quick: Array(CommandLine.arguments.dropFirst())).map { request in { request.run() } }
+        CommandMain.run(Self.self, helpHint: "graft help", suggestion: subcommandSuggestion, quick: quick)
     }
 }

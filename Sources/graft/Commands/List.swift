@@ -1,10 +1,6 @@
 import ArgumentParser
 import GraftDebugger
-import FoundationEssentials
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import GraftCommandLine
 import GraftHost
 
@@ -19,17 +15,68 @@ struct List: ParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() throws {
-        let host = options.makeHost()
+        ListRequest(quarantined: quarantined, settings: options.settings).run()
+    }
+}
+
+/// What `graft list` was asked, however its arguments were read.
+struct ListRequest: Equatable {
+    var quarantined = false
+    var settings = HostSettings()
+
+    func run() {
+        let host = settings.makeHost()
         var report = PluginReport(host: host)
         if quarantined {
             let held = Set(host.quarantined.map(\.path))
             report = PluginReport(
                 plugins: [], failures: report.failures.filter { held.contains(FilePaths.resolvingSymlinks($0.path)) })
         }
-        if options.json {
-            Output.line(report.jsonText)
-        } else {
-            Output.line(report.text)
+        Output.line(settings.json ? report.jsonText : report.text)
+    }
+}
+
+extension ListRequest {
+    /// `graft list` in the forms scripts and editors run again and again:
+    /// flags and `--plugin-path` values only. Building ArgumentParser's model
+    /// of the commands (reflection over every option's type) takes longer
+    /// than listing 200 cached plugins, so these forms are read here;
+    /// anything else (help, other options, a value that looks like an
+    /// option, a flag given twice, a mistake) gets nil and goes to
+    /// ArgumentParser, which stays the parser of record: GraftCommandTests
+    /// check that both read every form accepted here the same way.
+    init?(quick arguments: [String]) {
+        guard arguments.first == "list" else { return nil }
+        var seen: Set<String> = []
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--plugin-path" || argument.hasPrefix("--plugin-path=") {
+                let value: String
+                if argument == "--plugin-path" {
+                    guard index < arguments.count else { return nil }
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    value = String(argument.dropFirst("--plugin-path=".count))
+                }
+                guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
+                settings.pluginPaths.append(value)
+                continue
+            }
+            guard seen.insert(argument).inserted else { return nil }
+            switch argument {
+            case "--quarantined": quarantined = true
+            case "--json": settings.json = true
+            case "--only-plugin-path": settings.onlyPluginPath = true
+            case "--no-cache": settings.noCache = true
+            case "--allow-untrusted": settings.allowUntrusted = true
+            case "--no-scanner": settings.noScanner = true
+            case "--locked": settings.locked = true
+            case "--in-process": settings.inProcess = true
+            default: return nil
+            }
         }
     }
 }
