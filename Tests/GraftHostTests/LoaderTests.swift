@@ -123,6 +123,19 @@ struct LoaderTests {
         #expect(clean.plugin?.canUnload == true, "a plugin built with plain cc contains no Swift")
     }
 
+    @Test("a plugin's line through host->log reaches the host's logger at its level, tagged with the plugin's file")
+    func pluginLogReachesTheHostLogger() throws {
+        let scratch = try Scratch()
+        let plugin = try Fixtures.build("good_echo", into: scratch.url, defines: ["ECHO_LOGS_IN_INIT": "1"])
+        let log = CapturedLog()
+        let host = GraftHost(configuration: TestConfigurations.plain, logger: log.logger)
+        try host.load(pluginAt: plugin.path)
+        let lines = log.all.filter { $0.message == "echo starting" }
+        #expect(lines.count == 1)
+        #expect(lines.first?.level == .warning)
+        #expect(lines.first?.metadata["plugin"] == plugin.path)
+    }
+
     @Test("loading the same file twice returns the loaded plugin")
     func loadTwice() throws {
         let scratch = try Scratch()

@@ -79,7 +79,7 @@ final class Scanner: @unchecked Sendable {
 
     /// Files sent ahead of the answer being waited for: the child goes from
     /// one file to the next without waiting for the host to read each answer.
-    static let window = 8
+    static let window = 32
 
     /// Scans `files` in order, one outcome each (nil for those left when no
     /// scanner could be started). Up to `window` files travel at once; when

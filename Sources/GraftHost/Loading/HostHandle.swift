@@ -17,8 +17,9 @@ package final class HostHandle: @unchecked Sendable {
     private let path: UnsafeMutablePointer<CChar>
 
     package init(path: String, logger: Logger) {
-        var logger = logger
-        logger[metadataKey: "plugin"] = "\(path)"
+        // The plugin's path goes with each message, not into the logger: setting
+        // metadata makes some handlers (StreamLogHandler) format all of it again,
+        // for every plugin loaded, while few plugins ever log.
         self.logger = logger
         name = strdup("graft")
         version = strdup(GraftHost.version)
@@ -48,7 +49,8 @@ package final class HostHandle: @unchecked Sendable {
     }
 
     func log(level: UInt32, _ message: String) {
-        logger.log(level: Logger.Level(graftLevel: level), "\(message)")
+        logger.log(
+            level: Logger.Level(graftLevel: level), "\(message)", metadata: ["plugin": .string(String(cString: path))])
     }
 }
 

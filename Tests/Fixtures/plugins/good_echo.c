@@ -11,7 +11,8 @@
 // Rebuild with -DECHO_PREFIX='"v2:"' and/or -DECHO_PLUGIN_VERSION='"2.0.0"' for a different build,
 // and with -DECHO_CRASH_IN_CREATE for one that crashes whenever it creates an instance,
 // -DECHO_PRINTS for one that writes a line to stdout and one to stderr at every render,
-// -DECHO_NO_COMPONENT for a build that has dropped the component (validators and action stay).
+// -DECHO_NO_COMPONENT for a build that has dropped the component (validators and action stay),
+// -DECHO_LOGS_IN_INIT for one that writes a warning through the host's log callback in init.
 // Any build refuses to create an instance whose `text` is "no".
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,7 +275,11 @@ static const graft_action_factory_t action_factory = {action_count, action_descr
 /* ---- entry ------------------------------------------------------------------ */
 
 static bool echo_init(const graft_host_t *host) {
+#ifdef ECHO_LOGS_IN_INIT
+    host->log(host, GRAFT_LOG_WARNING, "echo starting");
+#else
     (void)host;
+#endif
     return true;
 }
 
