@@ -55,6 +55,32 @@ struct RegistryCacheTests {
         #expect(Self.traces(marker).count == 1, "mapped once")
     }
 
+    @Test("two hosts sharing a cache keep each other's entries: the one that writes last does not drop the other's")
+    func hostsSharingACacheKeepEachOthersEntries() throws {
+        let scratch = try Scratch()
+        let first = scratch.url.appendingPathComponent("first"), second = scratch.url.appendingPathComponent("second")
+        let cache = scratch.file("cache")
+        let markers = (scratch.file("marker-first"), scratch.file("marker-second"))
+        try Self.buildMarker(first, marker: markers.0, id: "test.first")
+        try Self.buildMarker(second, marker: markers.1, id: "test.second")
+
+        // Made before the other host writes: it read an empty cache.
+        let late = Self.host(second, cache: cache)
+        Self.host(first, cache: cache).loadPlugins()
+        late.loadPlugins()
+        #expect(Self.traces(markers.0).count == 1 && Self.traces(markers.1).count == 1, "each scanned once")
+
+        try FileManager.default.removeItem(at: markers.0)
+        try FileManager.default.removeItem(at: markers.1)
+        // The two markers declare the same names, so each is listed by a host of its own.
+        for (folder, id) in [(first, "test.first"), (second, "test.second")] {
+            let host = Self.host(folder, cache: cache)
+            host.loadPlugins()
+            #expect(host.plugins.map(\.id) == [id])
+        }
+        #expect(Self.traces(markers.0).isEmpty && Self.traces(markers.1).isEmpty, "both answered from the cache")
+    }
+
     @Test("components and actions map their plugin on first use")
     func componentsAndActionsMapOnFirstUse() throws {
         let scratch = try Scratch()

@@ -156,11 +156,15 @@ final class RegistryCache: @unchecked Sendable {
         guard changed else { return nil }
         // Another process may have written since we read: keep its entries
         // too, ours winning; drop entries whose file is gone or changed.
-        var merged = read(quietly: true)
-        for path in removed { merged[path] = nil }
-        for (path, entry) in entries { merged[path] = entry }
+        let onDisk = read(quietly: true)
+        var merged = entries
+        if !onDisk.isEmpty {
+            merged.reserveCapacity(entries.count + onDisk.count)
+            for (path, entry) in onDisk where merged[path] == nil && !removed.contains(path) { merged[path] = entry }
+        }
         // Entries recorded here describe files just opened: only the others need a stat.
-        merged = merged.filter { recorded.contains($0.key) || Self.stillMatches($0.value) }
+        let gone = merged.filter { !recorded.contains($0.key) && !Self.stillMatches($0.value) }.keys
+        for path in gone { merged[path] = nil }
         if merged.count > Self.maximumEntries {
             let newest = merged.values.sorted { $0.written > $1.written }.prefix(Self.maximumEntries)
             merged = Dictionary(uniqueKeysWithValues: newest.map { ($0.realPath, $0) })
@@ -238,7 +242,9 @@ final class RegistryCache: @unchecked Sendable {
         writer.u16(UInt16(ABIVersion.host.minor))
         writer.string(Wire.architecture)
         writer.string(GraftHost.version)
-        writer.list(entries.values.sorted { $0.realPath < $1.realPath }) { writer, entry in
+        // Sorted by path (the keys, not the entries: no description is copied to sort).
+        writer.bytes.reserveCapacity(4096 + entries.count * 512)
+        writer.list(entries.keys.sorted().map { entries[$0]! }) { writer, entry in
             writer.string(entry.realPath)
             writer.u64(entry.identity.device)
             writer.u64(entry.identity.inode)
