@@ -140,7 +140,11 @@ let package = Package(
             dependencies: ["GraftInProcess", "GraftHost", "GraftKit", "GraftFlows", "GraftTestSupport"]),
         .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport"]),
         // The graft executable's own code: how its commands read their arguments.
-        .testTarget(name: "GraftCommandTests", dependencies: ["graft", "GraftCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(
+            name: "GraftCommandTests",
+            dependencies: [
+                "graft", "GraftCommandLine", "GraftTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(
             name: "GraftWorkbenchTests",
             dependencies: ["GraftWorkbench", "GraftWebDriver", "GraftHost", "GraftDebugger", "GraftFlows", "GraftTestSupport"]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GraftCommandLine
+import GraftTestSupport
 import Testing
 
 @testable import graft
@@ -78,7 +79,7 @@ struct ListQuickPathTests {
 
     @Test("400 seeded random mixes of flags, paths and other forms: whatever is read quickly is read as ArgumentParser reads it")
     func randomMixes() {
-        var random = SplitMix64(seed: 0x6772_6166_74)
+        var random = SeededGenerator(seed: 0x6772_6166_74)
         let pieces = Self.flags.map { [$0] } + Self.paths + Self.others
         var quickCount = 0
         for _ in 0..<400 {
@@ -91,18 +92,5 @@ struct ListQuickPathTests {
         }
         // The mix is not all fallbacks: the comparison above ran on quick reads too.
         #expect(quickCount > 40)
-    }
-}
-
-/// A small seeded generator, so a failing mix is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
