@@ -52,8 +52,8 @@ extension GraftHost {
 
     /// Scans, all at once, the files the registry cache does not know: in
     /// flight several at a time, and on two scanner children when there are
-    /// many (a big folder seen for the first time). Each child is started
-    /// first and execs while its share of the files is opened and checked.
+    /// many (a big folder seen for the first time). Both children are started
+    /// first and exec while the files are opened and checked.
     /// What they declare goes into the cache as `describe` would put it, and
     /// is kept for each file's own load, which then registers it without
     /// scanning again. Files that cannot be opened or are refused by the trust
@@ -71,6 +71,10 @@ extension GraftHost {
             ? Scanner(executable: scanner.executable, deadline: scanner.deadline, logger: scanner.logger) : nil
         // The second child has no more work once this returns: it exits while the host goes on.
         defer { second?.retire() }
+        // Both start now, from this thread: the second half's worker thread
+        // may wait a few milliseconds for a CPU while the first child starts.
+        scanner.startAhead()
+        second?.startAhead()
         let kept = Locked<[FileIdentity: ScanOutcome]>([:])
         // A chunk at a time: each file stays open while it is scanned, and a
         // folder of thousands must not take the descriptors the scanners need.
