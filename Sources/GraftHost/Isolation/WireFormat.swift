@@ -203,22 +203,24 @@ package struct WireReader {
     var isAtEnd: Bool { position == bytes.endIndex }
 
     mutating func raw(_ count: Int) throws(Wire.Violation) -> ArraySlice<UInt8> {
+        let start = bytes.startIndex + (try claim(count))
+        return bytes[start..<start + count]
+    }
+
+    /// Takes the next `count` bytes, refusing a field that runs past the end;
+    /// returns their offset from the first byte, for reads in place.
+    private mutating func claim(_ count: Int) throws(Wire.Violation) -> Int {
         guard count >= 0, bytes.endIndex - position >= count else {
             throw Wire.Violation(description: "a field runs past the end of its frame")
         }
         defer { position += count }
-        return bytes[position..<position + count]
+        return position - bytes.startIndex
     }
 
     /// Little-endian, read in place (no slice per field: a registry cache
     /// holds several integers per plugin).
     private mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(Wire.Violation) -> T {
-        let size = MemoryLayout<T>.size
-        guard bytes.endIndex - position >= size else {
-            throw Wire.Violation(description: "a field runs past the end of its frame")
-        }
-        let offset = position - bytes.startIndex
-        defer { position += size }
+        let offset = try claim(MemoryLayout<T>.size)
         return T(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) })
     }
 
@@ -232,11 +234,7 @@ package struct WireReader {
 
     package mutating func string() throws(Wire.Violation) -> String {
         let count = Int(try u32())
-        guard bytes.endIndex - position >= count else {
-            throw Wire.Violation(description: "a field runs past the end of its frame")
-        }
-        let offset = position - bytes.startIndex
-        defer { position += count }
+        let offset = try claim(count)
         // From the bytes in place: no slice (and its retain) per string.
         return bytes.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]), as: UTF8.self) }
     }
