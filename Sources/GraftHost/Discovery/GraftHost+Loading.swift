@@ -155,7 +155,7 @@ extension GraftHost {
     /// A plugin known from its description, whose code runs in its runner
     /// child (a host that isolates) or is mapped here on first use.
     private func describedPlugin(_ info: PluginInfo, identity: FileIdentity, realPath: String) -> LoadedPlugin {
-        if let runner = runner() {
+        if let runner = runner(for: info) {
             state.withLock { $0.identities[realPath] = identity }
             return LoadedPlugin(described: info, runner: runner)
         }

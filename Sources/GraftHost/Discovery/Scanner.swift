@@ -14,7 +14,12 @@ import Logging
 final class Scanner: @unchecked Sendable {
     let executable: String
     let deadline: Duration
+    /// The sandbox of every scanner child (nothing granted: no plugin is
+    /// known yet), or nil when the host runs unsandboxed.
+    let sandbox: ChildSandbox.Request?
     let logger: Logger
+    /// Told of the acts the sandbox refused while a file was scanned; set once by the host.
+    private let denialHandler = Locked<(@Sendable (PluginFile, ScanOutcome, [SandboxDenial]) -> Void)?>(nil)
     // Everything below is guarded by `lock`: one scan at a time.
     private let lock = Lock()
     private var child: ChildProcess?
@@ -25,10 +30,15 @@ final class Scanner: @unchecked Sendable {
     /// batch, so that it never fills; a crash reads what is left).
     private var lastProgress: UInt8?
 
-    init(executable: String, deadline: Duration, logger: Logger) {
+    init(executable: String, deadline: Duration, sandbox: ChildSandbox.Request? = nil, logger: Logger) {
         self.executable = executable
         self.deadline = deadline
+        self.sandbox = sandbox
         self.logger = logger
+    }
+
+    func onDenials(_ handler: @escaping @Sendable (PluginFile, ScanOutcome, [SandboxDenial]) -> Void) {
+        denialHandler.withLock { $0 = handler }
     }
 
     deinit {
@@ -55,7 +65,7 @@ final class Scanner: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard child == nil else { return }
-        child = try? ChildProcess(executable: executable, arguments: ["scan"], progress: true)
+        child = try? ChildProcess(executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger)
         greeted = false
         lastProgress = nil
     }
@@ -141,7 +151,8 @@ final class Scanner: @unchecked Sendable {
         }
         do throws(GraftError) {
             let started = try ChildProcess.startGraftChild(
-                executable: executable, arguments: ["scan"], progress: true, onOutput: { self.logger.notice("scanner: \($0)") })
+                executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger,
+                onOutput: { self.logger.notice("scanner: \($0)") })
             child = started
             greeted = true
             lastProgress = nil
@@ -152,7 +163,17 @@ final class Scanner: @unchecked Sendable {
         }
     }
 
+    /// The file's outcome; the acts the sandbox refused while it was scanned
+    /// (those before its answer ended, or all of them when the child died
+    /// on it) go to the host with it.
     private func answer(to id: UInt32, for file: PluginFile, from child: ChildProcess) -> ScanOutcome {
+        let outcome = outcome(of: id, for: file, from: child)
+        let denials = self.child === child ? child.sandboxDenials(before: child.lastFrameEnd) : child.sandboxDenials()
+        if !denials.isEmpty, let handler = denialHandler.withLock({ $0 }) { handler(file, outcome, denials) }
+        return outcome
+    }
+
+    private func outcome(of id: UInt32, for file: PluginFile, from child: ChildProcess) -> ScanOutcome {
         var stage = PluginLoader.Stage.checks
         let until = ContinuousClock.now + deadline
         let output = { (line: String) in self.logger.notice("\(line)", metadata: ["plugin": "\(file.path)"]) }

@@ -103,6 +103,7 @@ struct Check: ParsableCommand {
             let tests = try ConformanceSelection.tests(only: onlyTests, skip: skippedTests)
             let supervisor = ConformanceSupervisor(
                 tests: tests, strict: strict, scanning: options.scanning, trust: TrustPolicy(allowsUntrusted: options.allowUntrusted),
+                sandbox: options.settings.sandboxSettings.request,
                 testTimeout: testTimeout.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) })
             report = try supervisor.check(pluginAt: path)
         } catch {
