@@ -130,8 +130,14 @@ public final class GraftHost: Sendable {
                     logger: scannerLogger)
             } else {
                 scanner = nil
-                logger.warning(
-                    "no \(ScannerLocation.executableName) found (\(configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_SCANNER or on PATH")): plugins load straight into this process, and one that crashes while loading takes it down.")
+                let place = configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_SCANNER or on PATH"
+                if configuration.sandbox.mode == .off {
+                    logger.warning(
+                        "no \(ScannerLocation.executableName) found (\(place)): plugins load straight into this process, and one that crashes while loading takes it down.")
+                } else {
+                    logger.error(
+                        "no \(ScannerLocation.executableName) found (\(place)): no plugin can load, since plugins load only in a sandboxed child (or turn the sandbox off).")
+                }
             }
         } else {
             scanner = nil

@@ -30,11 +30,19 @@ final class Scanner: @unchecked Sendable {
     /// batch, so that it never fills; a crash reads what is left).
     private var lastProgress: UInt8?
 
-    init(executable: String, deadline: Duration, sandbox: ChildSandbox.Request? = nil, logger: Logger) {
+    init(executable: String, deadline: Duration, sandbox: ChildSandbox.Request?, logger: Logger) {
         self.executable = executable
         self.deadline = deadline
         self.sandbox = sandbox
         self.logger = logger
+    }
+
+    /// Another scanner like this one (a cold scan's second child), told of
+    /// refused acts the same way.
+    func sibling() -> Scanner {
+        let other = Scanner(executable: executable, deadline: deadline, sandbox: sandbox, logger: logger)
+        if let handler = denialHandler.withLock({ $0 }) { other.onDenials(handler) }
+        return other
     }
 
     func onDenials(_ handler: @escaping @Sendable (PluginFile, ScanOutcome, [SandboxDenial]) -> Void) {
@@ -145,7 +153,7 @@ final class Scanner: @unchecked Sendable {
                 return child
             } catch {
                 self.child = nil
-                logger.error("\(error)")
+                noteStartFailure(error)
                 return nil
             }
         }
@@ -158,10 +166,19 @@ final class Scanner: @unchecked Sendable {
             lastProgress = nil
             return started
         } catch {
-            logger.error("\(error)")
+            noteStartFailure(error)
             return nil
         }
     }
+
+    private func noteStartFailure(_ error: GraftError) {
+        logger.error("\(error)")
+        startFailureValue.withLock { $0 = error }
+    }
+
+    /// Why the last child could not start, if it could not.
+    var startFailure: GraftError? { startFailureValue.withLock { $0 } }
+    private let startFailureValue = Locked<GraftError?>(nil)
 
     /// The file's outcome; the acts the sandbox refused while it was scanned
     /// (those before its answer ended, or all of them when the child died

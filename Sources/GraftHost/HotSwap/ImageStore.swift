@@ -127,7 +127,7 @@ package final class ImageStore: Sendable {
     /// child maps, since Landlock refuses to open the file again by any path
     /// while a memory file, having none, is the child's own. The caller
     /// closes the descriptor once `dlopen` has mapped or refused it.
-    func memoryCopy(of file: PluginFile) throws(GraftError) -> (name: String, descriptor: Int32) {
+    package func memoryCopy(of file: PluginFile) throws(GraftError) -> (name: String, descriptor: Int32) {
         let memory = graft_memory_copy(file.descriptor, UInt64(file.identity.size))
         guard memory >= 0 else {
             throw GraftError(

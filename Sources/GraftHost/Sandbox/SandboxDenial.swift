@@ -18,7 +18,7 @@ package struct SandboxDenial: Sendable, Hashable, CustomStringConvertible {
     /// The warning a call's caller sees: `sandbox_denied`, naming the plugin.
     package func warning(pluginID: String, instanceID: String? = nil) -> GraftWarning {
         GraftWarning(
-            .sandboxDenied, "the sandbox refused plugin '\(pluginID)': \(act.escapingControls) (\(call)); grant it if the plugin needs it.",
+            .sandboxDenied, "the sandbox refused plugin '\(pluginID)': \(act.escapingControls) (\(call)).",
             instanceID: instanceID)
     }
 }

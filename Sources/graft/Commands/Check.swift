@@ -79,7 +79,7 @@ struct Check: ParsableCommand {
     }
 
     private func checkPlugin(at path: String) throws {
-        let check = GraftHost.check(pluginAt: path, scanning: options.scanning)
+        let check = GraftHost.check(pluginAt: path, scanning: options.scanning, sandbox: options.settings.sandboxSettings)
         if options.json {
             var object: [String: GraftValue] = [
                 "path": .string(path), "ok": .bool(check.isClean), "problems": .list(check.problems.map(\.json)),
