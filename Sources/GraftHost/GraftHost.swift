@@ -179,7 +179,7 @@ public final class GraftHost: Sendable {
         guard isolates, let scanner else { return nil }
         let make = { [weak self] (id: String?) -> PluginRunner in
             let limits = self?.configuration.limits ?? IsolationLimits()
-            let settings = self?.configuration.sandbox ?? SandboxSettings()
+            let settings = self?.sandboxSettings ?? SandboxSettings()
             return PluginRunner(
                 executable: scanner.executable,
                 limits: PluginRunner.Limits(
@@ -197,7 +197,7 @@ public final class GraftHost: Sendable {
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call")
                 })
         }
-        let granted = !(configuration.sandbox.grants[info.id] ?? []).isEmpty
+        let granted = !(sandboxSettings.grants[info.id] ?? []).isEmpty
         guard configuration.isolation == .shared, !granted else { return make(info.id) }
         return sharedRunner.withLock { shared in
             if let shared { return shared }
@@ -205,6 +205,16 @@ public final class GraftHost: Sendable {
             shared = runner
             return runner
         }
+    }
+
+    /// The configuration's sandbox, with what a lock file grants added (in
+    /// locked mode, each pinned plugin gets the permissions its entry records).
+    var sandboxSettings: SandboxSettings {
+        var settings = configuration.sandbox
+        if case .success(let lock) = pins {
+            for (id, permissions) in lock.grants { settings.grants[id, default: []] += permissions }
+        }
+        return settings
     }
 
     // MARK: Registering

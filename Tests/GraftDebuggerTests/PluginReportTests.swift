@@ -82,6 +82,6 @@ struct PluginReportTests {
         #expect(lines[failed + 1].trimmingCharacters(in: .whitespaces).hasPrefix("abi_incompatible: "))
         #expect(text.contains("      outputs      date_selected {date: string, timestamp: number}"))
         #expect(text.contains("      interactions select {date: string}"))
-        #expect(text.contains("  status  loaded · ABI 1.1 · never unloaded (contains Swift)"))
+        #expect(text.contains("  status  loaded · ABI 1.2 · never unloaded (contains Swift)"))
     }
 }

@@ -42,7 +42,7 @@ extension WorkbenchTests {
                 let ids = report["plugins"]?.listValue?.compactMap { $0["id"]?.stringValue }
                 #expect(ids == ["test.echo", "test.widget"])
                 let widget = try #require(report["plugins"]?.listValue?.first { $0["id"] == "test.widget" })
-                #expect(widget["abi"] == "1.1")
+                #expect(widget["abi"] == "1.2")
                 #expect(widget["version"] == "1.0.0")
                 #expect(widget["path"]?.stringValue?.hasSuffix("libgood_widget.so") == true)
                 #expect(widget["components"]?.listValue?.first?["key"] == "widget")

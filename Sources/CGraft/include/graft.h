@@ -80,9 +80,19 @@
  * older minor explicitly, for example `.abi = { 1, 0 }`: the host then reads
  * none of the newer fields.
  *
+ * How the ABI grows from here: a new capability is a new revisioned id,
+ * never a changed struct (CLAP's rule). What a plugin offers comes behind a
+ * factory id from get_factory ("graft.permissions/1"); what a host offers,
+ * behind an extension id from get_extension. A struct behind an id never
+ * changes: a new revision gets a new id ("…/2"), and a host keeps answering
+ * the old one. The minor records which ids a header knows; the descriptor
+ * fields gated by `abi.minor` (1.1 below) are the one exception, kept as
+ * they shipped.
+ *
  * Added in 1.1: component interactions (graft_interaction_t, the
  * `interactions` and `interaction_count` fields of
  * graft_component_descriptor_t).
+ * Added in 1.2: declared permissions (GRAFT_PERMISSIONS_ID).
  */
 #pragma once
 #ifndef GRAFT_H
@@ -101,7 +111,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define GRAFT_ABI_MAJOR 1
-#define GRAFT_ABI_MINOR 1
+#define GRAFT_ABI_MINOR 2
 
 /* The most inputs, outputs, payload fields, validator params or action params
  * one descriptor may declare. */
@@ -236,8 +246,8 @@ struct graft_host {
     void (*log)(const graft_host_t *host, uint32_t level, const char *message);
 
     /* Returns a host extension by id, or NULL when this host lacks it. The
-     * result is owned by the host and valid until `deinit`. No extensions are
-     * defined in ABI 1.0.
+     * result is owned by the host and valid until `deinit`. No host
+     * extensions are defined yet (ABI 1.2).
      * [thread-safe] */
     const void *(*get_extension)(const graft_host_t *host, const char *extension_id);
 };
@@ -272,8 +282,8 @@ typedef struct graft_plugin_entry {
      * [last-user] */
     void (*deinit)(void);
 
-    /* Returns the factory with the given id (GRAFT_*_FACTORY_ID), or NULL when
-     * the plugin has none. The factory is owned by the plugin and valid until
+    /* Returns the factory with the given id (GRAFT_*_FACTORY_ID,
+     * GRAFT_PERMISSIONS_ID), or NULL when the plugin has none. The factory is owned by the plugin and valid until
      * `deinit`.
      * [thread-safe] */
     const void *(*get_factory)(const char *factory_id);
@@ -616,6 +626,64 @@ struct graft_action_factory {
      * [thread-safe] */
     const graft_action_descriptor_t *(*get_descriptor)(
         const graft_action_factory_t *factory, uint32_t index);
+};
+
+/* ------------------------------------------------------------------------ */
+/* Permissions (added in 1.2)                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A plugin's code runs in a sandboxed child process: it may read the system's
+ * libraries and write a private temporary folder (TMPDIR), and nothing else.
+ * A plugin that needs more declares it here, each with a reason shown to
+ * people; the host grants each permission or not (nothing is granted by
+ * default), and the kernel enforces what was granted. A plugin that is not
+ * granted what it declares still loads and runs: the refused acts fail with
+ * an error code (EACCES, EPERM) and are reported to the host as
+ * `sandbox_denied`. Declare only what the plugin cannot work without.
+ * A plugin without permissions returns NULL for this id (or lacks the case).
+ * Hosts older than 1.2 never ask for it. */
+#define GRAFT_PERMISSIONS_ID "graft.permissions/1"
+
+/* What a permission asks for (graft_permission_t.kind). */
+#define GRAFT_PERMISSION_CONNECT 1 /* TCP connections to `ports`, on any address */
+#define GRAFT_PERMISSION_NETWORK 2 /* every TCP and UDP connection */
+#define GRAFT_PERMISSION_READ 3    /* reading the folder `path` and below */
+#define GRAFT_PERMISSION_DATA 4    /* a private folder to write, kept between
+                                      runs; its path is in the GRAFT_DATA_DIR
+                                      environment variable */
+
+/* The most permissions a plugin may declare, and ports one may name. */
+#define GRAFT_MAX_PERMISSIONS 32
+#define GRAFT_MAX_PORTS 64
+
+typedef struct graft_permission {
+    uint32_t kind; /* GRAFT_PERMISSION_*; another value is `invalid_descriptor` */
+    /* GRAFT_PERMISSION_CONNECT: 1 ..< GRAFT_MAX_PORTS ports, each 1-65535.
+     * NULL and 0 for the other kinds. */
+    const uint16_t *ports;
+    uint32_t port_count;
+    /* GRAFT_PERMISSION_READ: an absolute folder path, at most 4096 bytes.
+     * NULL for the other kinds. */
+    const char *path;
+    /* Why the plugin needs it, in one sentence for the people who grant it:
+     * required, at most 512 bytes, no control characters. */
+    const char *reason;
+} graft_permission_t;
+
+typedef struct graft_permissions graft_permissions_t;
+
+/* Returned by get_factory(GRAFT_PERMISSIONS_ID). Read while the plugin is
+ * described (after `init`), never while another call into it runs. */
+struct graft_permissions {
+    /* Number of permissions (at most GRAFT_MAX_PERMISSIONS). Constant between
+     * `init` and `deinit`.
+     * [loading-thread] */
+    uint32_t (*count)(const graft_permissions_t *permissions);
+
+    /* Permission at `index` (0 ..< count), or NULL when out of range. Owned
+     * by the plugin; valid until `deinit`.
+     * [loading-thread] */
+    const graft_permission_t *(*get)(const graft_permissions_t *permissions, uint32_t index);
 };
 
 /* ------------------------------------------------------------------------ */

@@ -142,11 +142,8 @@ extension GraftHost {
         {
             return nil
         }
-        if let pins, let lockPath = configuration.lockFile {
-            guard case .success(let lock) = pins, let hash = cache.hash(of: entry.realPath, identity),
-                lock.violation(path: entry.path, hash: hash, lockPath: lockPath) == nil
-            else { return nil }
-        }
+        // A locked host hashes every file it loads (see `checkPin`): not from here.
+        if pins != nil { return nil }
         info.path = entry.path
         info.imagePath = entry.realPath
         return (describedPlugin(info, identity: identity, realPath: entry.realPath), identity.file, entry.realPath)
@@ -193,12 +190,14 @@ extension GraftHost {
             try checkTrust(file)
             let hash = try checkPin(file)
             let description = try describe(file, hash: hash)
+            if let description, let hash { try checkPinnedPermissions(of: description, hash: hash) }
             let plugin: LoadedPlugin
             if let description, isolates || when == .onFirstUse {
                 plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath)
             } else {
                 plugin = try loader.load(file, mapping: imageMapping, images: images)
                 if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
+                if description == nil, let hash { try checkPinnedPermissions(of: plugin.info, hash: hash) }
             }
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
@@ -246,15 +245,19 @@ extension GraftHost {
     func checkPin(_ file: PluginFile) throws(GraftError) -> String? {
         guard let pins, let lockPath = configuration.lockFile else { return nil }
         let lock = try pins.get()
-        let hash: String
-        if let known = cache?.hash(of: file.realPath, file.identity) {
-            hash = known
-        } else {
-            hash = try ContentHash.of(file)
-            cache?.remember(hash: hash, of: file.realPath, file.identity)
-        }
+        // From the open file itself, never from the cache: anyone running as
+        // this user can rewrite the cache (and recompute its checksum).
+        let hash = try ContentHash.of(file)
+        cache?.remember(hash: hash, of: file.realPath, file.identity)
         if let violation = lock.violation(path: file.path, hash: hash, lockPath: lockPath) { throw violation }
         return hash
+    }
+
+    /// In locked mode: a pinned plugin may declare only the permissions its
+    /// lock entry grants.
+    func checkPinnedPermissions(of info: PluginInfo, hash: String) throws(GraftError) {
+        guard case .success(let lock) = pins, let lockPath = configuration.lockFile else { return }
+        if let violation = lock.permissionViolation(of: info, hash: hash, lockPath: lockPath) { throw violation }
     }
 
     var imageMapping: PluginLoader.Mapping { loadsFromCopies ? .copy : .descriptorName }

@@ -38,8 +38,9 @@ final class RegistryCache: @unchecked Sendable {
     /// Why the file on disk was not used, if it was not (for one warning).
     private(set) var problem: String?
 
-    /// 2: components carry their interactions (ABI 1.1).
-    static let formatVersion: UInt16 = 2
+    /// 2: components carry their interactions (ABI 1.1); 3: plugins carry
+    /// their permissions (ABI 1.2).
+    static let formatVersion: UInt16 = 3
     static let magic = Array("GRFTCACH".utf8)
     /// Entries beyond this are dropped, oldest scans first.
     static let maximumEntries = 20_000

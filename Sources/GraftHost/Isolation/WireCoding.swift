@@ -71,6 +71,10 @@ extension WireWriter {
         list(info.components) { $0.component($1) }
         list(info.validators) { $0.validator($1) }
         list(info.actions) { $0.action($1) }
+        list(info.permissions) { writer, request in
+            writer.string(request.permission.description)
+            writer.string(request.reason)
+        }
     }
 
     mutating func warnings(_ warnings: [GraftWarning]) {
@@ -156,7 +160,12 @@ extension WireReader {
             id: id, version: version, name: name, vendor: vendor, description: description, path: path, imagePath: path,
             abi: abi, canUnload: canUnload, components: try list { (reader) throws(Wire.Violation) in try reader.component() },
             validators: try list { (reader) throws(Wire.Violation) in try reader.validator() },
-            actions: try list { (reader) throws(Wire.Violation) in try reader.action() })
+            actions: try list { (reader) throws(Wire.Violation) in try reader.action() },
+            permissions: try list { (reader) throws(Wire.Violation) in
+                let text = try reader.string()
+                guard let permission = Permission(text) else { throw Wire.Violation(description: "a permission that does not read: \(text.escapingControls)") }
+                return PermissionRequest(permission, reason: try reader.string())
+            })
     }
 
     mutating func warnings(instanceID: String?) throws(Wire.Violation) -> [GraftWarning] {

@@ -39,6 +39,8 @@ public struct PluginInfo: Sendable, Hashable {
     public package(set) var components: [ComponentContract]
     public package(set) var validators: [ValidatorContract]
     public package(set) var actions: [ActionContract]
+    /// What the plugin asks of the sandbox, each with its reason (ABI 1.2).
+    public package(set) var permissions: [PermissionRequest] = []
     /// Whether the image is mapped into this process: false for a plugin
     /// known from the scanner or the registry cache that nothing has used yet.
     package var isMapped: Bool = true
@@ -46,7 +48,7 @@ public struct PluginInfo: Sendable, Hashable {
     /// The same plugin, by everything it declares (not where it is mapped).
     func declaresSame(as other: PluginInfo) -> Bool {
         id == other.id && version == other.version && abi == other.abi && components == other.components
-            && validators == other.validators && actions == other.actions
+            && validators == other.validators && actions == other.actions && permissions == other.permissions
     }
 }
 

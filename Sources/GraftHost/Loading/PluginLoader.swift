@@ -197,6 +197,9 @@ package struct PluginLoader: Sendable {
             getFactory(GRAFT_ACTION_FACTORY_ID).map {
                 reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self))
             } ?? []
+        let permissions =
+            abi.minor >= 2
+            ? getFactory(GRAFT_PERMISSIONS_ID).map { reader.read($0.assumingMemoryBound(to: graft_permissions_t.self)) } ?? [] : []
         guard reader.problems.isEmpty else {
             entry.pointee.deinit?()
             close()
@@ -207,7 +210,7 @@ package struct PluginLoader: Sendable {
             id: id, version: version, name: (name?.isEmpty ?? true) ? id : name!,
             vendor: String(plugin: entry.pointee.vendor), description: String(plugin: entry.pointee.description),
             path: path, imagePath: mapping == .copy ? imagePath : file.realPath, abi: abi, canUnload: !image.containsSwift, components: components,
-            validators: validators.map(\.0), actions: actions.map(\.0))
+            validators: validators.map(\.0), actions: actions.map(\.0), permissions: permissions)
         return .success(LoadedPlugin(
             info: info,
             image: LoadedPlugin.Image(

@@ -9,10 +9,14 @@ import Glibc
 /// for the plugins on the search path; a host in locked mode
 /// (`GraftConfiguration.lockFile`, `--locked`) refuses any other file:
 /// `plugin_not_pinned` for a file the lock does not list, `hash_mismatch`
-/// (with both hashes) for a listed file name whose content changed.
+/// (with both hashes) for a listed file name whose content changed. Each
+/// entry also records the permissions the plugin declared when it was
+/// locked: a locked host grants them, and refuses a pinned plugin that
+/// declares more (see the Security article).
 ///
 ///     {"version": 1, "plugins": [{"id": "dev.acme.widgets", "version": "1.4.0",
-///                                 "file": "libacme.so", "sha256": "9f86d0…"}]}
+///                                 "file": "libacme.so", "sha256": "9f86d0…",
+///                                 "permissions": ["network:443"]}]}
 package struct LockFile: Sendable, Hashable, Codable {
     package struct Pin: Sendable, Hashable, Codable {
         package var id: String
@@ -20,13 +24,20 @@ package struct LockFile: Sendable, Hashable, Codable {
         /// The file's name (not its folder: a locked set of plugins may be installed anywhere).
         package var file: String
         package var sha256: String
+        /// The permissions granted with the pin, as text (`network:443`);
+        /// absent in lock files written before permissions existed: none.
+        package var permissions: [String]?
 
-        package init(id: String, version: String, file: String, sha256: String) {
+        package init(id: String, version: String, file: String, sha256: String, permissions: [Permission] = []) {
             self.id = id
             self.version = version
             self.file = file
             self.sha256 = sha256
+            self.permissions = permissions.isEmpty ? nil : permissions.map(\.description).sorted()
         }
+
+        /// The granted permissions that read (`init(contentsOf:)` refuses a lock whose entries do not).
+        package var granted: [Permission] { (permissions ?? []).compactMap(Permission.init) }
     }
 
     package var version: Int
@@ -57,6 +68,14 @@ package struct LockFile: Sendable, Hashable, Codable {
         for pin in plugins where pin.sha256.count != 64 || !pin.sha256.allSatisfy(\.isHexDigit) {
             throw GraftError(.invalidConfig, "the lock file \(path) pins \(pin.file) with '\(pin.sha256)', which is not a SHA-256.", path: path)
         }
+        for pin in plugins {
+            for text in pin.permissions ?? [] where Permission(text) == nil {
+                throw GraftError(
+                    .invalidConfig,
+                    "the lock file \(path) grants \(pin.file) '\(text.escapingControls)', which is not a permission (network:PORT[,PORT…], network:any, read:/folder, data).",
+                    path: path)
+            }
+        }
     }
 
     /// Writes the file atomically (a temporary file beside it, then rename).
@@ -69,6 +88,27 @@ package struct LockFile: Sendable, Hashable, Codable {
         } catch {
             throw GraftError(.permissionDenied, "could not write the lock file \(path): \(String(describing: error))", path: path)
         }
+    }
+
+    /// Why the plugin described by `info`, whose file has content `hash`,
+    /// may not load: it declares a permission its entry did not grant when
+    /// it was locked. Nil when it may (or `hash` is not pinned: `violation` says so).
+    func permissionViolation(of info: PluginInfo, hash: String, lockPath: String) -> GraftError? {
+        guard let pin = plugins.first(where: { $0.sha256 == hash }) else { return nil }
+        let granted = pin.granted
+        let more = info.permissions.filter { !$0.permission.isCovered(by: granted) }
+        guard !more.isEmpty else { return nil }
+        return GraftError(
+            .pluginNotPinned,
+            "\(info.path) (\(info.id)) declares \(more.map { "\($0.permission) (\($0.reason.escapingControls))" }.joined(separator: ", ")), which its entry in \(lockPath) does not grant; run `graft lock` again to grant it, if you accept.",
+            path: info.path)
+    }
+
+    /// The permissions the lock grants each plugin id.
+    var grants: [String: [Permission]] {
+        var grants: [String: [Permission]] = [:]
+        for pin in plugins where !pin.granted.isEmpty { grants[pin.id, default: []] += pin.granted }
+        return grants
     }
 
     /// Why the file `path` with content `hash` may not load, or nil.
