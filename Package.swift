@@ -43,11 +43,14 @@ let package = Package(
 
         // What Swift cannot say itself on Linux: membarrier, a compiler barrier, a thread-local slot, accept4, CPU affinity.
         .target(name: "CGraftSystem", path: "Sources/CGraftSystem"),
+        // The sandbox every child applies to itself before it maps a plugin (Landlock, and a seccomp filter
+        // built with libseccomp), and the host's side of that filter.
+        .target(name: "CGraftSandbox", path: "Sources/CGraftSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
 
         .target(
             name: "GraftHost",
             dependencies: [
-                "CGraft", "CFFI", "CGraftSystem",
+                "CGraft", "CFFI", "CGraftSystem", "CGraftSandbox",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),

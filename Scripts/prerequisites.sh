@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What building Graft needs besides the Swift toolchain: libffi's headers (the
-# native validators are called through libffi), pkg-config, a C compiler (the
+# native validators are called through libffi), libseccomp's (the sandbox of
+# every child that runs plugin code), pkg-config, a C compiler (the
 # tests and plugin authors use `cc`) and make. With --browser, also Chromium
 # and chromedriver (the workbench's browser tests).
 #
@@ -20,6 +21,7 @@ done
 
 missing=()
 if ! dpkg -s libffi-dev >/dev/null 2>&1 && ! pkg-config --exists libffi 2>/dev/null; then missing+=(libffi-dev); fi
+if ! dpkg -s libseccomp-dev >/dev/null 2>&1 && ! pkg-config --exists libseccomp 2>/dev/null; then missing+=(libseccomp-dev); fi
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v make >/dev/null 2>&1 || missing+=(make)
@@ -28,7 +30,7 @@ if $browser; then
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "prerequisites: all present (libffi-dev, pkg-config, cc, make$($browser && echo ', chromium, chromedriver'))"
+    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make$($browser && echo ', chromium, chromedriver'))"
     exit 0
 fi
 

@@ -38,6 +38,14 @@ package struct GlobalOptions: ParsableArguments {
     @Flag(help: "Run plugin code in this process (the same as --isolation in-process): faster, but a crashing plugin takes graft down.")
     package var inProcess = defaults.inProcess
 
+    @Option(help: ArgumentHelp("How child processes that run plugin code are sandboxed: enforced (the default: refuse to run plugins where the kernel cannot), best-effort, or off.", valueName: "mode"))
+    package var sandbox: SandboxSettings.Mode = defaults.sandbox
+
+    @Option(
+        name: .customLong("grant"),
+        help: ArgumentHelp("Grant a plugin a permission, as ID=PERMISSION: network:443, network:any, read:/folder or data (repeatable).", valueName: "id=permission"))
+    package var grants: [String] = []
+
     @Option(help: ArgumentHelp("How long an isolated plugin's call may take before its process is killed, in seconds (validators: a quarter of it).", valueName: "seconds"))
     package var callTimeout: Double = defaults.callTimeout
 
@@ -64,6 +72,8 @@ package struct GlobalOptions: ParsableArguments {
         settings.lockFile = lockFile
         settings.isolation = isolation
         settings.inProcess = inProcess
+        settings.sandbox = sandbox
+        settings.grants = grants
         settings.callTimeout = callTimeout
         settings.memoryLimit = memoryLimit
         settings.noCache = noCache
@@ -84,3 +94,4 @@ package struct GlobalOptions: ParsableArguments {
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension Isolation: ExpressibleByArgument {}
+extension SandboxSettings.Mode: ExpressibleByArgument {}

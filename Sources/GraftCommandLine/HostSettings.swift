@@ -21,6 +21,9 @@ package struct HostSettings: Equatable, Sendable {
     package var lockFile = LockFile.defaultName
     package var isolation: Isolation = .perPlugin
     package var inProcess = false
+    package var sandbox: SandboxSettings.Mode = .enforced
+    /// `--grant ID=PERMISSION` as given.
+    package var grants: [String] = []
     package var callTimeout: Double = 2
     package var memoryLimit: UInt64?
     package var noCache = false
@@ -37,19 +40,55 @@ package struct HostSettings: Equatable, Sendable {
         let searchPath = self.searchPath
         // Said whatever the log level: an ignored GRAFT_PLUGIN_PATH entry is why a plugin is missing.
         for warning in searchPath.warnings { writeToStandardError("warning: \(warning)\n") }
+        warnIfUnsandboxed()
         let configuration = GraftConfiguration(
             searchPath: searchPath, trust: TrustPolicy(allowsUntrusted: allowUntrusted), loadsFromCopies: loadsFromCopies,
             scanning: scanning, cacheFolder: noCache ? nil : GraftConfiguration.defaultCacheFolder,
             lockFile: locked ? lockFile : nil, isolation: inProcess ? .inProcess : isolation,
             limits: IsolationLimits(
                 call: .milliseconds(Int64(max(callTimeout, 0.001) * 1000)),
-                validator: .milliseconds(Int64(max(callTimeout, 0.004) * 250)), memory: memoryLimit.map { $0 << 20 }))
+                validator: .milliseconds(Int64(max(callTimeout, 0.004) * 250)), memory: memoryLimit.map { $0 << 20 }),
+            sandbox: sandboxSettings)
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
         // Never released: the process exits with its plugins mapped, since a
         // thread a plugin started may still run in its image.
         Self.keptAlive.withLock { $0.append(host) }
         return host
+    }
+
+    /// The sandbox the options ask for; a `--grant` that does not read is a
+    /// usage error (exit 2, naming it), reported before anything loads.
+    package var sandboxSettings: SandboxSettings {
+        var settings = SandboxSettings(mode: sandbox)
+        for grant in grants {
+            guard let equals = grant.firstIndex(of: "="), let permission = Permission(String(grant[grant.index(after: equals)...])),
+                equals != grant.startIndex
+            else {
+                CommandFailure(
+                    error: GraftError(
+                        .invalidConfig,
+                        "--grant \(grant.escapingControls): expected ID=PERMISSION, a permission being network:PORT[,PORT…], network:any, read:/absolute/folder or data."),
+                    json: json
+                ).report()
+                Glibc.exit(2)
+            }
+            settings.grants[String(grant[..<equals]), default: []].append(permission)
+        }
+        return settings
+    }
+
+    /// Plugin code outside the sandbox is said on stderr, whatever the log
+    /// level: in process, without a scanner, or with the sandbox off.
+    package func warnIfUnsandboxed() {
+        if inProcess || isolation == .inProcess {
+            writeToStandardError("warning: plugin code runs in this process (--in-process, --ffi), outside the sandbox; only for plugins trusted like your own code.\n")
+        } else if sandbox == .off {
+            writeToStandardError("warning: --sandbox off: plugin code runs in child processes without the sandbox, with your rights and environment.\n")
+        }
+        if noScanner {
+            writeToStandardError("warning: --no-scanner: plugin files load straight into this process, outside the sandbox (their constructors run here).\n")
+        }
     }
 
     /// A `--plugin-path` that names nothing is a mistake, not an empty

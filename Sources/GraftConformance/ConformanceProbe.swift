@@ -63,7 +63,7 @@ final class ConformanceProbe: @unchecked Sendable {
     private(set) lazy var load: Load = {
         step("plugin", "loading it (constructors, graft_entry, init, descriptors)")
         let started = ContinuousClock.now
-        switch PluginLoader(logger: logger).open(file, mapping: .descriptorName, images: ImageStore()) {
+        switch PluginLoader(logger: logger).open(file, mapping: ChildSandbox.mapping(copy: false), images: ImageStore()) {
         case .failure(let problems):
             return Load(plugin: nil, problems: problems.errors, duration: ContinuousClock.now - started)
         case .success(let plugin):

@@ -12,7 +12,7 @@ import Glibc
 /// that no plugin deinit or destructor can turn a verdict into a crash.
 package enum ConformanceService {
     package static func serve() -> Never {
-        guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
+        guard ChildChannel.sayHello() else { ScannerService.finish() }
         var channel = ChildChannel()
         guard let (header, payload, descriptor) = channel.next(), header.kind == .conform else { ScannerService.finish() }
         var reader = WireReader(payload)

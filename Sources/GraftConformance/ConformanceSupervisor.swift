@@ -12,14 +12,18 @@ package struct ConformanceSupervisor: Sendable {
     package var strict: Bool
     package var scanning: Scanning
     package var trust: TrustPolicy
+    /// The sandbox of each test's child (nil: unsandboxed).
+    package var sandbox: ChildSandbox.Request?
     /// Replaces every test's own deadline when set.
     package var testTimeout: Duration?
     package var logger: Logger
 
     package init(
         tests: [ConformanceTest] = ConformanceTest.allCases, strict: Bool = false, scanning: Scanning = Scanning(),
-        trust: TrustPolicy = .strict, testTimeout: Duration? = nil, logger: Logger = Logger(label: "graft.conformance")
+        trust: TrustPolicy = .strict, sandbox: ChildSandbox.Request? = SandboxSettings().request, testTimeout: Duration? = nil,
+        logger: Logger = Logger(label: "graft.conformance")
     ) {
+        self.sandbox = sandbox
         self.tests = tests
         self.strict = strict
         self.scanning = scanning
@@ -48,7 +52,8 @@ package struct ConformanceSupervisor: Sendable {
         let started = ContinuousClock.now
         let deadline = testTimeout ?? test.deadline
         let output = { (line: String) in self.logger.notice("\(test.name): \(line)", metadata: ["plugin": "\(file.path)"]) }
-        let child = try ChildProcess.startGraftChild(executable: executable, arguments: ["conform"], onOutput: output)
+        let child = try ChildProcess.startGraftChild(
+            executable: executable, arguments: ["conform"], sandbox: sandbox, logger: logger, onOutput: output)
         var request = WireWriter()
         request.string(test.name)
         request.string(file.path)

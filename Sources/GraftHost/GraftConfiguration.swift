@@ -21,9 +21,14 @@ public struct GraftConfiguration: Sendable {
     /// When `loadPlugins()` maps a plugin that scanned clean into this
     /// process: on first use (default), or at once.
     public var mapping: Mapping
-    /// Where plugin code runs once loaded: in this process (default), or in
-    /// supervised child processes that may crash without taking the host down.
+    /// Where plugin code runs once loaded: in supervised child processes,
+    /// one per plugin (default), which may crash without taking the host
+    /// down, or in this process (`.inProcess`: unsandboxed, for plugins
+    /// trusted like the app's own code).
     public var isolation: Isolation
+    /// How the children that run plugin code are sandboxed, and what each
+    /// plugin is granted (default: the whole sandbox, nothing granted).
+    public var sandbox: SandboxSettings
     /// Deadlines and limits for isolated plugins.
     public var limits: IsolationLimits
     /// A `graft.lock` to enforce (`graft lock` writes one): only files whose
@@ -43,10 +48,11 @@ public struct GraftConfiguration: Sendable {
     public init(
         searchPath: SearchPath = .standard(), trust: TrustPolicy = .strict, loadsFromCopies: Bool = false,
         scanning: Scanning = Scanning(), cacheFolder: String? = GraftConfiguration.defaultCacheFolder,
-        mapping: Mapping = .onFirstUse, lockFile: String? = nil, isolation: Isolation = .inProcess,
-        limits: IsolationLimits = IsolationLimits()
+        mapping: Mapping = .onFirstUse, lockFile: String? = nil, isolation: Isolation = .perPlugin,
+        limits: IsolationLimits = IsolationLimits(), sandbox: SandboxSettings = SandboxSettings()
     ) {
         self.isolation = isolation
+        self.sandbox = sandbox
         self.limits = limits
         self.lockFile = lockFile
         self.searchPath = searchPath
@@ -85,8 +91,8 @@ public struct Scanning: Sendable, Hashable {
 
 /// Where a host runs its plugins' code (components, validators, actions).
 public enum Isolation: String, Sendable, Hashable, CaseIterable {
-    /// In the host's own process: the fastest, and a crash in a plugin is a
-    /// crash of the host.
+    /// In the host's own process: the fastest, unsandboxed, and a crash in a
+    /// plugin is a crash of the host. For code trusted like the app's own.
     case inProcess = "in-process"
     /// Each plugin in a child process of its own: a crash, hang or runaway
     /// allocation fails that plugin's call and restarts its process.

@@ -52,6 +52,8 @@ public final class GraftHost: Sendable {
     private let instanceCounter = Atomic<Int>(0)
     /// The open instances; tells the host when one closes.
     let tracker = InstanceTracker()
+    /// The latest acts the sandbox refused each plugin, by its path (see `noteSandboxDenials`).
+    let sandboxDenialLog = Locked<[String: [SandboxDenial]]>([:])
 
     struct State: Sendable {
         /// Loaded plugins by real path (`order` keeps their load order).
@@ -123,11 +125,19 @@ public final class GraftHost: Sendable {
             if let executable = ScannerLocation.find(configured: configuration.scanning.executable) {
                 var scannerLogger = logger
                 scannerLogger[metadataKey: "subsystem"] = "scanner"
-                scanner = Scanner(executable: executable, deadline: configuration.scanning.deadline, logger: scannerLogger)
+                scanner = Scanner(
+                    executable: executable, deadline: configuration.scanning.deadline, sandbox: configuration.sandbox.request,
+                    logger: scannerLogger)
             } else {
                 scanner = nil
-                logger.warning(
-                    "no \(ScannerLocation.executableName) found (\(configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_SCANNER or on PATH")): plugins load straight into this process, and one that crashes while loading takes it down.")
+                let place = configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_SCANNER or on PATH"
+                if configuration.sandbox.mode == .off {
+                    logger.warning(
+                        "no \(ScannerLocation.executableName) found (\(place)): plugins load straight into this process, and one that crashes while loading takes it down.")
+                } else {
+                    logger.error(
+                        "no \(ScannerLocation.executableName) found (\(place)): no plugin can load, since plugins load only in a sandboxed child (or turn the sandbox off).")
+                }
             }
         } else {
             scanner = nil
@@ -141,6 +151,11 @@ public final class GraftHost: Sendable {
             logger.warning("trust checks are off (allowsUntrusted): plugin files other users could have written will load.")
         }
         tracker.host = self
+        scanner?.onDenials { [weak self] file, outcome, denials in
+            guard let self else { return }
+            let id: String? = if case .described(let info) = outcome { info.id } else { nil }
+            self.noteSandboxDenials(denials, pluginID: id, path: file.path, during: "its scan")
+        }
     }
 
     deinit {
@@ -157,27 +172,36 @@ public final class GraftHost: Sendable {
     /// runner executable found (else the host warned and runs them here).
     var isolates: Bool { configuration.isolation != .inProcess && scanner != nil }
 
-    /// The runner for a new isolated plugin: its own, or the host's shared one.
-    func runner() -> PluginRunner? {
+    /// The runner for a new isolated plugin: its own, or the host's shared
+    /// one (a plugin granted anything always gets its own: the sandbox of a
+    /// child is the same for every plugin in it).
+    func runner(for info: PluginInfo) -> PluginRunner? {
         guard isolates, let scanner else { return nil }
-        let make = { [weak self] () -> PluginRunner in
+        let make = { [weak self] (id: String?) -> PluginRunner in
             let limits = self?.configuration.limits ?? IsolationLimits()
+            let settings = self?.configuration.sandbox ?? SandboxSettings()
             return PluginRunner(
                 executable: scanner.executable,
                 limits: PluginRunner.Limits(
                     call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
                     output: limits.output),
-                mapsCopies: self?.loadsFromCopies ?? false, logger: self?.logger ?? Logger(label: "graft.runner"),
+                mapsCopies: self?.loadsFromCopies ?? false,
+                sandbox: Result { () throws(GraftError) in try id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request },
+                logger: self?.logger ?? Logger(label: "graft.runner"),
                 open: { [weak self] plugin throws(GraftError) in
                     guard let self else { throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.") }
                     return try self.openForRunner(plugin)
                 },
-                quarantine: { [weak self] plugin, error in self?.quarantine(plugin, error) })
+                quarantine: { [weak self] plugin, error in self?.quarantine(plugin, error) },
+                report: { [weak self] plugin, denials in
+                    self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call")
+                })
         }
-        guard configuration.isolation == .shared else { return make() }
+        let granted = !(configuration.sandbox.grants[info.id] ?? []).isEmpty
+        guard configuration.isolation == .shared, !granted else { return make(info.id) }
         return sharedRunner.withLock { shared in
             if let shared { return shared }
-            let runner = make()
+            let runner = make(nil)
             shared = runner
             return runner
         }

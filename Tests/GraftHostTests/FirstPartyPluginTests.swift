@@ -10,7 +10,7 @@ import Testing
 @Suite("First-party plugins, end to end")
 struct FirstPartyPluginTests {
     static func host() throws -> GraftHost {
-        let host = isolatedHost()
+        let host = inProcessHost()
         try host.load(pluginAt: BuildProducts.plugin("DatePicker").path)
         try host.load(pluginAt: BuildProducts.plugin("Checkout").path)
         return host
@@ -126,7 +126,7 @@ struct ValidatorBadInputTests {
     let host: GraftHost
 
     init() throws {
-        host = isolatedHost()
+        host = inProcessHost()
         try host.load(pluginAt: BuildProducts.plugin("Checkout").path)
     }
 

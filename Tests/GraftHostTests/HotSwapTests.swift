@@ -21,7 +21,7 @@ struct HotSwapTests {
     /// rewritten in place under a mapped image would crash it (SIGBUS).
     static func host(_ scratch: borrowing Scratch) throws -> (GraftHost, String) {
         let path = try buildEcho(scratch, prefix: "v1:").path
-        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger, loadsFromCopies: true)
+        let host = Self.inProcessHost(folders: [])
         try host.load(pluginAt: path)
         return (host, path)
     }
@@ -247,7 +247,7 @@ struct HotSwapTests {
     func oldImageClosed() throws {
         let scratch = try Scratch()
         let path = try Self.buildEcho(scratch, prefix: "v1:").path
-        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger, loadsFromCopies: true)
+        let host = Self.inProcessHost(folders: [])
         try host.load(pluginAt: path)
         let first = try #require(host.plugins.first?.imagePath)
         #expect(first != path, "loaded from a private copy")
@@ -259,6 +259,14 @@ struct HotSwapTests {
         // the validator table as it was replaced, within a millisecond of it returning.
         #expect(eventually(timeout: .seconds(2)) { !Self.mapped(first) }, "the old build was closed")
         #expect(Self.mapped(second))
+    }
+
+    /// A host that maps its plugins here, from private copies (hot swap in
+    /// process: what these tests look at in /proc/self/maps).
+    static func inProcessHost(folders: [String]) -> GraftHost {
+        GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: folders), loadsFromCopies: true, isolation: .inProcess),
+            logger: quietLogger)
     }
 
     /// Whether the process maps `path` (read as a stream: /proc files report size 0).
@@ -301,7 +309,7 @@ struct HotSwapTests {
     func watcherOfOneFile() async throws {
         let scratch = try Scratch()
         let (_, path) = try Self.host(scratch)
-        let host = GraftHost(searchPath: SearchPath(folders: [path]), logger: quietLogger, loadsFromCopies: true)
+        let host = Self.inProcessHost(folders: [path])
         try host.load(pluginAt: path)
         let events = Locked<[SwapEvent]>([])
         host.addSwapObserver { event in events.withLock { $0.append(event) } }
@@ -368,7 +376,7 @@ struct HotSwapTests {
     @Test("the watcher loads a plugin file that appears in a watched folder")
     func watcherLoadsNewFile() async throws {
         let scratch = try Scratch()
-        let host = GraftHost(searchPath: SearchPath(folders: []), logger: quietLogger, loadsFromCopies: true)
+        let host = Self.inProcessHost(folders: [])
         let watcher = try host.watchPluginFolders([scratch.url.path], debounce: .milliseconds(20))
         defer { watcher.stop() }
         #expect(throws: GraftError.self) { try host.resolve(ComponentReference(key: "multi")) }

@@ -14,7 +14,7 @@ struct LoaderTests {
     func refusedWithCode(fixture: String) throws {
         let scratch = try Scratch()
         let library = try Fixtures.build(fixture, into: scratch.url)
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         let expected = try expectedCode(ofFixture: fixture)
         let error = #expect(throws: GraftError.self) { try host.load(pluginAt: library.path) }
         #expect(error?.code.rawValue == expected, "\(fixture): \(error?.description ?? "no error")")
@@ -29,7 +29,7 @@ struct LoaderTests {
         let scratch = try Scratch()
         for name in allFixtureNames() { try Fixtures.build(name, into: scratch.url) }
         try Data("not a plugin".utf8).write(to: scratch.file("libtext.so"))
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         host.loadPlugins()
 
         #expect(Set(host.plugins.map(\.id)).isSuperset(of: ["test.echo", "test.empty", "test.two-versions", "test.dup-a"]))
@@ -48,7 +48,7 @@ struct LoaderTests {
         let scratch = try Scratch()
         let a = try Fixtures.build("dup_a", into: scratch.url)
         let b = try Fixtures.build("dup_b", into: scratch.url)
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         try host.load(pluginAt: a.path)
         let error = #expect(throws: GraftError.self) { try host.load(pluginAt: b.path) }
         #expect(error?.code == .duplicateComponent)
@@ -66,7 +66,7 @@ struct LoaderTests {
             "bad_init_false", into: scratch.url.appendingPathComponent("control"),
             defines: ["INIT_RESULT": "true", "MARKER_PATH": "\"\(succeeded.path)\""])
         do {
-            let host = isolatedHost(scratch.url.appendingPathComponent("control"))
+            let host = inProcessHost(scratch.url.appendingPathComponent("control"))
             try host.load(pluginAt: control.path)
             #expect(!FileManager.default.fileExists(atPath: succeeded.path), "not while the host holds it")
         }
@@ -75,7 +75,7 @@ struct LoaderTests {
         let failed = scratch.file("deinit-after-failure")
         let library = try Fixtures.build(
             "bad_init_false", into: scratch.url.appendingPathComponent("fault"), defines: ["MARKER_PATH": "\"\(failed.path)\""])
-        let error = #expect(throws: GraftError.self) { try isolatedHost(scratch.url.appendingPathComponent("fault")).load(pluginAt: library.path) }
+        let error = #expect(throws: GraftError.self) { try inProcessHost(scratch.url.appendingPathComponent("fault")).load(pluginAt: library.path) }
         #expect(error?.code == .pluginInitFailed)
         #expect(!FileManager.default.fileExists(atPath: failed.path))
     }
@@ -96,7 +96,7 @@ struct LoaderTests {
         try bytes.write(to: unreadable)
         chmod(unreadable.path, 0)
 
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         for (file, code) in [
             (text, GraftError.Code.notASharedLibrary), (empty, .notASharedLibrary), (truncated, .notASharedLibrary),
             (unreadable, .permissionDenied), (scratch.file("libmissing.so"), .pluginNotFound),
@@ -140,7 +140,7 @@ struct LoaderTests {
     func loadTwice() throws {
         let scratch = try Scratch()
         let library = try Fixtures.build("good_echo", into: scratch.url)
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         try host.load(pluginAt: library.path)
         try host.load(pluginAt: library.path)
         #expect(host.plugins.count == 1)

@@ -71,7 +71,7 @@ struct PinningTests {
         let host = GraftHost(
             configuration: GraftConfiguration(
                 searchPath: SearchPath(folders: []), loadsFromCopies: true, cacheFolder: scratch.file("cache").path,
-                lockFile: lock.path),
+                lockFile: lock.path, isolation: .inProcess),
             logger: quietLogger)
         try host.load(pluginAt: echo.path)
         try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PREFIX": "\"v2:\""])

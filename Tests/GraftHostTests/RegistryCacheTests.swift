@@ -10,11 +10,14 @@ import Testing
 /// survives a cache that is damaged or cannot be written.
 @Suite("Registry cache, quarantine and mapping on first use")
 struct RegistryCacheTests {
-    /// A host over `folder` with its own cache folder.
+    /// A host over `folder` with its own cache folder, mapping plugins in
+    /// process on first use. The marker plugin's trace is a file it writes,
+    /// which the sandbox refuses (SandboxTests), so these hosts run without it.
     static func host(_ folder: URL, cache: URL, scanning: Scanning = Scanning(deadline: .seconds(2))) -> GraftHost {
         GraftHost(
             configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: [folder.path]), scanning: scanning, cacheFolder: cache.path),
+                searchPath: SearchPath(folders: [folder.path]), scanning: scanning, cacheFolder: cache.path,
+                isolation: .inProcess, sandbox: SandboxSettings(mode: .off)),
             logger: quietLogger)
     }
 

@@ -9,7 +9,7 @@ struct RegistryTests {
     @Test("version 1 answers the bare key; other versions are asked for by number")
     func resolveVersions() throws {
         let scratch = try Scratch()
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         try host.load(pluginAt: Fixtures.build("good_two_versions", into: scratch.url).path)
 
         #expect(try host.resolve(ComponentReference(parsing: "multi")).contract.version == 1)
@@ -26,7 +26,7 @@ struct RegistryTests {
     @Test("unregister by key+version")
     func unregister() throws {
         let scratch = try Scratch()
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         try host.load(pluginAt: Fixtures.build("good_two_versions", into: scratch.url).path)
         #expect(host.registry.unregister(key: "multi", version: 1) != nil)
         let error = #expect(throws: GraftError.self) { try host.resolve(ComponentReference(key: "multi")) }
@@ -42,7 +42,7 @@ struct RegistryTests {
     @Test("lookups from many threads while components come and go never see a torn state")
     func concurrentLookups() async throws {
         let scratch = try Scratch()
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         try host.load(pluginAt: Fixtures.build("good_two_versions", into: scratch.url).path)
         let multi = try host.resolve(ComponentReference(key: "multi", version: 2))
         let lookups = 20_000

@@ -15,6 +15,11 @@ struct ScannerTests {
         ["plugin_crashed", "plugin_timeout"].contains(try? Fixtures.expectedCode(of: $0))
     }
 
+    /// The marker plugin's trace of each process that maps it is a file it
+    /// writes, which the sandbox refuses (SandboxTests): the tests that count
+    /// traces scan without it.
+    static let unsandboxed = SandboxSettings(mode: .off)
+
     static func host(_ folders: URL..., deadline: Duration = .seconds(2)) -> GraftHost {
         GraftHost(
             configuration: GraftConfiguration(
@@ -38,7 +43,8 @@ struct ScannerTests {
         }
         let host = GraftHost(
             configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path, isolation: .inProcess),
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path, isolation: .inProcess,
+                sandbox: Self.unsandboxed),
             logger: quietLogger)
         host.loadPlugins()
         #expect(host.plugins.map(\.id) == ["test.marker"], "the copies are one plugin id: the first registers")
@@ -69,7 +75,8 @@ struct ScannerTests {
         }
         let cache = scratch.file("cache")
         let host = GraftHost(
-            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: cache.path, isolation: .inProcess),
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: cache.path, isolation: .inProcess, sandbox: Self.unsandboxed),
             logger: quietLogger)
         host.loadPlugins()
         #expect(host.plugins.count == 1)
@@ -79,7 +86,8 @@ struct ScannerTests {
         #expect(pids.count == count, "each file was mapped once, in a scanner")
         // All of them are in the cache now: a second host scans nothing.
         let again = GraftHost(
-            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: cache.path, isolation: .inProcess),
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: cache.path, isolation: .inProcess, sandbox: Self.unsandboxed),
             logger: quietLogger)
         again.loadPlugins()
         #expect(try String(contentsOf: marker, encoding: .utf8).split(separator: "\n").count == count)
@@ -123,7 +131,7 @@ struct ScannerTests {
         #expect(try host.validate("is_even", value: 4).isValid)
     }
 
-    @Test("an executable that is not a Graft child is scanner_unavailable; a host given one loads the good plugin in process")
+    @Test("an executable that is not a Graft child is scanner_unavailable: a sandboxed host loads nothing, an unsandboxed one loads in process")
     func notAGraftChild() throws {
         let error = #expect(throws: GraftError.self) {
             try ChildProcess.startGraftChild(executable: "/bin/true", arguments: ["scan"], onOutput: { _ in })
@@ -133,11 +141,17 @@ struct ScannerTests {
 
         let scratch = try Scratch()
         let echo = try Fixtures.build("good_echo", into: scratch.url)
-        let host = GraftHost(
-            configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: []), scanning: Scanning(executable: "/bin/true"), cacheFolder: nil),
-            logger: quietLogger)
-        #expect(try host.load(pluginAt: echo.path).id == "test.echo")
+        func host(_ sandbox: SandboxSettings.Mode) -> GraftHost {
+            GraftHost(
+                configuration: GraftConfiguration(
+                    searchPath: SearchPath(folders: []), scanning: Scanning(executable: "/bin/true"), cacheFolder: nil,
+                    isolation: .inProcess, sandbox: SandboxSettings(mode: sandbox)),
+                logger: quietLogger)
+        }
+        let refused = #expect(throws: GraftError.self) { try host(.enforced).load(pluginAt: echo.path) }
+        #expect(refused?.code == .scannerUnavailable)
+        #expect(refused?.message.contains(echo.path) == true && refused?.message.contains("/bin/true") == true)
+        #expect(try host(.off).load(pluginAt: echo.path).id == "test.echo")
     }
 
     @Test("one scanner serves a batch and is started again after each crash")

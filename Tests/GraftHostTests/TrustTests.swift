@@ -30,7 +30,7 @@ struct TrustTests {
         let (folder, _) = try Self.folderWithEcho(scratch)
         let bad = try Fixtures.build("good_empty", into: folder)
         chmod(bad.path, mode_t(mode))
-        let host = isolatedHost(folder)
+        let host = inProcessHost(folder)
         host.loadPlugins()
         let failure = try #require(host.failures.first { $0.path == bad.path })
         #expect(failure.error.code == .untrustedPlugin)
@@ -46,12 +46,12 @@ struct TrustTests {
         let open = scratch.url.appendingPathComponent("open")
         let plugin = try Fixtures.build("good_empty", into: open)
         chmod(open.path, 0o777)
-        let error = #expect(throws: GraftError.self) { try isolatedHost(open).load(pluginAt: plugin.path) }
+        let error = #expect(throws: GraftError.self) { try inProcessHost(open).load(pluginAt: plugin.path) }
         #expect(error?.code == .untrustedPlugin)
         #expect(error?.message.contains(open.path) == true && error?.message.contains("0777") == true)
 
         chmod(open.path, 0o1777)  // as /tmp is
-        #expect(try isolatedHost(open).load(pluginAt: plugin.path).id == "test.empty")
+        #expect(try inProcessHost(open).load(pluginAt: plugin.path).id == "test.empty")
     }
 
     @Test("one host loading file after file: a refused folder loads as soon as it is fixed, and a folder opened to everyone is refused again within a second")
@@ -61,7 +61,7 @@ struct TrustTests {
         let empty = try Fixtures.build("good_empty", into: folder)
         let echo = try Fixtures.build("good_echo", into: folder)
         let counter = try Fixtures.build("good_counter", into: folder)
-        let host = isolatedHost(folder)
+        let host = inProcessHost(folder)
 
         chmod(folder.path, 0o777)
         let refused = #expect(throws: GraftError.self) { try host.load(pluginAt: empty.path) }
@@ -97,7 +97,7 @@ struct TrustTests {
         let (folder, _) = try Self.folderWithEcho(scratch)
         let file = try Fixtures.build("good_empty", into: folder)
         #expect(chown(file.path, 65534, 65534) == 0)
-        let host = isolatedHost(folder)
+        let host = inProcessHost(folder)
         host.loadPlugins()
         let failure = try #require(host.failures.first { $0.path == file.path })
         #expect(failure.error.code == .untrustedPlugin)
@@ -107,7 +107,7 @@ struct TrustTests {
         let foreignFolder = scratch.url.appendingPathComponent("theirs")
         let inside = try Fixtures.build("good_empty", into: foreignFolder)
         #expect(chown(foreignFolder.path, 65534, 65534) == 0)
-        let error = #expect(throws: GraftError.self) { try isolatedHost(foreignFolder).load(pluginAt: inside.path) }
+        let error = #expect(throws: GraftError.self) { try inProcessHost(foreignFolder).load(pluginAt: inside.path) }
         #expect(error?.code == .untrustedPlugin)
         #expect(error?.message.contains(foreignFolder.path) == true)
     }
@@ -135,7 +135,7 @@ struct TrustTests {
         let symbolic = other.appendingPathComponent("libsoft.so")
         #expect(symlink("../libgood_counter.so", symbolic.path) == 0)
 
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         try host.load(pluginAt: counter.path)
         for second in [hardLink, symbolic] {
             let error = #expect(throws: GraftError.self) { try host.load(pluginAt: second.path) }
@@ -150,7 +150,7 @@ struct TrustTests {
     func entryAsData() throws {
         let scratch = try Scratch()
         let plugin = try Fixtures.build("bad_entry_data", into: scratch.url)
-        let error = #expect(throws: GraftError.self) { try isolatedHost(scratch.url).load(pluginAt: plugin.path) }
+        let error = #expect(throws: GraftError.self) { try inProcessHost(scratch.url).load(pluginAt: plugin.path) }
         #expect(error?.code == .entrySymbolMissing)
         #expect(error?.message.contains("as data") == true)
     }
@@ -162,7 +162,7 @@ struct TrustTests {
         let huge = folder.appendingPathComponent("libhuge.so")
         #expect(FileManager.default.createFile(atPath: huge.path, contents: Data([0x7F, 0x45, 0x4C, 0x46])))
         #expect(truncate(huge.path, 4 << 30) == 0)
-        let host = isolatedHost(folder)
+        let host = inProcessHost(folder)
         host.loadPlugins()
         let failure = try #require(host.failures.first { $0.path == huge.path })
         #expect(failure.error.code == .pluginTooLarge)
@@ -183,7 +183,7 @@ struct TrustTests {
         #expect(symlink("libloop.so", folder.appendingPathComponent("libloop.so").path) == 0)
         #expect(mkfifo(folder.appendingPathComponent("libfifo.so").path, 0o644) == 0)
 
-        let host = isolatedHost(folder)
+        let host = inProcessHost(folder)
         host.loadPlugins()  // returns: the FIFO is never waited on
         let failures = Dictionary(uniqueKeysWithValues: host.failures.map { (($0.path as NSString).lastPathComponent, $0.error) })
         #expect(failures["lib\\xFF.so"]?.code == .invalidFileName)

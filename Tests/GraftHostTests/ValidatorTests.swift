@@ -62,7 +62,7 @@ struct ValidatorTests {
     ])
     func generalMarshalling(path: NativeCallPath) throws {
         let scratch = try Scratch()
-        let host = isolatedHost(scratch.url)
+        let host = inProcessHost(scratch.url)
         try host.load(pluginAt: Fixtures.build("good_signatures", into: scratch.url).path)
 
         #expect(try host.validate("sig_prefix", value: "graft-1", params: ["graft"], path: path).isValid)

@@ -68,7 +68,7 @@ extension GraftHost {
         guard unknown.count > 1 else { return }
         let second =
             unknown.count >= Self.filesForTwoScanners && ProcessInfo.processInfo.activeProcessorCount > 1
-            ? Scanner(executable: scanner.executable, deadline: scanner.deadline, logger: scanner.logger) : nil
+            ? scanner.sibling() : nil
         // The second child has no more work once this returns: it exits while the host goes on.
         defer { second?.retire() }
         // Both start now, from this thread: the second half's worker thread
@@ -155,7 +155,7 @@ extension GraftHost {
     /// A plugin known from its description, whose code runs in its runner
     /// child (a host that isolates) or is mapped here on first use.
     private func describedPlugin(_ info: PluginInfo, identity: FileIdentity, realPath: String) -> LoadedPlugin {
-        if let runner = runner() {
+        if let runner = runner(for: info) {
             state.withLock { $0.identities[realPath] = identity }
             return LoadedPlugin(described: info, runner: runner)
         }
@@ -280,6 +280,15 @@ extension GraftHost {
         }
         switch scannedTogether ?? scanner?.scan(file, mapping: mapping ?? imageMapping) {
         case nil:
+            // No scanner child: the caller maps the file here, which only a
+            // host without the sandbox may do.
+            guard configuration.sandbox.mode == .off || !configuration.scanning.inChild else {
+                throw scanner?.startFailure.map { GraftError($0.code, "\(file.path) was not loaded: \($0.message)", path: file.path) }
+                    ?? GraftError(
+                        .scannerUnavailable,
+                        "\(file.path) was not loaded: no graft-scanner was found to load it in a sandboxed child (beside this executable, through GRAFT_SCANNER or on PATH), and plugins never load unsandboxed unless the sandbox is off.",
+                        path: file.path)
+            }
             return nil
         case .described(var info):
             cache?.record(file.realPath, file.identity, .described(info), hash: hash)

@@ -14,7 +14,12 @@ import Logging
 final class Scanner: @unchecked Sendable {
     let executable: String
     let deadline: Duration
+    /// The sandbox of every scanner child (nothing granted: no plugin is
+    /// known yet), or nil when the host runs unsandboxed.
+    let sandbox: ChildSandbox.Request?
     let logger: Logger
+    /// Told of the acts the sandbox refused while a file was scanned; set once by the host.
+    private let denialHandler = Locked<(@Sendable (PluginFile, ScanOutcome, [SandboxDenial]) -> Void)?>(nil)
     // Everything below is guarded by `lock`: one scan at a time.
     private let lock = Lock()
     private var child: ChildProcess?
@@ -25,10 +30,23 @@ final class Scanner: @unchecked Sendable {
     /// batch, so that it never fills; a crash reads what is left).
     private var lastProgress: UInt8?
 
-    init(executable: String, deadline: Duration, logger: Logger) {
+    init(executable: String, deadline: Duration, sandbox: ChildSandbox.Request?, logger: Logger) {
         self.executable = executable
         self.deadline = deadline
+        self.sandbox = sandbox
         self.logger = logger
+    }
+
+    /// Another scanner like this one (a cold scan's second child), told of
+    /// refused acts the same way.
+    func sibling() -> Scanner {
+        let other = Scanner(executable: executable, deadline: deadline, sandbox: sandbox, logger: logger)
+        if let handler = denialHandler.withLock({ $0 }) { other.onDenials(handler) }
+        return other
+    }
+
+    func onDenials(_ handler: @escaping @Sendable (PluginFile, ScanOutcome, [SandboxDenial]) -> Void) {
+        denialHandler.withLock { $0 = handler }
     }
 
     deinit {
@@ -55,7 +73,7 @@ final class Scanner: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard child == nil else { return }
-        child = try? ChildProcess(executable: executable, arguments: ["scan"], progress: true)
+        child = try? ChildProcess(executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger)
         greeted = false
         lastProgress = nil
     }
@@ -135,24 +153,44 @@ final class Scanner: @unchecked Sendable {
                 return child
             } catch {
                 self.child = nil
-                logger.error("\(error)")
+                noteStartFailure(error)
                 return nil
             }
         }
         do throws(GraftError) {
             let started = try ChildProcess.startGraftChild(
-                executable: executable, arguments: ["scan"], progress: true, onOutput: { self.logger.notice("scanner: \($0)") })
+                executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger,
+                onOutput: { self.logger.notice("scanner: \($0)") })
             child = started
             greeted = true
             lastProgress = nil
             return started
         } catch {
-            logger.error("\(error)")
+            noteStartFailure(error)
             return nil
         }
     }
 
+    private func noteStartFailure(_ error: GraftError) {
+        logger.error("\(error)")
+        startFailureValue.withLock { $0 = error }
+    }
+
+    /// Why the last child could not start, if it could not.
+    var startFailure: GraftError? { startFailureValue.withLock { $0 } }
+    private let startFailureValue = Locked<GraftError?>(nil)
+
+    /// The file's outcome; the acts the sandbox refused while it was scanned
+    /// (those before its answer ended, or all of them when the child died
+    /// on it) go to the host with it.
     private func answer(to id: UInt32, for file: PluginFile, from child: ChildProcess) -> ScanOutcome {
+        let outcome = outcome(of: id, for: file, from: child)
+        let denials = self.child === child ? child.sandboxDenials(before: child.lastFrameEnd) : child.sandboxDenials()
+        if !denials.isEmpty, let handler = denialHandler.withLock({ $0 }) { handler(file, outcome, denials) }
+        return outcome
+    }
+
+    private func outcome(of id: UInt32, for file: PluginFile, from child: ChildProcess) -> ScanOutcome {
         var stage = PluginLoader.Stage.checks
         let until = ContinuousClock.now + deadline
         let output = { (line: String) in self.logger.notice("\(line)", metadata: ["plugin": "\(file.path)"]) }

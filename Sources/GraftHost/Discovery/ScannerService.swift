@@ -27,9 +27,12 @@ package enum ScannerService {
             _ = graft_die_with_parent(parent)
         }
         signal(SIGPIPE, SIG_IGN)
-        if arguments.first == "serve" { RunnerService.serve(arguments: arguments.dropFirst()) }
+        // The sandbox first, whatever the mode: nothing of a plugin is mapped before it.
+        var rest = arguments.dropFirst()
+        if let policy = SandboxPolicy(arguments: &rest) { ChildChannel.enterSandbox(policy) }
+        if arguments.first == "serve" { RunnerService.serve(arguments: rest) }
         if arguments.first == "conform" { conform() }
-        guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
+        guard ChildChannel.sayHello() else { ScannerService.finish() }
 
         let loader = PluginLoader(logger: Logger(label: "graft.scanner", factory: { StreamLogHandler.standardError(label: $0) }))
         // Removed in finish(), or by the host when this process dies.
@@ -54,7 +57,7 @@ package enum ScannerService {
                 refuse(id, [error])
                 continue
             }
-            let outcome = loader.open(file, mapping: copy ? .copy : .descriptorName, images: images) { stage in
+            let outcome = loader.open(file, mapping: ChildSandbox.mapping(copy: copy), images: images) { stage in
                 // One byte on the progress pipe (descriptor 4): the host reads
                 // it only if this process dies or hangs.
                 var byte = stage.rawValue

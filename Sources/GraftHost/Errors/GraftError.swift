@@ -26,6 +26,11 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case pluginMemoryLimit = "plugin_memory_limit"
         case outputTooLarge = "output_too_large"
         case pluginRestarted = "plugin_restarted"
+        // The sandbox
+        /// An act the sandbox refused a plugin (a warning: the plugin goes on without it).
+        case sandboxDenied = "sandbox_denied"
+        /// The kernel cannot apply the sandbox (no Landlock, seccomp refused).
+        case sandboxUnavailable = "sandbox_unavailable"
         // Registry
         case duplicateComponent = "duplicate_component"
         case customComponentNotFound = "custom_component_not_found"

@@ -74,7 +74,7 @@ extension GraftHost {
             // A build that crashes or hangs while loading does so in the
             // scanner child; the running build keeps serving.
             let description = try describe(file, mapping: .copy)
-            if let description, let runner = runner() {
+            if let description, let runner = runner(for: description) {
                 // Isolated: the new build runs in a new child, which must
                 // create every live instance's component before it takes over.
                 plugin = LoadedPlugin(described: description, runner: runner)

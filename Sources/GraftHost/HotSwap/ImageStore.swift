@@ -1,3 +1,4 @@
+import CGraftSandbox
 import FoundationEssentials
 import Synchronization
 
@@ -66,12 +67,16 @@ package final class ImageStore: Sendable {
     /// (steps the kernel skips), then `/FD`. Read left to right, a name gives
     /// back its bits, so no two names are the same string.
     func descriptorName(for file: PluginFile) -> String {
+        descriptorName(ofDescriptor: file.descriptor)
+    }
+
+    private func descriptorName(ofDescriptor descriptor: Int32) -> String {
         let number = UInt(bitPattern: Self.descriptorNames.wrappingAdd(1, ordering: .relaxed).newValue)
         var name = "/proc/self/fd"
         for shift in stride(from: UInt.bitWidth - number.leadingZeroBitCount - 1, through: 0, by: -1) {
             name += (number >> UInt(shift)) & 1 == 1 ? "/." : "/"
         }
-        return name + "/\(file.descriptor)"
+        return name + "/\(descriptor)"
     }
 
     private func uniqueName(for file: PluginFile) throws(GraftError) -> String {
@@ -115,6 +120,21 @@ package final class ImageStore: Sendable {
             throw error
         }
         return name
+    }
+
+    /// A private copy of `file` in memory (`memfd_create`, copied in the
+    /// kernel with `sendfile`), and the name that maps it: what a sandboxed
+    /// child maps, since Landlock refuses to open the file again by any path
+    /// while a memory file, having none, is the child's own. The caller
+    /// closes the descriptor once `dlopen` has mapped or refused it.
+    package func memoryCopy(of file: PluginFile) throws(GraftError) -> (name: String, descriptor: Int32) {
+        let memory = graft_memory_copy(file.descriptor, UInt64(file.identity.size))
+        guard memory >= 0 else {
+            throw GraftError(
+                .permissionDenied, "could not copy \(file.path) into memory to load it: \(String(cString: strerror(errno))).",
+                path: file.path)
+        }
+        return (descriptorName(ofDescriptor: memory), memory)
     }
 
     /// Removes a name once its image is mapped or refused, and the folder

@@ -74,4 +74,27 @@ package struct ChildChannel {
     }
 
     private static let sending = Lock()
+
+    // MARK: The sandbox and the hello
+
+    /// What `enterSandbox` applied, and the listener the hello hands over.
+    nonisolated(unsafe) private static var sandbox: (status: ChildSandbox.Status, listener: Int32)?
+    // Safe: set once by the child's main thread before any other thread exists, read by `sayHello` on it.
+
+    /// Enters the sandbox (see `ChildSandbox`); the hello says how it went.
+    package static func enterSandbox(_ policy: SandboxPolicy) {
+        sandbox = ChildSandbox.enter(policy)
+    }
+
+    /// The child's first frame: what it is, what it applied of its sandbox,
+    /// and with it the seccomp listener, which this process then closes.
+    /// False when the host has gone.
+    package static func sayHello() -> Bool {
+        let frame = Wire.frame(.hello, id: 0, payload: Wire.helloPayload(sandbox: sandbox?.status))
+        let listener = sandbox?.listener ?? -1
+        defer { if listener >= 0 { close(listener) } }
+        sending.lock()
+        defer { sending.unlock() }
+        return frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, listener) } == 0
+    }
 }

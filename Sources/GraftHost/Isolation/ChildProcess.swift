@@ -1,6 +1,8 @@
 import CGraftSystem
 import Dispatch
 import FoundationEssentials
+import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -15,6 +17,11 @@ import Glibc
 /// the host (`PR_SET_PDEATHSIG`, set by the child itself). The host kills it
 /// with SIGKILL past a deadline and always reaps it: no zombies, no leaked
 /// descriptors.
+///
+/// A sandboxed child (`ChildSandbox.Request`) gets only an allow-listed environment
+/// and a private temporary folder (removed when it is reaped), enters the
+/// sandbox before its hello, and sends its seccomp listener with it; the
+/// host's `SandboxMonitor` answers the listener from then on.
 package final class ChildProcess: @unchecked Sendable {
     // Used by one thread at a time: the owner (Scanner) serializes access.
     let pid: pid_t
@@ -26,6 +33,23 @@ package final class ChildProcess: @unchecked Sendable {
     private var received: [UInt8] = []
     private var pendingOutput: [UInt8] = []
     private var reaped: Termination?
+    /// The sandbox asked for, its policy with the child's private folder added.
+    private let sandbox: ChildSandbox.Request?
+    /// The child's private temporary folder (sandboxed children only).
+    let temporaryFolder: String?
+    private let logger: Logger?
+    /// What the child applied of its sandbox, from its hello.
+    private(set) var sandboxStatus: ChildSandbox.Status?
+    /// The host's side of the child's seccomp filter, once the hello brought its listener.
+    private(set) var sandboxWatch: SandboxWatch?
+    /// Bytes taken from the channel so far (`streamPosition`). Guarded by
+    /// `positionLock`, which is never held across a blocking call.
+    private let positionLock = Lock()
+    private var consumed: UInt64 = 0
+    /// Where in the channel's stream `received` starts, and where the last
+    /// frame `receive` returned ended.
+    private var bufferStart: UInt64 = 0
+    private(set) var lastFrameEnd: UInt64 = 0
     /// Where each read lands first: allocated once per child, not per call.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
@@ -56,11 +80,26 @@ package final class ChildProcess: @unchecked Sendable {
     /// With `progress`, the child's descriptor 4 is a pipe whose bytes the
     /// host reads with `latestProgress()` (the scanner's stages: writing a
     /// byte costs the child one system call and wakes nobody).
-    init(executable: String, arguments: [String], environment extra: [String: String] = [:], progress: Bool = false) throws(GraftError) {
+    init(
+        executable: String, arguments: [String], environment extra: [String: String] = [:], progress: Bool = false,
+        sandbox requested: ChildSandbox.Request? = nil, logger: Logger? = nil
+    ) throws(GraftError) {
         self.executable = executable
+        self.logger = logger
+        var sandbox = requested
+        var temporaryFolder: String?
+        if var request = sandbox {
+            temporaryFolder = try Self.makePrivateFolder(for: executable)
+            request.policy.writeFolders.append(temporaryFolder!)
+            sandbox = request
+        }
+        self.sandbox = sandbox
+        self.temporaryFolder = temporaryFolder
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw GraftError(.scannerUnavailable, "could not create a socket pair for \(executable): \(String(cString: strerror(errno))).")
+            let reason = String(cString: strerror(errno))
+            if let temporaryFolder { Self.removeFolder(temporaryFolder) }
+            throw GraftError(.scannerUnavailable, "could not create a socket pair for \(executable): \(reason).")
         }
         var progressEnds: [Int32] = [-1, -1]
         if progress {
@@ -80,12 +119,17 @@ package final class ChildProcess: @unchecked Sendable {
         // of unread output, its writes fail and the lines are lost, not the child.
         _ = fcntl(pipeEnds[1], F_SETFL, fcntl(pipeEnds[1], F_GETFL) | O_NONBLOCK)
         // The child's ends are dup2'd onto 1-4 by the spawn; the originals
-        // stay close-on-exec. Plugins may need the host's environment (their
-        // own library path, say).
-        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+        // stay close-on-exec. A sandboxed child gets an allow-listed
+        // environment (never the host's secrets); an unsandboxed one, trusted
+        // like the host, gets the host's (its plugins' own library path, say).
+        var environment =
+            sandbox == nil
+            ? ProcessInfo.processInfo.environment : Self.sandboxedEnvironment(temporaryFolder: temporaryFolder!)
+        environment.merge(extra) { _, new in new }
         environment["GRAFT_PARENT_PID"] = String(getpid())
         environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
-        let argv = [executable] + arguments
+        // The mode first (`scan`, `serve`, `conform`), then the sandbox's arguments.
+        let argv = [executable] + arguments.prefix(1) + (sandbox?.policy.arguments ?? []) + arguments.dropFirst()
         let envp = environment.map { "\($0.key)=\($0.value)" }
         let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds, progressEnds] in
             Self.spawn(executable, argv, envp, channel: pair[1], side: progressEnds[1], output: pipeEnds[1])
@@ -96,6 +140,7 @@ package final class ChildProcess: @unchecked Sendable {
         guard status == 0 else {
             close(pair[0]); close(pipeEnds[0])
             if progressEnds[0] >= 0 { close(progressEnds[0]) }
+            if let temporaryFolder { Self.removeFolder(temporaryFolder) }
             throw GraftError(.scannerUnavailable, "could not start \(executable): \(String(cString: strerror(status))).", path: executable)
         }
         self.pid = pid
@@ -113,27 +158,127 @@ package final class ChildProcess: @unchecked Sendable {
     /// built for another ABI or machine, is killed and refused with
     /// `scanner_unavailable`.
     package static func startGraftChild(
-        executable: String, arguments: [String], progress: Bool = false, onOutput: (String) -> Void
+        executable: String, arguments: [String], environment: [String: String] = [:], progress: Bool = false,
+        sandbox: ChildSandbox.Request? = nil, logger: Logger? = nil, onOutput: (String) -> Void
     ) throws(GraftError) -> ChildProcess {
-        let child = try ChildProcess(executable: executable, arguments: arguments, progress: progress)
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, environment: environment, progress: progress, sandbox: sandbox, logger: logger)
         try child.awaitHello(onOutput: onOutput)
         return child
     }
 
     /// Waits for a Graft child's `hello` (see `startGraftChild`); a child that
-    /// does not say it, or says it for another ABI or machine, is killed.
+    /// does not say it, or says it for another ABI or machine, is killed, and
+    /// so is one whose sandbox is not what its host requires.
     func awaitHello(onOutput: (String) -> Void) throws(GraftError) {
+        awaitingListener = sandbox != nil
+        defer { awaitingListener = false }
         switch receive(until: .now + Self.startDeadline, onOutput: onOutput) {
         case .frame(let header, let payload) where header.kind == .hello:
-            guard let mismatch = Wire.helloMismatch(payload) else { return }
-            stop()
-            throw GraftError(.scannerUnavailable, "\(executable) is not this host's Graft child: \(mismatch).", path: executable)
+            var reader = WireReader(payload)
+            if let mismatch = Wire.helloMismatch(&reader) {
+                stop()
+                throw GraftError(.scannerUnavailable, "\(executable) is not this host's Graft child: \(mismatch).", path: executable)
+            }
+            let status = try? reader.sandboxStatus()
+            try accept(status ?? nil)
         default:
             let ended = stop()
             throw GraftError(
                 .scannerUnavailable,
                 "\(executable) did not start as a Graft child (no hello within \(Self.startDeadline)); it \(ended).", path: executable)
         }
+    }
+
+    /// Checks what the child says it applied of its sandbox against what its
+    /// host requires, and starts answering its filter.
+    private func accept(_ status: ChildSandbox.Status?) throws(GraftError) {
+        let listener = receivedListener
+        receivedListener = -1
+        guard let sandbox else {
+            if listener >= 0 { close(listener) }
+            return
+        }
+        guard let status else {
+            if listener >= 0 { close(listener) }
+            stop()
+            throw GraftError(.sandboxUnavailable, "\(executable) did not enter the sandbox its host asked for; it was stopped.", path: executable)
+        }
+        sandboxStatus = status
+        if !status.isComplete {
+            let missing = status.missing.isEmpty ? "the sandbox" : status.missing
+            if sandbox.mode == .enforced {
+                if listener >= 0 { close(listener) }
+                stop()
+                throw GraftError(
+                    .sandboxUnavailable,
+                    "this system cannot sandbox plugins (missing: \(missing)); they do not run unsandboxed. Set the sandbox to best-effort (`--sandbox best-effort`, `GraftConfiguration.sandbox.mode`) to run them with what the kernel has, or off for plugins trusted like the app's own.",
+                    path: executable)
+            }
+            if !Self.warnedIncomplete.exchange(true, ordering: .relaxed) {
+                logger?.warning("sandbox_unavailable: plugins run with a partial sandbox (missing: \(missing)).")
+            }
+        }
+        if listener >= 0 {
+            let watch = SandboxWatch(
+                listener: listener, judge: SandboxJudge(process: pid, policy: sandbox.policy),
+                position: { [weak self] in self?.streamPosition() ?? .max })
+            sandboxWatch = watch
+            SandboxMonitor.shared.watch(watch)
+        }
+    }
+
+    /// Whether a best-effort sandbox's missing parts were logged already (once per process).
+    private static let warnedIncomplete = Atomic<Bool>(false)
+    /// Set while waiting for the hello: the listener arrives with its first byte.
+    private var awaitingListener = false
+    private var receivedListener: Int32 = -1
+
+    /// The acts the sandbox refused this child before it had sent `end`
+    /// bytes (`lastFrameEnd`: those made while the request just answered was
+    /// served), oldest first; all of them when nil.
+    func sandboxDenials(before end: UInt64? = nil) -> [SandboxDenial] {
+        sandboxWatch?.take(before: end) ?? []
+    }
+
+    /// Bytes the child has sent so far: those taken plus those waiting.
+    private func streamPosition() -> UInt64 {
+        positionLock.lock()
+        defer { positionLock.unlock() }
+        var waiting: Int32 = 0
+        _ = ioctl(channel, UInt(FIONREAD), &waiting)
+        return consumed + UInt64(max(waiting, 0))
+    }
+
+    /// A folder only this child writes (its TMPDIR and HOME), removed when it is reaped.
+    private static func makePrivateFolder(for executable: String) throws(GraftError) -> String {
+        let parent = ProcessEnvironment.value("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = Array((parent + "/graft-child-XXXXXX").utf8CString)
+        guard mkdtemp(&template) != nil else {
+            throw GraftError(
+                .scannerUnavailable,
+                "could not create a private folder for \(executable) in \(parent): \(String(cString: strerror(errno))).",
+                path: executable)
+        }
+        return String(cString: template)
+    }
+
+    private static func removeFolder(_ folder: String) {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// What a sandboxed child sees of the environment: the locale and the
+    /// time zone, and its private folder as TMPDIR and HOME.
+    static func sandboxedEnvironment(temporaryFolder: String) -> [String: String] {
+        var environment: [String: String] = [:]
+        for (name, value) in ProcessInfo.processInfo.environment
+        where name == "LANG" || name == "LANGUAGE" || name.hasPrefix("LC_") || name == "TZ" || name == "GRAFT_MEMBARRIER" {
+            environment[name] = value
+        }
+        environment["TMPDIR"] = temporaryFolder
+        environment["HOME"] = temporaryFolder
+        environment["PATH"] = "/usr/bin:/bin"
+        return environment
     }
 
     /// Lets the child go without waiting for it: it is told there is no more
@@ -159,6 +304,7 @@ package final class ChildProcess: @unchecked Sendable {
 
     deinit {
         stop()
+        if receivedListener >= 0 { close(receivedListener) }
         close(channel)
         close(output)
         if progress >= 0 { close(progress) }
@@ -197,8 +343,16 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     /// The next frame, waiting at most until `deadline`. Lines the child
-    /// writes to stdout or stderr meanwhile go to `onOutput`.
+    /// writes to stdout or stderr meanwhile go to `onOutput`, at most
+    /// `outputLimit` bytes per call; the rest is counted and dropped, so a
+    /// child that floods its output can neither starve the wait nor grow the
+    /// host. `lastFrameEnd` then says where the frame ended in the stream.
     package func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> Received {
+        var outputBudget = Self.outputLimit
+        var droppedOutput = 0
+        defer {
+            if droppedOutput > 0 { onOutput("(\(droppedOutput) more bytes of output dropped: more than \(Self.outputLimit) in one call)") }
+        }
         while true {
             if received.count >= Wire.headerSize {
                 let header: Wire.Header
@@ -210,66 +364,85 @@ package final class ChildProcess: @unchecked Sendable {
                 if received.count >= Wire.headerSize + header.length {
                     let payload = Array(received[Wire.headerSize..<Wire.headerSize + header.length])
                     received.removeFirst(Wire.headerSize + header.length)
+                    bufferStart += UInt64(Wire.headerSize + header.length)
+                    lastFrameEnd = bufferStart
                     return .frame(header, payload)
                 }
             }
             let now = ContinuousClock.now
             guard now < deadline else { return .timedOut }
-            // A blocking receive with the deadline as the socket's timeout:
-            // one system call for the common answer. The child's output pipe
-            // never blocks the child (its end is non-blocking), so it is
-            // drained here, after each receive, not watched.
-            setReceiveTimeout(deadline - now)
-            // recv, not recvmsg: no header to copy, and descriptors a child
-            // might send are closed by the kernel, never installed here.
-            let count = recv(channel, scratch.baseAddress, scratch.count, 0)
-            if count > 0 { received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count])) }
-            drainOutput(onOutput)  // reuses `scratch`: after the bytes above are kept
-            if count < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }  // the deadline decides
-                flushOutput(onOutput)
-                return .closed
-            }
-            if count == 0 {
-                flushOutput(onOutput)
-                return .closed
-            }
+            // Both the channel and the output pipe, with the deadline as the
+            // timeout (whole milliseconds, rounded up: never shorter than asked).
+            let remaining = deadline - now
+            let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+            var descriptors = [
+                pollfd(fd: channel, events: Int16(POLLIN), revents: 0), pollfd(fd: output, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&descriptors, 2, Int32(clamping: milliseconds))
+            if ready < 0 && errno != EINTR { return .closed }
+            if descriptors[1].revents != 0 { drainOnce(onOutput, budget: &outputBudget, dropped: &droppedOutput) }
+            guard descriptors[0].revents != 0 else { continue }
+            let count = receiveAvailable()
+            if count > 0 { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
+            flushOutput(onOutput)
+            return .closed
         }
     }
 
-    /// The socket's receive timeout, set only when it must shrink or was
-    /// set for a different deadline (most calls share one: no system call).
-    private var receiveTimeout: Duration?
+    /// Output kept per `receive`, in bytes.
+    static let outputLimit = 256 << 10
 
-    private func setReceiveTimeout(_ remaining: Duration) {
-        // Whole milliseconds, rounded up: never shorter than asked.
-        let milliseconds = max(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 1)
-        let wanted = Duration.milliseconds(milliseconds)
-        if let receiveTimeout, receiveTimeout == wanted || (receiveTimeout < wanted && wanted - receiveTimeout < .milliseconds(50)) {
+    /// Reads what the channel holds, without waiting, counting it for
+    /// `streamPosition`. Returns the count, 0 at the end, or -1.
+    private func receiveAvailable() -> Int {
+        positionLock.lock()
+        defer { positionLock.unlock() }
+        var count: Int
+        if awaitingListener {
+            // The hello brings the seccomp listener with its first byte.
+            var descriptor: Int32 = -1
+            count = graft_receive_with_fd(channel, scratch.baseAddress, scratch.count, &descriptor)
+            if descriptor >= 0 {
+                if receivedListener < 0 { receivedListener = descriptor } else { close(descriptor) }
+            }
+        } else {
+            // recv, not recvmsg: descriptors a child might send are closed by
+            // the kernel, never installed here.
+            count = recv(channel, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
+        }
+        if count > 0 {
+            received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+            consumed += UInt64(count)
+        }
+        return count
+    }
+
+    /// One read of the output pipe (at most `scratch`'s 64 KiB), its whole
+    /// lines passed on while `budget` lasts.
+    private func drainOnce(_ onOutput: (String) -> Void, budget: inout Int, dropped: inout Int) {
+        let count = read(output, scratch.baseAddress, scratch.count)
+        guard count > 0 else { return }
+        let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
+        guard budget > 0 else {
+            dropped += count
             return
         }
-        var value = timeval(tv_sec: Int(milliseconds / 1000), tv_usec: Int((milliseconds % 1000) * 1000))
-        setsockopt(channel, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-        receiveTimeout = wanted
-    }
-
-    private func drainOutput(_ onOutput: (String) -> Void) {
-        while true {
-            let count = read(output, scratch.baseAddress, scratch.count)
-            guard count > 0 else { break }
-            pendingOutput.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
-            while let newline = pendingOutput.firstIndex(of: 10) {
-                let line = String(decoding: pendingOutput[..<newline], as: UTF8.self)
-                pendingOutput.removeFirst(newline + 1)
-                if let peak = Self.peakReport(line) { reportedPeak = peak } else { onOutput(line) }
-            }
-            // A child that never writes a newline still cannot grow the host.
-            if pendingOutput.count > 64 * 1024 { flushOutput(onOutput) }
+        budget -= count
+        pendingOutput.append(contentsOf: bytes)
+        var start = 0
+        while let newline = pendingOutput[start...].firstIndex(of: 10) {
+            let line = String(decoding: pendingOutput[start..<newline], as: UTF8.self)
+            start = newline + 1
+            if let peak = Self.peakReport(line) { reportedPeak = peak } else { onOutput(line.escapingControls) }
         }
+        pendingOutput.removeFirst(start)
+        // A child that never writes a newline still cannot grow the host.
+        if pendingOutput.count > 64 * 1024 { flushOutput(onOutput) }
     }
 
     private func flushOutput(_ onOutput: (String) -> Void) {
-        if !pendingOutput.isEmpty { onOutput(String(decoding: pendingOutput, as: UTF8.self)) }
+        if !pendingOutput.isEmpty { onOutput(String(decoding: pendingOutput, as: UTF8.self).escapingControls) }
         pendingOutput.removeAll()
     }
 
@@ -352,6 +525,8 @@ package final class ChildProcess: @unchecked Sendable {
         readPeakReport()
         peakMemory = reportedPeak ?? 0
         ImageStore.removeFolders(ofProcess: pid)
+        if let sandboxWatch { SandboxMonitor.shared.unwatch(sandboxWatch) }
+        if let temporaryFolder { Self.removeFolder(temporaryFolder) }
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7F
         reaped = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)

@@ -40,6 +40,11 @@ final class PluginRunner: @unchecked Sendable {
     private let open: @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile
     /// Told when a plugin has crashed its runners too often.
     private let quarantine: @Sendable (LoadedPlugin, GraftError) -> Void
+    /// The sandbox of each child this runner starts, or why it cannot have one
+    /// (a granted data folder that cannot be made); nil: unsandboxed.
+    private let sandbox: Result<ChildSandbox.Request?, GraftError>
+    /// Told of every act the sandbox refused a plugin of this runner.
+    private let report: @Sendable (LoadedPlugin, [SandboxDenial]) -> Void
 
     // Guarded by `lock`.
     private let lock = Lock()
@@ -72,16 +77,19 @@ final class PluginRunner: @unchecked Sendable {
     static let crashWindow = Duration.seconds(60)
 
     init(
-        executable: String, limits: Limits, mapsCopies: Bool, logger: Logger,
-        open: @escaping @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile,
-        quarantine: @escaping @Sendable (LoadedPlugin, GraftError) -> Void
+        executable: String, limits: Limits, mapsCopies: Bool, sandbox: Result<ChildSandbox.Request?, GraftError> = .success(nil),
+        logger: Logger, open: @escaping @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile,
+        quarantine: @escaping @Sendable (LoadedPlugin, GraftError) -> Void,
+        report: @escaping @Sendable (LoadedPlugin, [SandboxDenial]) -> Void = { _, _ in }
     ) {
         self.executable = executable
         self.limits = limits
         self.mapsCopies = mapsCopies
+        self.sandbox = sandbox
         self.logger = logger
         self.open = open
         self.quarantine = quarantine
+        self.report = report
     }
 
     deinit {
@@ -155,7 +163,11 @@ final class PluginRunner: @unchecked Sendable {
             throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
         }
         if kind == .create, let context { pendingContext = context }
-        defer { pendingContext = nil }
+        currentContext = context ?? instance.flatMap { contexts[$0.number] }
+        defer {
+            pendingContext = nil
+            currentContext = nil
+        }
         for attempt in 0..<2 {
             sendFailed = false
             let child = try running()
@@ -237,8 +249,12 @@ final class PluginRunner: @unchecked Sendable {
         if let child { return child }
         var arguments = ["serve", "--output-limit", String(limits.output)]
         if let memory = limits.memory { arguments += ["--memory-limit", String(memory)] }
+        let request = try sandbox.get()
+        // A data folder granted to the plugin: the child learns where it is.
+        let data = request?.policy.writeFolders.first
         let started = try ChildProcess.startGraftChild(
-            executable: executable, arguments: arguments, onOutput: { self.logger.notice("runner: \($0)") })
+            executable: executable, arguments: arguments, environment: data.map { ["GRAFT_DATA_DIR": $0] } ?? [:],
+            sandbox: request, logger: logger, onOutput: { self.logger.notice("runner: \($0)") })
         generation += 1
         slots = [:]
         contexts = [:]
@@ -312,6 +328,8 @@ final class PluginRunner: @unchecked Sendable {
     /// child is gone, as `call` does.
     func collect(_ id: UInt32, plugin: LoadedPlugin, what: String, instance: Instance) throws(GraftError) -> Answer {
         lock.lock()
+        currentContext = contexts[instance.number]
+        defer { currentContext = nil }
         let result = Result { () throws(GraftError) -> Answer in
             if instance.generation != generation || child == nil {
                 throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
@@ -407,6 +425,7 @@ final class PluginRunner: @unchecked Sendable {
                     continue
                 }
                 expected.remove(header.id)
+                noteDenials(child.sandboxDenials(before: child.lastFrameEnd), of: plugin)
                 guard header.id == id else { throw abandon(child, plugin: plugin, "answered request \(header.id) while \(id) was asked") }
                 if header.kind == .failed {
                     throw (try? reader.error(path: plugin.info.path))
@@ -418,6 +437,7 @@ final class PluginRunner: @unchecked Sendable {
             case .timedOut:
                 reset(child)
                 child.stop()
+                noteDenials(child.sandboxDenials(), of: plugin)
                 let error = GraftError(
                     .pluginTimeout,
                     "plugin '\(plugin.info.id)' (\(plugin.info.path)) did not answer \(what) within \(deadline); its process was killed and starts again on the next call.",
@@ -429,6 +449,19 @@ final class PluginRunner: @unchecked Sendable {
             }
         }
     }
+
+    /// Acts the sandbox refused while a request about `plugin` was served:
+    /// to the host (its log and reports), and to the instance the call is
+    /// about as `sandbox_denied` warnings. Called with `lock` held.
+    private func noteDenials(_ denials: [SandboxDenial], of plugin: LoadedPlugin) {
+        guard !denials.isEmpty else { return }
+        report(plugin, denials)
+        guard let context = currentContext else { return }
+        context.record(denials.map { $0.warning(pluginID: plugin.info.id, instanceID: context.instanceID) })
+    }
+
+    /// The instance the call under way concerns, if any. Guarded by `lock`.
+    private var currentContext: InstanceContext?
 
     /// An event an instance emitted during the call: kept for delivery once
     /// the call is over and the lock released.
@@ -455,6 +488,7 @@ final class PluginRunner: @unchecked Sendable {
     private func died(_ child: ChildProcess, plugin: LoadedPlugin, what: String, stage: String) -> GraftError {
         reset(child)
         let ended = child.termination()
+        noteDenials(child.sandboxDenials(), of: plugin)
         var error: GraftError
         if let memory = limits.memory, child.peakMemory >= Int(memory / 2) {
             error = GraftError(
@@ -475,6 +509,7 @@ final class PluginRunner: @unchecked Sendable {
     private func abandon(_ child: ChildProcess, plugin: LoadedPlugin, _ reason: String) -> GraftError {
         reset(child)
         child.stop()
+        noteDenials(child.sandboxDenials(), of: plugin)
         let error = GraftError(
             .pluginCrashed, "plugin '\(plugin.info.id)': its runner \(reason); the process was killed.", path: plugin.info.path)
         noteCrash(of: plugin, error)

@@ -33,7 +33,7 @@ package enum RunnerService {
         // Said before the limit is set: the reporter's own stack is allocated here.
         _ = graft_report_peak_on_crash()
         if let limit = settings.memoryLimit { _ = graft_limit_address_space(limit) }
-        guard ChildChannel.send(.hello, id: 0, Wire.helloPayload) else { ScannerService.finish() }
+        guard ChildChannel.sayHello() else { ScannerService.finish() }
 
         var server = Server(settings: settings)
         var channel = ChildChannel()
@@ -113,7 +113,7 @@ package enum RunnerService {
                         configuration: GraftConfiguration(
                             searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
                         logger: logger)
-                    _ = try host.loadInRunner(file, mapping: copy ? .copy : .descriptorName)
+                    _ = try host.loadInRunner(file, mapping: ChildSandbox.mapping(copy: copy))
                     slots.append(host)
                     writer.u32(UInt32(slots.count - 1))
                     return (.loaded, writer.bytes)

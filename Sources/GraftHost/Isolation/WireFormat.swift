@@ -14,7 +14,10 @@
 /// talking: it does not guess where the next frame starts.
 package enum Wire {
     static let magic: [UInt8] = Array("GRFT".utf8)
-    static let version: UInt16 = 1
+    /// Bump it whenever a frame's layout changes: host and child must be
+    /// built from the same source (2: the hello says what the child applied
+    /// of its sandbox).
+    static let version: UInt16 = 2
     static let headerSize = 16
     /// Far above any real answer (a plugin with 1,024 components and their
     /// debugConfigs), far below what could hurt the host.
@@ -93,18 +96,20 @@ package enum Wire {
         package var description: String
     }
 
-    /// The payload of a child's `hello`: the ABI and architecture it was built for.
-    package static var helloPayload: [UInt8] {
+    /// The payload of a child's `hello`: the ABI and architecture it was
+    /// built for, and what it applied of its sandbox (nil: not sandboxed).
+    package static func helloPayload(sandbox: ChildSandbox.Status?) -> [UInt8] {
         var writer = WireWriter()
         writer.u16(UInt16(ABIVersion.host.major))
         writer.u16(UInt16(ABIVersion.host.minor))
         writer.string(architecture)
+        writer.sandboxStatus(sandbox)
         return writer.bytes
     }
 
-    /// Why a child's `hello` says it is not this host's child, or nil.
-    static func helloMismatch(_ payload: [UInt8]) -> String? {
-        var reader = WireReader(payload)
+    /// Why a child's `hello` says it is not this host's child, or nil; the
+    /// reader is left at the sandbox's status.
+    static func helloMismatch(_ reader: inout WireReader) -> String? {
         let major = try? reader.u16(), minor = try? reader.u16(), peer = try? reader.string()
         guard major.map(Int.init) == ABIVersion.host.major, minor.map(Int.init) == ABIVersion.host.minor, peer == architecture
         else {

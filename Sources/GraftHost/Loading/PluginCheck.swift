@@ -20,7 +20,8 @@ extension GraftHost {
     /// while loading. The load happens in a scanner child unless `scanning`
     /// says otherwise (or none is found), so a crash is reported, not suffered.
     public static func check(
-        pluginAt path: String, scanning: Scanning = Scanning(), logger: Logger = Logger(label: "graft.check")
+        pluginAt path: String, scanning: Scanning = Scanning(), sandbox: SandboxSettings = SandboxSettings(),
+        logger: Logger = Logger(label: "graft.check")
     ) -> PluginCheck {
         let file: PluginFile
         do throws(GraftError) {
@@ -31,12 +32,24 @@ extension GraftHost {
             return PluginCheck(path: path, plugin: nil, problems: [error])
         }
         if scanning.inChild, let executable = ScannerLocation.find(configured: scanning.executable) {
-            let scanner = Scanner(executable: executable, deadline: scanning.deadline, logger: logger)
+            let scanner = Scanner(executable: executable, deadline: scanning.deadline, sandbox: sandbox.request, logger: logger)
+            scanner.onDenials { _, _, denials in
+                for denial in denials {
+                    logger.warning("sandbox_denied: the sandbox refused \(path) while it loaded: \(denial.act.escapingControls) (\(denial.call)).")
+                }
+            }
             switch scanner.scan(file) {
             case .described(let info): return PluginCheck(path: path, plugin: info, problems: [])
             case .refused(let errors): return PluginCheck(path: path, plugin: nil, problems: errors)
             case .crashed(let error): return PluginCheck(path: path, plugin: nil, problems: [error])
-            case nil: logger.warning("the scanner could not start; checking \(path) in this process.")
+            case nil:
+                guard sandbox.mode == .off else {
+                    let reason = scanner.startFailure?.message ?? "the scanner could not start"
+                    return PluginCheck(
+                        path: path, plugin: nil,
+                        problems: [GraftError(scanner.startFailure?.code ?? .scannerUnavailable, "\(path) was not checked: \(reason)", path: path)])
+                }
+                logger.warning("the scanner could not start; checking \(path) in this process.")
             }
         }
         switch PluginLoader(logger: logger).open(file, mapping: .descriptorName, images: ImageStore()) {

@@ -18,10 +18,11 @@ package struct PluginLoader: Sendable {
     package init(logger: Logger) { self.logger = logger }
 
     /// How the image is mapped: through a name of its own for the open file's
-    /// descriptor, or from a private copy of it (hosts whose plugins are
-    /// rebuilt in place). See `ImageStore`.
+    /// descriptor, from a private copy of it (hosts whose plugins are rebuilt
+    /// in place), or from a private copy in memory (a sandboxed child, which
+    /// may not open the file again by any path). See `ImageStore`.
     package enum Mapping: Sendable {
-        case descriptorName, copy
+        case descriptorName, copy, memory
     }
 
     /// Where a load has got to, for reports of a crash or a hang.
@@ -90,16 +91,21 @@ package struct PluginLoader: Sendable {
         // Through a private name of its own (see ImageStore): the checked
         // descriptor itself, or, for a host that hot-swaps, a private copy.
         let imagePath: String
+        var memoryCopy: Int32 = -1
         do throws(GraftError) {
             switch mapping {
             case .copy: imagePath = try images.copy(of: file)
             case .descriptorName: imagePath = images.descriptorName(for: file)
+            case .memory: (imagePath, memoryCopy) = try images.memoryCopy(of: file)
             }
         } catch {
             return fail(error)
         }
         // Mapped or refused, a private copy is no longer needed.
-        defer { if mapping == .copy { images.discard(imagePath) } }
+        defer {
+            if mapping == .copy { images.discard(imagePath) }
+            if memoryCopy >= 0 { close(memoryCopy) }
+        }
 
         // RTLD_LOCAL keeps each plugin's symbols to itself; NODELETE makes the
         // dynamic loader keep Swift images mapped even if closed by mistake.

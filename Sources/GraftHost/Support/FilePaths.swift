@@ -71,6 +71,16 @@ package enum FilePaths {
         getenv("HOME").map { String(cString: $0) }
     }
 
+    /// Makes `path` and the folders above it that are missing (new ones get
+    /// `mode`); true when it is a folder afterwards.
+    package static func makeFolders(_ path: String, mode: mode_t) -> Bool {
+        var information = stat()
+        if stat(path, &information) == 0 { return (information.st_mode & S_IFMT) == S_IFDIR }
+        let parent = folder(of: path)
+        if parent != path && parent != "/" && !makeFolders(parent, mode: mode) { return false }
+        return mkdir(path, mode) == 0 || errno == EEXIST
+    }
+
     private static func trailingSlashesRemoved(_ path: String) -> String {
         var path = Substring(path)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }

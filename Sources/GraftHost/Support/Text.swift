@@ -47,3 +47,26 @@ package extension String {
 package func writeToStandardOutput(_ text: String) {
     write(text, to: 1)
 }
+
+package extension String {
+    /// With NUL, the other C0 controls, DEL and the C1 controls written as
+    /// `\u{1B}`-style escapes: text a plugin chose (a path it asked for, a
+    /// message), safe to print on a terminal or in one log line.
+    var escapingControls: String {
+        guard unicodeScalars.contains(where: Self.isControl) else { return self }
+        var escaped = ""
+        escaped.reserveCapacity(utf8.count + 8)
+        for scalar in unicodeScalars {
+            if Self.isControl(scalar) {
+                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0)
+    }
+}

@@ -5,12 +5,12 @@ import GraftHost
 enum BenchHosts {
     /// Loads straight into this process: no scanner, no cache.
     static func inProcess() -> GraftConfiguration {
-        GraftConfiguration(searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil)
+        GraftConfiguration(searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, isolation: .inProcess)
     }
 
-    /// A host that hot-swaps as an app does: every new build through the
-    /// scanner child first, a cache of its own.
+    /// A host that hot-swaps in process as an app does: every new build
+    /// through the (sandboxed) scanner child first, a cache of its own.
     static func swapping(cache: String) -> GraftConfiguration {
-        GraftConfiguration(searchPath: SearchPath(folders: []), loadsFromCopies: true, cacheFolder: cache)
+        GraftConfiguration(searchPath: SearchPath(folders: []), loadsFromCopies: true, cacheFolder: cache, isolation: .inProcess)
     }
 }

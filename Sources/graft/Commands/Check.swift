@@ -79,7 +79,7 @@ struct Check: ParsableCommand {
     }
 
     private func checkPlugin(at path: String) throws {
-        let check = GraftHost.check(pluginAt: path, scanning: options.scanning)
+        let check = GraftHost.check(pluginAt: path, scanning: options.scanning, sandbox: options.settings.sandboxSettings)
         if options.json {
             var object: [String: GraftValue] = [
                 "path": .string(path), "ok": .bool(check.isClean), "problems": .list(check.problems.map(\.json)),
@@ -103,6 +103,7 @@ struct Check: ParsableCommand {
             let tests = try ConformanceSelection.tests(only: onlyTests, skip: skippedTests)
             let supervisor = ConformanceSupervisor(
                 tests: tests, strict: strict, scanning: options.scanning, trust: TrustPolicy(allowsUntrusted: options.allowUntrusted),
+                sandbox: options.settings.sandboxSettings.request,
                 testTimeout: testTimeout.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) })
             report = try supervisor.check(pluginAt: path)
         } catch {

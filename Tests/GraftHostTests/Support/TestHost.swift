@@ -4,10 +4,14 @@ import Logging
 import Synchronization
 @testable import GraftHost
 
-/// A host that searches only `folder`, for tests that must not see the
-/// plugins installed on the machine or built beside the test binary.
-func isolatedHost(_ folders: URL...) -> GraftHost {
-    GraftHost(searchPath: SearchPath(folders: folders.map(\.path)), logger: quietLogger)
+/// A host that searches only `folders` (never the plugins installed on the
+/// machine or built beside the test binary) and runs plugin code in this
+/// process, for tests of what happens here: loading, the registry, calls.
+/// Files are still scanned first in a sandboxed scanner child.
+func inProcessHost(_ folders: URL...) -> GraftHost {
+    GraftHost(
+        configuration: GraftConfiguration(searchPath: SearchPath(folders: folders.map(\.path)), isolation: .inProcess),
+        logger: quietLogger)
 }
 
 /// Tests check errors through the API; the log would only be noise.
@@ -32,7 +36,7 @@ final class EventLog: Sendable {
 
 /// A host with only the `good_echo` fixture loaded, built into `scratch`.
 func echoHost(_ scratch: borrowing Scratch) throws -> GraftHost {
-    let host = isolatedHost(scratch.url)
+    let host = inProcessHost(scratch.url)
     try host.load(pluginAt: Fixtures.build("good_echo", into: scratch.url).path)
     return host
 }

@@ -1,0 +1,105 @@
+import CGraftSandbox
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The child's side of the sandbox: every Graft child (scanner, runner,
+/// conformance test) enters it first thing, before it says hello and long
+/// before any plugin byte is mapped (`ScannerService.main`). What it managed
+/// to apply goes to the host with the hello, and so does the seccomp
+/// filter's listener, which the child then closes: only the host can answer
+/// the filter, so only the host hears of what it refused.
+package enum ChildSandbox {
+    /// What a child applied, as its hello tells the host.
+    package struct Status: Sendable, Equatable {
+        package var landlockABI: Int
+        package var files: Bool
+        package var network: Bool
+        package var scopes: Bool
+        package var seccomp: Bool
+        /// Why a part is missing ("" when none is).
+        package var missing: String
+
+        package static let none = Status(landlockABI: 0, files: false, network: false, scopes: false, seccomp: false, missing: "")
+
+        /// Whether every part is in force.
+        package var isComplete: Bool { missing.isEmpty && files && seccomp }
+    }
+
+    private static let entered = Atomic<Bool>(false)
+
+    /// Whether this process is a sandboxed child: it then maps plugins from
+    /// private copies in memory (`PluginLoader.Mapping.memory`), since
+    /// Landlock refuses to open a plugin's file again by any path, its
+    /// descriptor's `/proc/self/fd` name included.
+    package static var isEntered: Bool { entered.load(ordering: .relaxed) }
+
+    /// How a child maps the file it was sent: from memory when sandboxed,
+    /// else through the descriptor's name or a copy (a hot-swapping host).
+    package static func mapping(copy: Bool) -> PluginLoader.Mapping {
+        isEntered ? .memory : copy ? .copy : .descriptorName
+    }
+
+    /// Applies `policy` to this process; returns what was applied and the
+    /// listener's descriptor (-1 without one).
+    package static func enter(_ policy: SandboxPolicy) -> (Status, listener: Int32) {
+        var result = graft_sandbox_status()
+        let library = CStrings(policy.libraryFolders), read = CStrings(policy.readPaths), write = CStrings(policy.writeFolders)
+        let ports = policy.connectPorts
+        _ = ports.withUnsafeBufferPointer { ports in
+            library.withPointers { library in
+                read.withPointers { read in
+                    write.withPointers { write in
+                        var cPolicy = graft_sandbox_policy(
+                            library_folders: library, read_paths: read, write_folders: write,
+                            connect_ports: ports.baseAddress, connect_port_count: ports.count, any_network: policy.anyNetwork,
+                            max_open_files: policy.maxOpenFiles, max_file_size: policy.maxFileSize)
+                        return graft_sandbox_enter(&cPolicy, &result)
+                    }
+                }
+            }
+        }
+        let missing = withUnsafeBytes(of: result.missing) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let status = Status(
+            landlockABI: Int(result.landlock_abi), files: result.landlock_files, network: result.landlock_network,
+            scopes: result.landlock_scopes, seccomp: result.seccomp, missing: missing)
+        entered.store(result.landlock_files, ordering: .relaxed)
+        return (status, result.listener)
+    }
+}
+
+/// NULL-terminated C string arrays for the policy, alive while the closure runs.
+private struct CStrings {
+    let strings: [String]
+    init(_ strings: [String]) { self.strings = strings }
+
+    func withPointers<Result>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result) -> Result {
+        var pointers = strings.map { UnsafePointer(strdup($0)) } + [nil]
+        defer { for pointer in pointers { free(UnsafeMutablePointer(mutating: pointer)) } }
+        return pointers.withUnsafeMutableBufferPointer { body(UnsafePointer($0.baseAddress!)) }
+    }
+}
+
+extension WireWriter {
+    mutating func sandboxStatus(_ status: ChildSandbox.Status?) {
+        bool(status != nil)
+        guard let status else { return }
+        u16(UInt16(clamping: status.landlockABI))
+        bool(status.files)
+        bool(status.network)
+        bool(status.scopes)
+        bool(status.seccomp)
+        string(status.missing)
+    }
+}
+
+extension WireReader {
+    mutating func sandboxStatus() throws(Wire.Violation) -> ChildSandbox.Status? {
+        guard try bool() else { return nil }
+        return ChildSandbox.Status(
+            landlockABI: Int(try u16()), files: try bool(), network: try bool(), scopes: try bool(), seccomp: try bool(),
+            missing: try string())
+    }
+}

@@ -1,0 +1,108 @@
+import CGraftSandbox
+import CGraftSystem
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one child process may touch, as its host decides it: the system's and
+/// the Swift runtime's libraries to read and map, a few files to read, folders
+/// to write (the child's private temporary folder, a plugin's data folder),
+/// TCP ports to connect to. Everything else is refused by the kernel
+/// (`graft_sandbox_enter`). It travels to the child as arguments
+/// (`arguments`, read back by `init(arguments:)`).
+package struct SandboxPolicy: Sendable, Hashable {
+    package var libraryFolders: [String]
+    package var readPaths: [String]
+    package var writeFolders: [String]
+    package var connectPorts: [UInt16]
+    package var anyNetwork: Bool
+    package var maxOpenFiles: UInt64
+    package var maxFileSize: UInt64
+
+    /// Nothing granted: the runtime's libraries and the files every process reads.
+    package init(
+        libraryFolders: [String] = SandboxPolicy.runtimeFolders, readPaths: [String] = SandboxPolicy.systemFiles,
+        writeFolders: [String] = [], connectPorts: [UInt16] = [], anyNetwork: Bool = false,
+        maxOpenFiles: UInt64 = 256, maxFileSize: UInt64 = 64 << 20
+    ) {
+        self.libraryFolders = libraryFolders
+        self.readPaths = readPaths
+        self.writeFolders = writeFolders
+        self.connectPorts = connectPorts
+        self.anyNetwork = anyNetwork
+        self.maxOpenFiles = maxOpenFiles
+        self.maxFileSize = maxFileSize
+    }
+
+    /// Files any program reads: the loader's cache, the time zone, the CPU
+    /// count (the Swift runtime and Dispatch ask it).
+    package static let systemFiles = [
+        "/etc/ld.so.cache", "/etc/localtime", "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+    ]
+
+    /// The system's library folders, and the folder of the Swift runtime this
+    /// host uses or, for a host linked with a static standard library, the one
+    /// of the toolchain on PATH (Swift plugins map its libswiftCore.so).
+    package static let runtimeFolders: [String] = {
+        var folders = ["/usr", "/lib", "/lib64", "/lib32", "/libx32"]
+        if let folder = swiftRuntimeFolder(), !folders.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) {
+            folders.append(folder)
+        }
+        return folders
+    }()
+
+    private static func swiftRuntimeFolder() -> String? {
+        if let cName = graft_library_defining("swift_retain") {
+            defer { free(cName) }
+            let name = String(cString: cName)
+            if name.hasSuffix("/libswiftCore.so") { return FilePaths.folder(of: name) }
+        }
+        for folder in (ProcessEnvironment.value("PATH") ?? "").split(separator: ":") where folder.hasPrefix("/") {
+            guard let compiler = realpath("\(folder)/swiftc", nil) else { continue }
+            defer { free(compiler) }
+            let runtime = FilePaths.folder(of: FilePaths.folder(of: String(cString: compiler))) + "/lib/swift/linux"
+            if access(runtime + "/libswiftCore.so", R_OK) == 0 { return runtime }
+        }
+        return nil
+    }
+
+    // MARK: To the child and back
+
+    /// The arguments that carry this policy to a child (`--sandbox …`).
+    package var arguments: [String] {
+        var arguments: [String] = []
+        for folder in libraryFolders { arguments += ["--sandbox-library", folder] }
+        for path in readPaths { arguments += ["--sandbox-read", path] }
+        for folder in writeFolders { arguments += ["--sandbox-write", folder] }
+        for port in connectPorts { arguments += ["--sandbox-connect", String(port)] }
+        if anyNetwork { arguments.append("--sandbox-any-network") }
+        arguments += ["--sandbox-files", String(maxOpenFiles), "--sandbox-file-size", String(maxFileSize)]
+        return arguments
+    }
+
+    /// Reads the sandbox's arguments from the front of `arguments`, leaving the
+    /// rest; nil when there are none (the host runs this child unsandboxed).
+    package init?(arguments: inout ArraySlice<String>) {
+        guard arguments.first?.hasPrefix("--sandbox-") == true else { return nil }
+        self.init(libraryFolders: [], readPaths: [])
+        while let option = arguments.first, option.hasPrefix("--sandbox-") {
+            arguments.removeFirst()
+            if option == "--sandbox-any-network" {
+                anyNetwork = true
+                continue
+            }
+            guard let value = arguments.popFirst() else { break }
+            switch option {
+            case "--sandbox-library": libraryFolders.append(value)
+            case "--sandbox-read": readPaths.append(value)
+            case "--sandbox-write": writeFolders.append(value)
+            case "--sandbox-connect": if let port = UInt16(value) { connectPorts.append(port) }
+            case "--sandbox-files": maxOpenFiles = UInt64(value) ?? maxOpenFiles
+            case "--sandbox-file-size": maxFileSize = UInt64(value) ?? maxFileSize
+            default: break
+            }
+        }
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import GraftHost
+
+/// Plugins run sandboxed by default: a plugin that tries on purpose to read
+/// secrets, reach the network, signal or trace its host, run programs or
+/// leave processes behind is refused by the kernel, the host hears of every
+/// refusal as `sandbox_denied` naming the plugin, and every good plugin
+/// beside it keeps working. What a host grants, the plugin gets.
+@Suite("Sandboxed plugins")
+struct SandboxTests {
+    /// A host app's default configuration (isolated, sandboxed), searching only `folder`.
+    static func host(_ folder: URL, sandbox: SandboxSettings = SandboxSettings()) -> GraftHost {
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: nil, sandbox: sandbox),
+            logger: quietLogger)
+        host.loadPlugins()
+        return host
+    }
+
+    /// A file only its owner may read, outside anything granted.
+    static func secret(in scratch: borrowing Scratch) throws -> String {
+        let path = scratch.file("secret").path
+        try "the secret\n".write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o600)
+        return path
+    }
+
+    static func render(_ host: GraftHost, act: String, target: String = "") throws -> (text: String, warnings: [GraftWarning]) {
+        let probe = try host.makeInstance(of: ComponentReference(key: "probe"), inputs: ["act": .string(act), "target": .string(target)])
+        defer { probe.close() }
+        let text = try probe.render().text
+        return (text, probe.warnings)
+    }
+
+    /// Each act, the target it takes, and words of the refusal the host reports.
+    static func hostileActs(secret: String, scratch: String) -> [(act: String, target: String, reported: String)] {
+        [
+            ("read", secret, "read \(secret)"),
+            ("read", "/etc/shadow", "read /etc/shadow"),
+            ("write", scratch + "/written", "create \(scratch)/written"),
+            ("connect", "22", "TCP socket"),
+            ("udp", "53", "UDP or raw socket"),
+            ("unix", scratch + "/socket", "Unix socket"),
+            ("kill_parent", "", "send signal 9 to process \(getpid())"),
+            ("kill_group", "", "send signal 9 to a process group"),
+            ("ptrace_parent", "", "trace process \(getpid())"),
+            ("parent_environ", "", "read /proc/\(getpid())/environ"),
+            ("parent_memory", "", "read the memory of process \(getpid())"),
+            ("exec", "", "start a new process"),
+            ("daemon", "", "start a new process"),
+            ("chmod", secret, "change \(secret)"),
+        ]
+    }
+
+    @Test("a render that tries each hostile act is refused it, and the instance warns sandbox_denied naming the plugin")
+    func renderActs() throws {
+        let scratch = try Scratch()
+        let secret = try Self.secret(in: scratch)
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder)
+        #expect(host.failures.isEmpty, "\(host.failures)")
+        for (act, target, reported) in Self.hostileActs(secret: secret, scratch: scratch.url.path) {
+            let (text, warnings) = try Self.render(host, act: act, target: target)
+            #expect(text.hasPrefix("\(act): refused"), "\(act) \(target): \(text)")
+            let denials = warnings.filter { $0.code == .sandboxDenied }
+            #expect(denials.contains { $0.message.contains("'test.hostile'") && $0.message.contains(reported) }, "\(act): \(warnings)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("written").path))
+        #expect(try String(contentsOfFile: secret, encoding: .utf8) == "the secret\n")
+        var information = stat()
+        #expect(stat(secret, &information) == 0 && information.st_mode & 0o777 == 0o600, "chmod was refused")
+        // The good plugin beside it, and the hostile one's ordinary calls, go on.
+        let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "still here"])
+        #expect(try echo.render().text == "echo:still here")
+        #expect(try Self.render(host, act: "environ", target: "HOME").text.hasPrefix("environ: ok "))
+    }
+
+    @Test("a validator and an action that try hostile acts are refused them, and the host's report names the plugin")
+    func validatorAndAction() throws {
+        let scratch = try Scratch()
+        let secret = try Self.secret(in: scratch)
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let file = try Fixtures.build("hostile", into: folder)
+        let host = Self.host(folder)
+        let result = try host.validate("probe", value: "read", params: [secret])
+        #expect(!result.isValid)
+        #expect(result.message?.hasPrefix("read: refused EACCES") == true, "\(String(describing: result.message))")
+        let action = try host.invokeAction("probe", params: ["act": "kill_parent", "target": ""])
+        #expect(action.variables["outcome"] == "kill_parent: refused EPERM")
+        let denials = host.sandboxDenials(ofPluginAt: file.path).map(\.act)
+        #expect(denials.contains("read \(secret)"), "\(denials)")
+        #expect(denials.contains("send signal 9 to process \(getpid())"), "\(denials)")
+    }
+
+    @Test(
+        "a constructor or an init that tries a hostile act cannot stop the scan: the plugin loads, and the host hears of it",
+        arguments: [("HOSTILE_CONSTRUCTOR_ACT", "HOSTILE_CONSTRUCTOR_TARGET"), ("HOSTILE_INIT_ACT", "HOSTILE_INIT_TARGET")])
+    func loadTimeActs(act: String, target: String) throws {
+        let scratch = try Scratch()
+        let secret = try Self.secret(in: scratch)
+        for (what, on, reported) in [("kill_parent", "", "send signal 9 to process \(getpid())"), ("read", secret, "read \(secret)"), ("exec", "", "start a new process")] {
+            let folder = scratch.url.appendingPathComponent(what)
+            let file = try Fixtures.build("hostile", into: folder, defines: [act: "\"\(what)\"", target: "\"\(on)\""])
+            try Fixtures.build("good_echo", into: folder)
+            let host = Self.host(folder)
+            #expect(host.failures.isEmpty, "\(what): \(host.failures)")
+            #expect(Set(host.plugins.map(\.id)) == ["test.echo", "test.hostile"], "\(what)")
+            #expect(host.sandboxDenials(ofPluginAt: file.path).map(\.act) == [reported], "\(what)")
+            #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "echo:x")
+        }
+    }
+
+    @Test("the child sees none of the host's environment but the locale, and a private folder as HOME and TMPDIR")
+    func environment() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        setenv("GRAFT_TEST_SECRET_TOKEN", "hunter2", 1)
+        defer { unsetenv("GRAFT_TEST_SECRET_TOKEN") }
+        let host = Self.host(folder)
+        #expect(try Self.render(host, act: "environ", target: "GRAFT_TEST_SECRET_TOKEN").text == "environ: ok (unset)")
+        let home = try Self.render(host, act: "environ", target: "HOME").text
+        #expect(home.hasPrefix("environ: ok /") && home.contains("graft-child-"))
+        let temporary = String(home.dropFirst("environ: ok ".count))
+        #expect(try Self.render(host, act: "write", target: temporary + "/scratch").text == "write: ok ")
+    }
+
+    @Test("a plugin granted a port connects to a local server on it, and only on it")
+    func grantedPort() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let server = try LoopbackServer(reply: "pong")
+        let other = try LoopbackServer(reply: "other")
+        let host = Self.host(folder, sandbox: SandboxSettings(grants: ["test.hostile": [.connect(ports: [server.port])]]))
+        #expect(try Self.render(host, act: "connect", target: String(server.port)).text == "connect: ok pong")
+        let (text, warnings) = try Self.render(host, act: "connect", target: String(other.port))
+        #expect(text == "connect: refused EACCES")
+        #expect(warnings.contains { $0.code == .sandboxDenied && $0.message.contains("connect to TCP port \(other.port)") })
+        #expect(try Self.render(host, act: "udp", target: String(server.port)).text.hasPrefix("udp: refused"), "UDP is not TCP")
+    }
+
+    @Test("a plugin granted a folder reads it, and nothing beside it")
+    func grantedFolder() throws {
+        let scratch = try Scratch()
+        let secret = try Self.secret(in: scratch)
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let assets = scratch.url.appendingPathComponent("assets")
+        try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+        try "an asset\n".write(to: assets.appendingPathComponent("a.txt"), atomically: false, encoding: .utf8)
+        let host = Self.host(folder, sandbox: SandboxSettings(grants: ["test.hostile": [.read(folder: assets.path)]]))
+        #expect(try Self.render(host, act: "read", target: assets.appendingPathComponent("a.txt").path).text == "read: ok an asset")
+        #expect(try Self.render(host, act: "read", target: secret).text == "read: refused EACCES")
+        #expect(try Self.render(host, act: "write", target: assets.appendingPathComponent("b.txt").path).text == "write: refused EACCES")
+    }
+
+    @Test("a plugin granted a data folder writes there and nowhere else")
+    func dataFolder() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let data = scratch.url.appendingPathComponent("data")
+        let host = Self.host(folder, sandbox: SandboxSettings(grants: ["test.hostile": [.dataFolder]], dataFolder: data.path))
+        let text = try Self.render(host, act: "data", target: "kept.txt").text
+        let expected = data.appendingPathComponent("test.hostile/kept.txt").path
+        #expect(text == "data: ok \(expected)")
+        #expect(try String(contentsOfFile: expected, encoding: .utf8) == "kept\n")
+        #expect(try Self.render(host, act: "write", target: scratch.file("elsewhere").path).text == "write: refused EACCES")
+        // Without the grant, there is no data folder.
+        let ungranted = Self.host(folder)
+        #expect(try Self.render(ungranted, act: "data", target: "kept.txt").text == "data: refused ENOENT")
+    }
+
+    @Test("permissions read and print as the text people type")
+    func permissionText() {
+        for text in ["network:443", "network:80,443", "network:any", "read:/srv/assets", "data"] {
+            #expect(Permission(text)?.description == text)
+        }
+        for text in ["network:", "network:0", "network:70000", "network:a", "read:relative", "write:/x", ""] {
+            #expect(Permission(text) == nil, "\(text)")
+        }
+        #expect(Permission.connect(ports: [443]).isCovered(by: [.anyNetwork]))
+        #expect(!Permission.connect(ports: [443, 80]).isCovered(by: [.connect(ports: [443])]))
+        #expect(Permission.read(folder: "/srv/a/b").isCovered(by: [.read(folder: "/srv/a")]))
+        #expect(!Permission.read(folder: "/srv/ab").isCovered(by: [.read(folder: "/srv/a")]))
+    }
+}
+
+/// A TCP server on 127.0.0.1 that answers each connection with one line, on
+/// a thread of its own, until the test ends.
+final class LoopbackServer: @unchecked Sendable {
+    let port: UInt16
+    private let socket: Int32
+
+    init(reply: String) throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(socket, address, length) == 0 && listen(socket, 8) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        guard bound else {
+            close(socket)
+            throw Fixtures.BuildError(description: "could not listen on 127.0.0.1: \(String(cString: strerror(errno)))")
+        }
+        self.socket = socket
+        port = UInt16(bigEndian: address.sin_port)
+        let listening = socket
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(listening, nil, nil)
+                guard connection >= 0 else { return }
+                var buffer = [UInt8](repeating: 0, count: 64)
+                _ = read(connection, &buffer, buffer.count)
+                _ = (reply + "\n").withCString { write(connection, $0, strlen($0)) }
+                close(connection)
+            }
+        }
+    }
+
+    deinit { shutdown(socket, Int32(SHUT_RDWR)); close(socket) }
+}
