@@ -196,11 +196,11 @@ struct CLITests {
         #expect(try graft("try", "Bad Key!").status == 1)
     }
 
-    @Test("the C plugin in the README builds with cc -Werror and works as the README says")
+    @Test("the C plugin in docs/CPlugins.md builds with cc -Werror and works as the page says")
     func readmePlugin() throws {
         let scratch = try Scratch()
-        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let block = try #require(readme.components(separatedBy: "```c\n").dropFirst().first?.components(separatedBy: "```").first)
+        let guide = try String(contentsOf: Fixtures.root.appendingPathComponent("docs/CPlugins.md"), encoding: .utf8)
+        let block = try #require(guide.components(separatedBy: "```c\n").dropFirst().first?.components(separatedBy: "```").first)
         try Data(block.utf8).write(to: scratch.file("hello.c"))
         let compiled = try runCommand(
             URL(fileURLWithPath: "/usr/bin/env"),

@@ -36,12 +36,15 @@ struct InstallTests {
         #expect(flags.status == 0, "\(flags.stderr)")
         #expect(flags.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "-I\(prefix.path)/include/graft")
 
-        // The README's line, in a folder of its own, with the plugin named as a bare file name.
+        // The build line of "Installing" in CommandLine.md, run in a folder of its own, with the plugin named as a bare file name.
+        let article = try String(
+            contentsOf: Fixtures.root.appendingPathComponent("Sources/GraftHost/Documentation.docc/CommandLine.md"), encoding: .utf8)
+        let line = try #require(article.split(separator: "\n").first { $0.hasPrefix("cc $(pkg-config --cflags graft) ") })
         let work = scratch.file("acme")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: Fixtures.source("good_echo"), to: work.appendingPathComponent("acme.c"))
         let built = try runCommand(
-            URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(work.path)' && cc $(pkg-config --cflags graft) -shared -fPIC -o libacme.so acme.c && graft check libacme.so"],
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(work.path)' && \(line)"],
             environment: environment, timeout: .seconds(120))
         #expect(built.status == 0, "\(built.stdout)\(built.stderr)")
         #expect(built.stdout.contains("libacme.so: ok"))
