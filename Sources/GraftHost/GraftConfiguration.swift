@@ -15,7 +15,7 @@ public struct GraftConfiguration: Sendable {
     /// How plugin files the host has not seen are first loaded (default: in
     /// a scanner child).
     public var scanning: Scanning
-    /// Where scan results are kept between runs (see README, "The registry
+    /// Where scan results are kept between runs (see LoadingAndTrust.md, "The registry
     /// cache"); nil keeps none. Default: `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`.
     public var cacheFolder: String?
     /// When `loadPlugins()` maps a plugin that scanned clean into this

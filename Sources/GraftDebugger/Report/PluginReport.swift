@@ -28,7 +28,7 @@ public struct PluginReport: Sendable {
         self.init(plugins: host.plugins, failures: host.failures)
     }
 
-    /// `{"plugins": [...], "failures": [...]}` as documented in the README:
+    /// `{"plugins": [...], "failures": [...]}` as CommandLine.md documents it:
     /// the text `graft list --json` prints, written directly (see `JSONWriter`).
     public var jsonText: String {
         var writer = JSONWriter(capacity: 1024 + 1024 * plugins.count)

@@ -45,7 +45,7 @@ public struct WorkbenchError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
-    // MARK: The workbench's own codes (each is in the README's error table)
+    // MARK: The workbench's own codes (each is in Errors.md's table)
 
     static func tokenRequired(_ path: String) -> WorkbenchError {
         WorkbenchError(
