@@ -302,6 +302,37 @@ static void enter_seccomp(const struct graft_sandbox_policy *policy, struct graf
     seccomp_release(filter);
 }
 
+void graft_sandbox_probe(struct graft_sandbox_status *status) {
+    memset(status, 0, sizeof *status);
+    status->listener = -1;
+    int abi = graft_landlock_abi();
+    status->landlock_abi = abi;
+    if (abi < 1) {
+        note_missing(status, "Landlock (this kernel has none, or it is not enabled: boot with lsm=...,landlock)", 0);
+    } else {
+        status->landlock_files = true;
+        status->landlock_network = abi >= 4;
+        status->landlock_scopes = abi >= 6;
+        if (abi < 4) note_missing(status, "Landlock TCP rules (the kernel's Landlock is older than ABI 4)", 0);
+        if (abi < 6) note_missing(status, "Landlock scopes for signals and abstract sockets (older than ABI 6)", 0);
+    }
+    /* The seccomp system call itself, asked whether it has user notification. */
+    uint32_t action = SECCOMP_RET_USER_NOTIF;
+    if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0) {
+        status->seccomp = true;
+        if (seccomp_api_get() < 6) note_missing(status, "reports of refused acts (seccomp user notification)", 0);
+    } else {
+        int error = errno;
+        action = SECCOMP_RET_ERRNO;
+        if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) == 0) {
+            status->seccomp = true;
+            note_missing(status, "reports of refused acts (seccomp user notification)", 0);
+        } else {
+            note_missing(status, "seccomp (the filter could not be loaded)", error);
+        }
+    }
+}
+
 /* ---- The child's one entry ------------------------------------------------ */
 
 static void drop_capabilities(void) {

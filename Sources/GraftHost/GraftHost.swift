@@ -209,7 +209,7 @@ public final class GraftHost: Sendable {
 
     /// The configuration's sandbox, with what a lock file grants added (in
     /// locked mode, each pinned plugin gets the permissions its entry records).
-    var sandboxSettings: SandboxSettings {
+    package var sandboxSettings: SandboxSettings {
         var settings = configuration.sandbox
         if case .success(let lock) = pins {
             for (id, permissions) in lock.grants { settings.grants[id, default: []] += permissions }

@@ -59,6 +59,12 @@ int graft_sandbox_enter(const struct graft_sandbox_policy *policy, struct graft_
 /* The kernel's Landlock ABI version (0 when it has none or it is disabled). */
 int graft_landlock_abi(void);
 
+/* What this kernel (and the seccomp policy this process runs under) would
+ * let graft_sandbox_enter apply, asked without applying anything: Landlock's
+ * ABI, whether seccomp filters and user notification are there. Fills the
+ * same fields, `missing` in the same words; `listener` is -1. */
+void graft_sandbox_probe(struct graft_sandbox_status *status);
+
 /* A private copy of `size` bytes of the open file `source` in memory
  * (memfd_create, executable even where vm.memfd_noexec says otherwise when
  * the kernel knows MFD_EXEC; copied in the kernel with sendfile): what a

@@ -10,6 +10,22 @@ import GraftHost
 public struct PluginReport: Sendable {
     public var plugins: [PluginInfo]
     public var failures: [PluginFailure]
+    /// The sandbox the host runs plugins in: what is in force, what each
+    /// plugin was granted and was refused. Nil for a report made from plugins
+    /// alone (then nothing of the sandbox is printed).
+    package var sandbox: Sandbox?
+
+    package struct Sandbox: Sendable {
+        package var mode: String
+        /// One line for people (`SandboxSupport.summary`).
+        package var summary: String
+        package var landlockABI: Int
+        package var missing: String
+        /// What each plugin id is granted.
+        package var grants: [String: [Permission]]
+        /// The latest refused acts, by plugin path.
+        package var denials: [String: [String]]
+    }
 
     public init(plugins: [PluginInfo], failures: [PluginFailure]) {
         self.plugins = plugins.map(Self.sortedContents).sorted { ($0.id, $0.path) < ($1.id, $1.path) }
@@ -26,6 +42,18 @@ public struct PluginReport: Sendable {
 
     public init(host: GraftHost) {
         self.init(plugins: host.plugins, failures: host.failures)
+        let settings = host.sandboxSettings
+        let inProcess = host.configuration.isolation == .inProcess
+        let support = SandboxSupport.current
+        var denials: [String: [String]] = [:]
+        for plugin in plugins {
+            let refused = host.sandboxDenials(ofPluginAt: plugin.path)
+            if !refused.isEmpty { denials[plugin.path] = refused.map(\.description) }
+        }
+        sandbox = Sandbox(
+            mode: inProcess ? "in-process" : settings.mode.rawValue,
+            summary: SandboxSupport.summary(mode: settings.mode, inProcess: inProcess, status: support),
+            landlockABI: support.landlockABI, missing: support.missing, grants: settings.grants, denials: denials)
     }
 
     /// `{"plugins": [...], "failures": [...]}` as CommandLine.md documents it:
@@ -36,7 +64,16 @@ public struct PluginReport: Sendable {
             writer.key("failures")
             writer.list(count: failures.count) { $0.failure(failures[$1]) }
             writer.key("plugins")
-            writer.list(count: plugins.count) { $0.plugin(plugins[$1]) }
+            writer.list(count: plugins.count) { $0.plugin(plugins[$1], sandbox: sandbox) }
+            if let sandbox {
+                writer.key("sandbox")
+                writer.object { writer in
+                    writer.member("landlockABI", sandbox.landlockABI)
+                    writer.member("missing", sandbox.missing)
+                    writer.member("mode", sandbox.mode)
+                    writer.member("summary", sandbox.summary)
+                }
+            }
         }
         return writer.text
     }
@@ -44,7 +81,7 @@ public struct PluginReport: Sendable {
     /// The same report as a value, for answers that embed it.
     public var json: GraftValue { Self.value(of: jsonText) }
 
-    public static func json(plugin: PluginInfo) -> GraftValue { value(of: JSONWriter.text { $0.plugin(plugin) }) }
+    public static func json(plugin: PluginInfo) -> GraftValue { value(of: JSONWriter.text { $0.plugin(plugin, sandbox: nil) }) }
 
     public static func json(component: ComponentContract) -> GraftValue {
         value(of: JSONWriter.text { $0.component(component) })
@@ -74,6 +111,14 @@ public struct PluginReport: Sendable {
             let mapped = plugin.isMapped ? "mapped" : "maps on first use"
             lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [ABI \(plugin.abi), loaded, \(mapped), \(unloading)]")
             lines.append("  path: \(plugin.path)")
+            if !plugin.permissions.isEmpty {
+                lines.append("  permissions:")
+                for request in plugin.permissions {
+                    let granted = sandbox.map { request.permission.isCovered(by: $0.grants[plugin.id] ?? []) ? "  granted" : "  not granted" } ?? ""
+                    lines.append("    \(request.permission)\(granted)  — \(request.reason.escapingControls)")
+                }
+            }
+            for act in sandbox?.denials[plugin.path] ?? [] { lines.append("  sandbox_denied: \(act.escapingControls)") }
             if !plugin.components.isEmpty {
                 lines.append("  components:")
                 for component in plugin.components { lines += Self.lines(component: component, indent: "    ") }
@@ -102,6 +147,10 @@ public struct PluginReport: Sendable {
                 lines.append("  \(failure.path)")
                 lines.append("    \(failure.error.code.rawValue): \(failure.error.message)")
             }
+        }
+        if let sandbox {
+            while lines.last == "" { lines.removeLast() }
+            lines += ["", "sandbox: \(sandbox.summary)"]
         }
         while lines.last == "" { lines.removeLast() }
         return lines.joined(separator: "\n")
@@ -136,7 +185,7 @@ public struct PluginReport: Sendable {
 /// Each object's members in byte order of their keys, as `GraftValue.jsonText`
 /// writes them, so `jsonText` and `json.jsonText` are the same text.
 extension JSONWriter {
-    fileprivate mutating func plugin(_ plugin: PluginInfo) {
+    fileprivate mutating func plugin(_ plugin: PluginInfo, sandbox: PluginReport.Sandbox?) {
         object { writer in
             writer.member("abi", plugin.abi.description)
             writer.key("actions")
@@ -149,6 +198,19 @@ extension JSONWriter {
             writer.member("mapped", plugin.isMapped)
             writer.member("name", plugin.name)
             writer.member("path", plugin.path)
+            writer.key("permissions")
+            writer.list(count: plugin.permissions.count) { writer, index in
+                let request = plugin.permissions[index]
+                writer.object { writer in
+                    if let sandbox { writer.member("granted", request.permission.isCovered(by: sandbox.grants[plugin.id] ?? [])) }
+                    writer.member("permission", request.permission.description)
+                    writer.member("reason", request.reason)
+                }
+            }
+            if let denials = sandbox?.denials[plugin.path] {
+                writer.key("sandboxDenied")
+                writer.list(count: denials.count) { $0.string(denials[$1]) }
+            }
             writer.member("status", "loaded")
             writer.key("validators")
             writer.list(count: plugin.validators.count) { $0.validator(plugin.validators[$1]) }

@@ -61,10 +61,7 @@ package enum ChildSandbox {
                 }
             }
         }
-        let missing = withUnsafeBytes(of: result.missing) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let status = Status(
-            landlockABI: Int(result.landlock_abi), files: result.landlock_files, network: result.landlock_network,
-            scopes: result.landlock_scopes, seccomp: result.seccomp, missing: missing)
+        let status = Status(result)
         entered.store(result.landlock_files, ordering: .relaxed)
         return (status, result.listener)
     }

@@ -46,7 +46,7 @@ public enum Permission: Sendable, Hashable, Comparable, CustomStringConvertible,
     public static func < (left: Permission, right: Permission) -> Bool { left.description < right.description }
 
     /// Whether `granted` allows at least what this permission asks.
-    func isCovered(by granted: [Permission]) -> Bool {
+    package func isCovered(by granted: [Permission]) -> Bool {
         switch self {
         case .anyNetwork: return granted.contains(.anyNetwork)
         case .connect(let ports):
