@@ -85,6 +85,15 @@ package struct HostSettings: Equatable, Sendable {
             writeToStandardError("warning: plugin code runs in this process (--in-process, --ffi), outside the sandbox; only for plugins trusted like your own code.\n")
         } else if sandbox == .off {
             writeToStandardError("warning: --sandbox off: plugin code runs in child processes without the sandbox, with your rights and environment.\n")
+        } else if !SandboxSupport.current.isComplete {
+            // Said once, whatever the log level: the kernel decides what a plugin can do here.
+            let missing = SandboxSupport.current.missing
+            if sandbox == .enforced {
+                writeToStandardError(
+                    "error: sandbox_unavailable: this system cannot sandbox plugins (missing: \(missing)); no plugin code runs. --sandbox best-effort runs plugins with what the kernel has.\n")
+            } else {
+                writeToStandardError("warning: sandbox_unavailable: plugins run with a partial sandbox (missing: \(missing)).\n")
+            }
         }
         if noScanner {
             writeToStandardError("warning: --no-scanner: plugin files load straight into this process, outside the sandbox (their constructors run here).\n")

@@ -1,0 +1,122 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sandbox from the command line, in the CLI's default mode: hostile
+/// plugins are refused what they try and reported, `graft list` survives
+/// them, the kernel's gaps are said, and all of it holds for a user who is
+/// not root.
+@Suite("The sandbox from the CLI")
+struct SandboxCLITests {
+    /// A folder with the hostile fixture (built with `defines`) and the echo plugin.
+    static func plugins(_ scratch: borrowing Scratch, defines: [String: String] = [:]) throws -> URL {
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder, defines: defines)
+        try Fixtures.build("good_echo", into: folder)
+        return folder
+    }
+
+    static func graft(_ arguments: [String], plugins folder: URL, prefix: [String] = []) throws -> CommandResult {
+        let graft = try BuildProducts.graft().path
+        let command = prefix + [graft] + arguments + ["--only-plugin-path", "--plugin-path", folder.path, "--no-cache"]
+        return try runCommand(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), timeout: .seconds(120))
+    }
+
+    static func tryProbe(_ act: String, _ target: String, plugins folder: URL, prefix: [String] = [], extra: [String] = []) throws -> CommandResult {
+        try graft(["try", "probe", "--config", #"{"act":"\#(act)","target":"\#(target)"}"#] + extra, plugins: folder, prefix: prefix)
+    }
+
+    @Test("graft try, by default: a render that reads a secret, kills graft or starts a shell is refused, and the output names sandbox_denied")
+    func tryRefuses() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch)
+        let secret = scratch.file("secret")
+        try "the secret\n".write(to: secret, atomically: false, encoding: .utf8)
+        chmod(secret.path, 0o600)
+        for (act, target, reported) in [
+            ("read", secret.path, "read \(secret.path)"), ("kill_parent", "", "send signal 9 to process"),
+            ("exec", "", "start a new process"), ("connect", "22", "open a TCP socket"),
+        ] {
+            let result = try Self.tryProbe(act, target, plugins: folder)
+            #expect(result.status == 0, "\(act): \(result.stderr)")
+            #expect(result.stdout.contains("\(act): refused"), "\(act): \(result.stdout)")
+            #expect(result.stdout.contains("sandbox_denied: the sandbox refused plugin 'test.hostile': \(reported)"), "\(act): \(result.stdout)")
+        }
+    }
+
+    @Test("graft list survives a plugin whose constructor kills its parent, lists every plugin, and says which sandbox is in force")
+    func listSurvivesConstructor() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch, defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"kill_parent\""])
+        let result = try Self.graft(["list", "--log-level", "warning"], plugins: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("test.hostile 1.0.0") && result.stdout.contains("test.echo 1.0.0"), "\(result.stdout)")
+        #expect(result.stdout.contains("sandbox: enforced: Landlock ABI"), "\(result.stdout)")
+        #expect(result.stderr.contains("sandbox_denied: the sandbox refused plugin 'test.hostile' during its scan: send signal 9"), "\(result.stderr)")
+    }
+
+    @Test("without Landlock: enforced runs no plugin code (sandbox_unavailable, naming it), best-effort runs plugins with one warning")
+    func withoutLandlock() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch)
+        let wrapper = scratch.file("without_landlock")
+        let build = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["cc", "-o", wrapper.path, Fixtures.root.appendingPathComponent("Tests/Fixtures/programs/without_landlock.c").path, "-lseccomp"])
+        try #require(build.status == 0, "\(build.stderr)")
+
+        let enforced = try Self.graft(["list", "--json"], plugins: folder, prefix: [wrapper.path])
+        #expect(enforced.stderr.contains("error: sandbox_unavailable: this system cannot sandbox plugins (missing: Landlock"), "\(enforced.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(enforced.stdout.utf8)) as? [String: Any])
+        #expect((report["plugins"] as? [Any])?.isEmpty == true, "no plugin loads")
+        let codes = (report["failures"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+        #expect(codes == ["sandbox_unavailable", "sandbox_unavailable"], "\(enforced.stdout)")
+        #expect((report["sandbox"] as? [String: Any])?["missing"] as? String != "")
+
+        let bestEffort = try Self.tryProbe("kill_parent", "", plugins: folder, prefix: [wrapper.path], extra: ["--sandbox", "best-effort"])
+        #expect(bestEffort.status == 0, "\(bestEffort.stderr)")
+        #expect(bestEffort.stderr.contains("warning: sandbox_unavailable: plugins run with a partial sandbox (missing: Landlock"))
+        #expect(bestEffort.stdout.contains("kill_parent: refused EPERM"), "seccomp still holds: \(bestEffort.stdout)")
+    }
+
+    @Test("as a user who is not root (setpriv nobody): the same refusals, the file is that user's own")
+    func notRoot() throws {
+        guard geteuid() == 0 else { return }  // only root can become another user; CI runs as root
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch)
+        chmod(scratch.url.path, 0o755)
+        // A file nobody owns and may read: only the sandbox stands between the plugin and it.
+        let secret = scratch.file("nobodys-secret")
+        try "nobody's secret\n".write(to: secret, atomically: false, encoding: .utf8)
+        chown(secret.path, 65534, 65534)
+        chmod(secret.path, 0o600)
+        let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--reset-env"]
+        let read = try Self.tryProbe("read", secret.path, plugins: folder, prefix: nobody)
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.contains("read: refused EACCES"), "\(read.stdout) \(read.stderr)")
+        #expect(read.stdout.contains("sandbox_denied"), "\(read.stdout)")
+        let kill = try Self.tryProbe("kill_parent", "", plugins: folder, prefix: nobody)
+        #expect(kill.stdout.contains("kill_parent: refused EPERM"), "\(kill.stdout) \(kill.stderr)")
+        let trace = try Self.tryProbe("ptrace_parent", "", plugins: folder, prefix: nobody)
+        #expect(trace.stdout.contains("ptrace_parent: refused EPERM"), "\(trace.stdout) \(trace.stderr)")
+    }
+
+    @Test("--grant reads ID=PERMISSION or is a usage error naming it; --in-process and --sandbox off say on stderr that the sandbox is off")
+    func grantsAndWarnings() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch)
+        let bad = try Self.graft(["list", "--grant", "test.hostile=network:none"], plugins: folder)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--grant test.hostile=network:none: expected ID=PERMISSION"), "\(bad.stderr)")
+        let inProcess = try Self.graft(["list", "--in-process"], plugins: folder)
+        #expect(inProcess.stderr.contains("outside the sandbox"), "\(inProcess.stderr)")
+        #expect(inProcess.stdout.contains("sandbox: none: plugin code runs in this process"))
+        let off = try Self.graft(["list", "--sandbox", "off"], plugins: folder)
+        #expect(off.stderr.contains("warning: --sandbox off"), "\(off.stderr)")
+        #expect(off.stdout.contains("sandbox: off"))
+    }
+}
