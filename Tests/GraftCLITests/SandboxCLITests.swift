@@ -105,6 +105,29 @@ struct SandboxCLITests {
         #expect(trace.stdout.contains("ptrace_parent: refused EPERM"), "\(trace.stdout) \(trace.stderr)")
     }
 
+    @Test("graft list shows each declared permission, granted or not; graft lock records them")
+    func permissionsShownAndLocked() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch, defines: ["HOSTILE_PORT": "4444"])
+        let plain = try Self.graft(["list"], plugins: folder)
+        #expect(plain.stdout.contains("  permissions:\n    network:4444  not granted  — Talks to its test server.\n    data  not granted  — Keeps what it learns."), "\(plain.stdout)")
+        let granted = try Self.graft(["list", "--grant", "test.hostile=network:4444"], plugins: folder)
+        #expect(granted.stdout.contains("    network:4444  granted  — Talks to its test server."), "\(granted.stdout)")
+        let json = try Self.graft(["list", "--json"], plugins: folder)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let hostile = try #require((report["plugins"] as? [[String: Any]])?.first { $0["id"] as? String == "test.hostile" })
+        let permissions = try #require(hostile["permissions"] as? [[String: Any]])
+        #expect(permissions.map { $0["permission"] as? String } == ["network:4444", "data"])
+        #expect(permissions.allSatisfy { $0["granted"] as? Bool == false && ($0["reason"] as? String)?.isEmpty == false })
+
+        let lock = scratch.file("graft.lock")
+        let locked = try Self.graft(["lock", "--lock-file", lock.path], plugins: folder)
+        #expect(locked.status == 0, "\(locked.stderr)")
+        #expect(locked.stdout.contains("grants: data, network:4444"), "\(locked.stdout)")
+        let written = try String(contentsOf: lock, encoding: .utf8)
+        #expect(written.contains("\"permissions\" : [\n        \"data\",\n        \"network:4444\"\n      ]"), "\(written)")
+    }
+
     @Test("--grant reads ID=PERMISSION or is a usage error naming it; --in-process and --sandbox off say on stderr that the sandbox is off")
     func grantsAndWarnings() throws {
         let scratch = try Scratch()

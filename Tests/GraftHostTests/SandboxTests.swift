@@ -181,6 +181,51 @@ struct SandboxTests {
         #expect(try Self.render(ungranted, act: "data", target: "kept.txt").text == "data: refused ENOENT")
     }
 
+    @Test("declared permissions are read with their reasons; a lock grants what it records and refuses a plugin that declares more")
+    func declaredAndLocked() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let assets = scratch.url.appendingPathComponent("assets")
+        try FileManager.default.createDirectory(at: assets, withIntermediateDirectories: true)
+        try "locked asset\n".write(to: assets.appendingPathComponent("a.txt"), atomically: false, encoding: .utf8)
+        let server = try LoopbackServer(reply: "pong")
+        let file = try Fixtures.build("hostile", into: folder, defines: ["HOSTILE_PORT": String(server.port), "HOSTILE_READ": "\"\(assets.path)\""])
+        let declared: [PermissionRequest] = [
+            PermissionRequest(.connect(ports: [server.port]), reason: "Talks to its test server."),
+            PermissionRequest(.dataFolder, reason: "Keeps what it learns."),
+            PermissionRequest(.read(folder: assets.path), reason: "Reads its assets."),
+        ]
+        // Declared, not granted: it loads and runs without them.
+        let plain = Self.host(folder)
+        #expect(plain.plugins.first?.permissions == declared)
+        #expect(try Self.render(plain, act: "connect", target: String(server.port)).text == "connect: refused EACCES")
+
+        func lockedHost(granting permissions: [Permission]) throws -> GraftHost {
+            let lock = scratch.file("graft.lock")
+            try LockFile(plugins: [
+                .init(id: "test.hostile", version: "1.0.0", file: "libhostile.so", sha256: GraftHost.contentHash(ofPluginAt: file.path), permissions: permissions)
+            ]).write(to: lock.path)
+            let host = GraftHost(
+                configuration: GraftConfiguration(
+                    searchPath: SearchPath(folders: [folder.path]), cacheFolder: nil, lockFile: lock.path,
+                    sandbox: SandboxSettings(dataFolder: scratch.file("data").path)),
+                logger: quietLogger)
+            host.loadPlugins()
+            return host
+        }
+        // Locked with every declared permission: granted by the lock alone.
+        let locked = try lockedHost(granting: declared.map(\.permission))
+        #expect(locked.failures.isEmpty, "\(locked.failures)")
+        #expect(try Self.render(locked, act: "connect", target: String(server.port)).text == "connect: ok pong")
+        #expect(try Self.render(locked, act: "read", target: assets.appendingPathComponent("a.txt").path).text == "read: ok locked asset")
+        // Locked with less than it declares: refused, naming what is missing.
+        let short = try lockedHost(granting: [.dataFolder])
+        #expect(short.plugins.isEmpty)
+        let error = try #require(short.failures.first?.error)
+        #expect(error.code == .pluginNotPinned)
+        #expect(error.message.contains("declares network:\(server.port) (Talks to its test server.)"), "\(error.message)")
+    }
+
     @Test("permissions read and print as the text people type")
     func permissionText() {
         for text in ["network:443", "network:80,443", "network:any", "read:/srv/assets", "data"] {

@@ -42,6 +42,20 @@ struct EntryTests {
         #expect(!HostSide.entry.pointee.`init`!(nil))
     }
 
+    @Test("the declared permissions are read through graft.permissions/1, each with its kind, ports or folder, and reason")
+    func permissions() throws {
+        let table = try #require(HostSide.factory(GRAFT_PERMISSIONS_ID, as: graft_permissions_t.self))
+        #expect(table.pointee.count!(table) == 3)
+        let connect = try #require(table.pointee.get!(table, 0)).pointee
+        #expect(connect.kind == UInt32(GRAFT_PERMISSION_CONNECT))
+        #expect(connect.port_count == 2 && connect.ports?[0] == 443 && connect.ports?[1] == 8443)
+        #expect(HostSide.string(connect.reason) == "Fetches the forecast.")
+        let read = try #require(table.pointee.get!(table, 1)).pointee
+        #expect(read.kind == UInt32(GRAFT_PERMISSION_READ) && HostSide.string(read.path) == "/srv/assets")
+        #expect(try #require(table.pointee.get!(table, 2)).pointee.kind == UInt32(GRAFT_PERMISSION_DATA))
+        #expect(table.pointee.get!(table, 3) == nil)
+    }
+
     @Test("get_factory returns each factory by the header's ids and NULL for any other id")
     func factories() {
         #expect(HostSide.factory(GRAFT_COMPONENT_FACTORY_ID, as: graft_component_factory_t.self) != nil)

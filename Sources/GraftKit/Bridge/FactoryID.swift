@@ -5,4 +5,5 @@ enum FactoryID {
     static let component: String = GRAFT_COMPONENT_FACTORY_ID
     static let validator: String = GRAFT_VALIDATOR_FACTORY_ID
     static let action: String = GRAFT_ACTION_FACTORY_ID
+    static let permissions: String = GRAFT_PERMISSIONS_ID
 }

@@ -17,11 +17,37 @@ enum RegistrationCheck {
         problems += duplicates(registration.components.map { "component \"\($0.key)\" version \($0.version)" })
         problems += duplicates(registration.validators.map { "validator \"\($0.name)\" version \($0.version)" })
         problems += duplicates(registration.actions.map { "action \"\($0.key)\" version \($0.version)" })
+        problems += info.permissions.flatMap(check)
+        if info.permissions.count > Int(GRAFT_MAX_PERMISSIONS) {
+            problems.append("\(info.permissions.count) permissions declared; graft.h allows at most \(GRAFT_MAX_PERMISSIONS).")
+        }
         for (what, count) in [("components", registration.components.count),
                               ("validators", registration.validators.count),
                               ("actions", registration.actions.count)]
         where count > Int(GRAFT_MAX_DESCRIPTORS) {
             problems.append("\(count) \(what) registered; graft.h allows at most \(GRAFT_MAX_DESCRIPTORS) per factory.")
+        }
+        return problems
+    }
+
+    /// The rules the host's descriptor reader applies to a declared permission.
+    private static func check(_ permission: PluginPermission) -> [String] {
+        var problems: [String] = []
+        let reason = permission.reason
+        if reason.isEmpty { problems.append("A permission has no reason; say why the plugin needs it.") }
+        if reason.utf8.count > 512 { problems.append("A permission's reason has \(reason.utf8.count) bytes; the most is 512.") }
+        if reason.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }) {
+            problems.append("A permission's reason holds control characters.")
+        }
+        switch permission.kind {
+        case .connect(let ports):
+            if ports.isEmpty || ports.count > Int(GRAFT_MAX_PORTS) || ports.contains(0) {
+                problems.append("networkConnections(ports:) needs 1 to \(GRAFT_MAX_PORTS) ports, none of them 0.")
+            }
+        case .read(let folder):
+            if !folder.hasPrefix("/") || folder.utf8.count > 4096 { problems.append("readFolder(\"\(folder)\") needs an absolute path.") }
+        case .anyNetwork, .dataFolder:
+            break
         }
         return problems
     }

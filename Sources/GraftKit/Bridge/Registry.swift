@@ -22,6 +22,9 @@ final class Registry: @unchecked Sendable {
     let componentFactory: UnsafePointer<graft_component_factory_t>?
     let validatorFactory: UnsafePointer<graft_validator_factory_t>?
     let actionFactory: UnsafePointer<graft_action_factory_t>?
+    /// The declared permissions as graft.h lays them out, and their table (nil when none).
+    let permissionEntries: UnsafePointer<graft_permission_t>?
+    let permissionsTable: UnsafePointer<graft_permissions_t>?
     private let componentIndex: [String: Int]
 
     init(info: PluginInfo, registration: PluginRegistration, host: HostConnection) {
@@ -60,8 +63,18 @@ final class Registry: @unchecked Sendable {
                     return registry.actionDescriptors.map { $0 + Int(index) }
                 }))
         }
+        permissionEntries = valid ? PermanentMemory.array(info.permissions.map(Self.entry)) : nil
+        permissionsTable = permissionEntries.map { _ in
+            PermanentMemory.single(graft_permissions_t(
+                count: { table in UInt32(DescriptorOwners.owner(ofFactory: table)?.info.permissions.count ?? 0) },
+                get: { table, index in
+                    guard let registry = DescriptorOwners.owner(ofFactory: table),
+                          Int(index) < registry.info.permissions.count else { return nil }
+                    return registry.permissionEntries.map { $0 + Int(index) }
+                }))
+        }
         for factory in [componentFactory.map(UnsafeRawPointer.init), validatorFactory.map(UnsafeRawPointer.init),
-                        actionFactory.map(UnsafeRawPointer.init)].compactMap({ $0 }) {
+                        actionFactory.map(UnsafeRawPointer.init), permissionsTable.map(UnsafeRawPointer.init)].compactMap({ $0 }) {
             DescriptorOwners.record(factory: factory, registry: self)
         }
         if let table = validatorDescriptors { DescriptorOwners.record(table, count: validators.count, registry: self) }
@@ -78,8 +91,29 @@ final class Registry: @unchecked Sendable {
         case FactoryID.component: componentFactory.map(UnsafeRawPointer.init)
         case FactoryID.validator: validatorFactory.map(UnsafeRawPointer.init)
         case FactoryID.action: actionFactory.map(UnsafeRawPointer.init)
+        case FactoryID.permissions: permissionsTable.map(UnsafeRawPointer.init)
         default: nil
         }
+    }
+
+    /// One permission as graft.h lays it out, in memory that is never freed.
+    private static func entry(_ permission: PluginPermission) -> graft_permission_t {
+        var entry = graft_permission_t()
+        entry.reason = PermanentMemory.string(permission.reason)
+        switch permission.kind {
+        case .connect(let ports):
+            entry.kind = UInt32(GRAFT_PERMISSION_CONNECT)
+            entry.ports = PermanentMemory.array(ports)
+            entry.port_count = UInt32(ports.count)
+        case .anyNetwork:
+            entry.kind = UInt32(GRAFT_PERMISSION_NETWORK)
+        case .read(let folder):
+            entry.kind = UInt32(GRAFT_PERMISSION_READ)
+            entry.path = PermanentMemory.string(folder)
+        case .dataFolder:
+            entry.kind = UInt32(GRAFT_PERMISSION_DATA)
+        }
+        return entry
     }
 
     private static func indexKey(_ key: String, _ version: Int) -> String {

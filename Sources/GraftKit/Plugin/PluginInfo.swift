@@ -7,13 +7,16 @@ public struct PluginInfo: Sendable, Hashable {
     public var name: String
     public var vendor: String?
     public var description: String?
+    /// What the plugin needs beyond its sandbox, each with its reason.
+    public var permissions: [PluginPermission]
 
     public init(id: String, version: String, name: String, vendor: String? = nil,
-                description: String? = nil) {
+                description: String? = nil, permissions: [PluginPermission] = []) {
         self.id = id
         self.version = version
         self.name = name
         self.vendor = vendor
         self.description = description
+        self.permissions = permissions
     }
 }

@@ -7,6 +7,8 @@
 // "<act>: ok <detail>" or "<act>: refused <errno name>". Validator `probe` (generic): the value is the act, the
 // first param the target; valid when the act succeeded, else invalid with the same words. Action `probe`
 // (params `act`, `target`): sets the variable `outcome` to the same words.
+// Built with -DHOSTILE_PORT=N it declares (graft.permissions/1) TCP connections to port N, reading the folder
+// HOSTILE_READ when that is defined too, and a data folder.
 // Built with -DHOSTILE_CONSTRUCTOR_ACT='"kill_parent"' (and -DHOSTILE_CONSTRUCTOR_TARGET='"…"'), the act runs in a
 // constructor, while the plugin is being loaded; -DHOSTILE_INIT_ACT likewise in `init`. Those outcomes go to stderr.
 //
@@ -321,7 +323,33 @@ static bool hostile_init(const graft_host_t *host) {
     return true;
 }
 
+#ifdef HOSTILE_PORT
+static const uint16_t permission_ports[] = {HOSTILE_PORT};
+static const graft_permission_t permission_list[] = {
+    {.kind = GRAFT_PERMISSION_CONNECT, .ports = permission_ports, .port_count = 1, .reason = "Talks to its test server."},
+    {.kind = GRAFT_PERMISSION_DATA, .reason = "Keeps what it learns."},
+#ifdef HOSTILE_READ
+    {.kind = GRAFT_PERMISSION_READ, .path = HOSTILE_READ, .reason = "Reads its assets."},
+#endif
+};
+
+static uint32_t permission_count(const graft_permissions_t *permissions) {
+    (void)permissions;
+    return sizeof permission_list / sizeof permission_list[0];
+}
+
+static const graft_permission_t *permission_at(const graft_permissions_t *permissions, uint32_t index) {
+    (void)permissions;
+    return index < permission_count(permissions) ? &permission_list[index] : NULL;
+}
+
+static const graft_permissions_t permissions = {permission_count, permission_at};
+#endif
+
 static const void *hostile_get_factory(const char *factory_id) {
+#ifdef HOSTILE_PORT
+    if (strcmp(factory_id, GRAFT_PERMISSIONS_ID) == 0) return &permissions;
+#endif
     if (strcmp(factory_id, GRAFT_COMPONENT_FACTORY_ID) == 0) return &component_factory;
     if (strcmp(factory_id, GRAFT_VALIDATOR_FACTORY_ID) == 0) return &validator_factory;
     if (strcmp(factory_id, GRAFT_ACTION_FACTORY_ID) == 0) return &action_factory;

@@ -5,7 +5,12 @@ import GraftKit
 enum TestPlugin: GraftPlugin {
     static let info = PluginInfo(
         id: "dev.graft.kit-test", version: "0.0.1", name: "GraftKit test plugin",
-        vendor: "Graft tests")
+        vendor: "Graft tests",
+        permissions: [
+            .networkConnections(ports: [443, 8443], reason: "Fetches the forecast."),
+            .readFolder("/srv/assets", reason: "Shows the pictures in it."),
+            .dataFolder(reason: "Keeps the last forecast."),
+        ])
 
     static func register(in plugin: PluginRegistration) {
         plugin.registerCustomComponent(key: "minimal", version: 1, definition: CustomComponentDefinition(
