@@ -2,6 +2,10 @@ import FoundationEssentials
 import GraftHost
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The host's side of `graft check --conformance`: each test runs in a child
 /// of its own (`graft-scanner conform`, started and reaped by `ChildProcess`
 /// like every Graft child), so a plugin that crashes or hangs in one test
@@ -43,17 +47,36 @@ package struct ConformanceSupervisor: Sendable {
                 .scannerUnavailable,
                 "conformance tests run each in a child process, and no graft-scanner was found (beside graft, through GRAFT_SCANNER or on PATH); `swift build --product graft-scanner` builds it.")
         }
+        // Each test's child is granted what the plugin declares (a data folder
+        // of its own for this run): an act it is still refused is a finding.
+        var sandbox = self.sandbox
+        var dataFolder: String?
+        defer { if let dataFolder { try? FileManager.default.removeItem(atPath: dataFolder) } }
+        if let request = sandbox {
+            let described = GraftHost.check(pluginAt: path, scanning: scanning, sandbox: SandboxSettings(mode: request.mode), logger: logger)
+            if let plugin = described.plugin, !plugin.permissions.isEmpty {
+                var template = Array((FileManager.default.temporaryDirectory.path + "/graft-conformance-XXXXXX").utf8CString)
+                dataFolder = mkdtemp(&template).map { String(cString: $0) }
+                let settings = SandboxSettings(
+                    mode: request.mode, grants: [plugin.id: plugin.permissions.map(\.permission)], dataFolder: dataFolder)
+                sandbox = try settings.request(forPlugin: plugin.id)
+            }
+        }
         var results: [ConformanceResult] = []
-        for test in tests { results.append(try run(test, on: file, executable: executable)) }
+        for test in tests { results.append(try run(test, on: file, executable: executable, sandbox: sandbox)) }
         return ConformanceReport(path: path, strict: strict, results: results)
     }
 
-    private func run(_ test: ConformanceTest, on file: PluginFile, executable: String) throws(GraftError) -> ConformanceResult {
+    private func run(
+        _ test: ConformanceTest, on file: PluginFile, executable: String, sandbox: ChildSandbox.Request?
+    ) throws(GraftError) -> ConformanceResult {
         let started = ContinuousClock.now
         let deadline = testTimeout ?? test.deadline
         let output = { (line: String) in self.logger.notice("\(test.name): \(line)", metadata: ["plugin": "\(file.path)"]) }
+        let data = sandbox.flatMap { request in request.policy.writeFolders.first }
         let child = try ChildProcess.startGraftChild(
-            executable: executable, arguments: ["conform"], sandbox: sandbox, logger: logger, onOutput: output)
+            executable: executable, arguments: ["conform"], environment: data.map { ["GRAFT_DATA_DIR": $0] } ?? [:],
+            sandbox: sandbox, logger: logger, onOutput: output)
         var request = WireWriter()
         request.string(test.name)
         request.string(file.path)
@@ -61,8 +84,16 @@ package struct ConformanceSupervisor: Sendable {
         // What the child said it was about to do: where a crash or hang happened.
         var step = (key: "plugin", what: "starting the test")
         func result(_ verdict: ConformanceVerdict) -> ConformanceResult {
-            ConformanceResult(
-                test: test, findings: verdict.findings, notes: verdict.notes, skipReason: verdict.skipReason,
+            // What the sandbox refused the plugin during the test (its filter
+            // tells the host, whatever the test's process says or does).
+            let refused = child.sandboxDenials().map { denial in
+                ConformanceFinding(
+                    .warning, key: "sandbox",
+                    expected: "no act the sandbox refuses, or a permission declared for it (graft.permissions/1)",
+                    actual: "refused: \(denial.act.escapingControls) (\(denial.call))", code: .sandboxDenied)
+            }
+            return ConformanceResult(
+                test: test, findings: verdict.findings + refused, notes: verdict.notes, skipReason: verdict.skipReason,
                 duration: ContinuousClock.now - started)
         }
         func died(_ actual: String, _ code: GraftError.Code) -> ConformanceResult {

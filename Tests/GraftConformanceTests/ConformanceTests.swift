@@ -44,6 +44,25 @@ struct ConformanceTests {
         try ConformanceSupervisor(tests: tests, strict: strict, testTimeout: timeout, logger: quietLogger).check(pluginAt: path.path)
     }
 
+    @Test("an act the sandbox refuses during a test is a warning naming it; a permission the plugin declares is granted for the run")
+    func sandboxRefusals() throws {
+        let scratch = try Scratch()
+        let tests: [ConformanceTest] = [.entryAndABI, .renderTextAndHTML]
+        let reading = try Fixtures.build(
+            "hostile", into: scratch.url.appendingPathComponent("reading"), defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"read\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"/etc/shadow\""])
+        let report = try Self.check(reading, tests: tests)
+        for result in report.results {
+            #expect(result.outcome(strict: false) == .warned && result.outcome(strict: true) == .failed, "\(result.test.name)")
+            #expect(result.findings.contains { $0.key == "sandbox" && $0.code == .sandboxDenied && $0.actual == "refused: read /etc/shadow (openat)" }, "\(result.findings)")
+        }
+        // The same act on a declared, granted folder: no finding.
+        let granted = try Fixtures.build(
+            "hostile", into: scratch.url.appendingPathComponent("granted"),
+            defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"read\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"/etc/hostname\"", "HOSTILE_PORT": "4444", "HOSTILE_READ": "\"/etc\""])
+        let clean = try Self.check(granted, tests: tests, strict: true)
+        #expect(clean.results.allSatisfy { $0.findings.isEmpty }, "\(clean.results.flatMap(\.findings))")
+    }
+
     @Test("the fixture as it is passes every test, its declared interaction included")
     func goodPluginPasses() throws {
         let scratch = try Scratch()

@@ -88,7 +88,8 @@ package enum ScannerService {
     /// Ends the child: no plugin's deinit or destructor runs, and the image
     /// folder a copying host made is removed first.
     package static func finish() -> Never {
-        ImageStore.removeFolders(ofProcess: getpid())
+        // A sandboxed child maps from memory and made no folder (nor may it list /dev/shm).
+        if !ChildSandbox.isEntered { ImageStore.removeFolders(ofProcess: getpid()) }
         _exit(0)
     }
 

@@ -237,7 +237,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// The acts the sandbox refused this child before it had sent `end`
     /// bytes (`lastFrameEnd`: those made while the request just answered was
     /// served), oldest first; all of them when nil.
-    func sandboxDenials(before end: UInt64? = nil) -> [SandboxDenial] {
+    package func sandboxDenials(before end: UInt64? = nil) -> [SandboxDenial] {
         sandboxWatch?.take(before: end) ?? []
     }
 
