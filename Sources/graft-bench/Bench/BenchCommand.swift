@@ -12,7 +12,7 @@ struct Bench: ParsableCommand {
         commandName: "graft bench",
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load, hotswap, discovery, isolation (default: all), and workbench (run only
+            Parts: registry, components, validators, load, hotswap, discovery, isolation, sandbox (default: all), and workbench (run only
             when named: it drives headless Chromium, from Debian's chromium and chromium-driver). Build with -c release first
             (with the Swift runtime linked into the executables, as they ship):
               swift build -c release --static-swift-stdlib && .build/release/graft bench
@@ -20,7 +20,7 @@ struct Bench: ParsableCommand {
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, discovery, isolation, workbench, all
+        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, workbench, all
     }
 
     @Argument(help: "The parts to run.")
@@ -40,6 +40,9 @@ struct Bench: ParsableCommand {
 
     @Option(help: "Swaps timed by the hotswap part through the watcher, each with a live instance moving across.")
     var watchedSwaps: Int = 100
+
+    @Option(help: "Child starts timed each way, sandboxed and not (sandbox part).")
+    var sandboxStarts: Int = 90
 
     @Option(help: "Isolated swaps of the Swift plugin before the host's memory is read (isolation part).")
     var isolatedSwaps: Int = 1000
@@ -120,6 +123,10 @@ struct Bench: ParsableCommand {
 
         if selected.contains(.isolation) {
             attempt("isolation") { try IsolationBench.run(folder: folder, iterations: iterations, swaps: isolatedSwaps) }
+        }
+
+        if selected.contains(.sandbox) {
+            attempt("sandbox") { try SandboxBench.run(folder: folder, iterations: iterations, starts: sandboxStarts) }
         }
 
         if selected.contains(.workbench) {

@@ -1,0 +1,67 @@
+import Dispatch
+import FoundationEssentials
+import GraftHost
+
+/// `graft bench sandbox`: what the sandbox costs a child and a call.
+///
+/// Both figures are measured against the same work without the sandbox, in
+/// interleaved rounds: starting a runner child up to its hello (the sandbox
+/// adds the Landlock rules, the seccomp filter and the listener's hand-over),
+/// and an isolated render round trip (the plugin's render makes no call the
+/// filter asks about, so the sandbox should cost it nothing).
+enum SandboxBench {
+    static func run(folder: URL, iterations: Int, starts: Int) throws -> BenchPart {
+        var part = BenchPart(name: "sandbox")
+        guard let executable = ScannerLocation.find(configured: nil) else {
+            throw BenchPlugin.CompileError(description: "no graft-scanner beside graft-bench")
+        }
+        let support = SandboxSupport.current
+        part.notes.append("sandbox in force: \(SandboxSupport.summary(mode: .enforced, inProcess: false, status: support))")
+
+        // Child start: spawn, enter the sandbox (or not), hello; then stop and reap.
+        let request = ChildSandbox.Request(mode: .bestEffort)
+        let startBodies: [(Int) -> Void] = [
+            { _ in Self.startAndStop(executable, sandbox: nil) },
+            { _ in Self.startAndStop(executable, sandbox: request) },
+        ]
+        let rounds = 9
+        let perRound = max(starts / rounds, 3)
+        let (starting, startP99) = IsolationBench.interleavedSamples(rounds: rounds, perRound: perRound, startBodies)
+        part.figure("child_start_unsandboxed_p50_ms", starting[0].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[0] / 1e6)))")
+        part.figure("child_start_sandboxed_p50_ms", starting[1].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[1] / 1e6)))")
+        part.ratio("child start: sandboxed / unsandboxed (p50)", starting[1].p50 / starting[0].p50, target: "<= 1.2")
+
+        // An isolated render round trip, each host with its own runner child.
+        let plugins = folder.appendingPathComponent("sandbox")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        _ = try BenchPlugin.build(into: plugins, name: "libbench_echo.so", defines: [])
+        func host(_ mode: SandboxSettings.Mode) throws -> (GraftHost, ComponentInstance) {
+            let host = GraftHost(
+                configuration: GraftConfiguration(
+                    searchPath: SearchPath(folders: [plugins.path]), cacheFolder: nil, isolation: .perPlugin,
+                    sandbox: SandboxSettings(mode: mode)),
+                logger: quietLogger)
+            host.loadPlugins()
+            let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+            _ = try echo.render()
+            return (host, echo)
+        }
+        let (plainHost, plain) = try host(.off)
+        let (sandboxedHost, sandboxed) = try host(.bestEffort)
+        defer { _ = (plainHost, sandboxedHost) }
+        let perCall = max(iterations / 100, 200)
+        let (rendering, renderP99) = IsolationBench.interleavedSamples(
+            rounds: rounds, perRound: perCall, [{ _ in _ = try? plain.render() }, { _ in _ = try? sandboxed.render() }])
+        part.figure("render_unsandboxed_p50_us", rendering[0].p50 / 1000, "µs (p99 \(BenchPart.format(renderP99[0] / 1000)))")
+        part.figure("render_sandboxed_p50_us", rendering[1].p50 / 1000, "µs (p99 \(BenchPart.format(renderP99[1] / 1000)))")
+        part.ratio("isolated render: sandboxed / unsandboxed (p50)", rendering[1].p50 / rendering[0].p50, target: "<= 1.05")
+        return part
+    }
+
+    private static func startAndStop(_ executable: String, sandbox: ChildSandbox.Request?) {
+        guard let child = try? ChildProcess.startGraftChild(
+            executable: executable, arguments: ["serve"], sandbox: sandbox, onOutput: { _ in })
+        else { return }
+        child.finish()
+    }
+}
