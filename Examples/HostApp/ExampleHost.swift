@@ -70,6 +70,7 @@ struct ExampleHost: ParsableCommand {
         let host = makeHost()
         let log = ActionLog(capacity: logCapacity)
         log.recordSwaps(of: host)
+        log.recordSandboxDenials(of: host)
         let watcher: PluginWatcher?
         do {
             watcher = watch ? try host.watchPluginFolders() : nil

@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "graft_child.h"
@@ -118,6 +119,16 @@ int graft_die_with_parent(pid_t expected_parent) {
     /* The parent may have died between our fork and the prctl. */
     if (getppid() != expected_parent) _exit(70);
     return 0;
+}
+
+int graft_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
 }
 
 int graft_limit_address_space(unsigned long long bytes) {

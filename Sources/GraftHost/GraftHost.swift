@@ -54,6 +54,8 @@ public final class GraftHost: Sendable {
     let tracker = InstanceTracker()
     /// The latest acts the sandbox refused each plugin, by its path (see `noteSandboxDenials`).
     let sandboxDenialLog = Locked<[String: [SandboxDenial]]>([:])
+    /// Told of every refused act (`addSandboxObserver`), by token.
+    let sandboxObservers = Locked<[Int: @Sendable (_ pluginID: String?, _ path: String, [GraftWarning]) -> Void]>([:])
 
     struct State: Sendable {
         /// Loaded plugins by real path (`order` keeps their load order).

@@ -64,6 +64,7 @@ public final class Workbench: Sendable {
     @discardableResult
     public func start() async throws -> WorkbenchAddress {
         log.recordSwaps(of: host)
+        log.recordSandboxDenials(of: host)
         let address = try await server.start(port: options.port)
         let relay = LogRelay(log: log, hub: parts.hub)
         let swaps = SwapRelay(host: host, hub: parts.hub, sessions: parts.sessions, flow: parts.flow)

@@ -167,3 +167,25 @@ struct ActionLogTests {
         #expect(skipped == 15)
     }
 }
+
+@Suite("Action log: the sandbox")
+struct ActionLogSandboxTests {
+    @Test("an act the sandbox refuses a plugin is a warning record naming the plugin, as it happens")
+    func sandboxDenials() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: nil),
+            logger: quietLogger)
+        host.loadPlugins()
+        let log = ActionLog(capacity: 100)
+        log.recordSandboxDenials(of: host)
+        let probe = try host.makeInstance(of: ComponentReference(key: "probe"), inputs: ["act": "kill_parent", "target": ""])
+        #expect(try probe.render().text == "kill_parent: refused EPERM")
+        let records = log.records(matching: ActionLogFilter(pluginID: "test.hostile"))
+        #expect(records.map(\.kind) == [.warning])
+        #expect(records.first?.warnings.map(\.code) == [.sandboxDenied])
+        #expect(records.first?.warnings.first?.message.contains("send signal 9 to process \(getpid())") == true)
+    }
+}

@@ -37,6 +37,11 @@ ssize_t graft_receive_with_fd(int socket, void *buffer, size_t capacity, int *fd
  * Returns 0, or an errno value. */
 int graft_die_with_parent(pid_t expected_parent);
 
+/* A descriptor that becomes readable when process `pid` (a child of the
+ * caller) exits, whoever still holds its other descriptors (pidfd_open,
+ * close-on-exec). Returns it, or -1 with errno set (kernels before 5.3). */
+int graft_pidfd_open(pid_t pid);
+
 /* Limits the calling process's address space to `bytes` (RLIMIT_AS).
  * Returns 0, or an errno value. */
 int graft_limit_address_space(unsigned long long bytes);

@@ -82,6 +82,16 @@ public final class ActionLog: Sendable {
         host.addSwapObserver { [weak self] swap in self?.record(ActionLogRecord(swap)) }
     }
 
+    /// Records every act the sandbox refuses a plugin of `host` from now on,
+    /// as a warning record naming the plugin (`sandbox_denied`). Returns the
+    /// host's observer token.
+    @discardableResult
+    public func recordSandboxDenials(of host: GraftHost) -> Int {
+        host.addSandboxObserver { [weak self] pluginID, _, warnings in
+            self?.record(ActionLogRecord(pluginID: pluginID, warnings: warnings, detail: .warning))
+        }
+    }
+
     /// Forgets every record; sequence numbers keep counting.
     public func removeAll() {
         state.withLock { $0.records.removeAll() }

@@ -180,6 +180,7 @@ final class RegistryCache: @unchecked Sendable {
                 return "could not create \(folder): \(String(describing: error))"
             }
         }
+        if let problem = folderProblem() { return problem }
         let bytes = Self.encode(merged)
         let temporary = "\(file).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -209,8 +210,26 @@ final class RegistryCache: @unchecked Sendable {
             && Int64(status.st_size) == entry.identity.size
     }
 
+    /// Why the cache's folder may not be trusted, or nil: it must be a real
+    /// folder (not a link) that only this user owns and can write, or
+    /// another user could plant a cache there (with forged descriptions).
+    private func folderProblem() -> String? {
+        let folder = FilePaths.folder(of: file)
+        var status = stat()
+        guard lstat(folder, &status) == 0 else { return nil }  // made by save(), with mode 0700
+        guard (status.st_mode & S_IFMT) == S_IFDIR, status.st_uid == geteuid(), status.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
+            return "\(folder) is not a folder of this user's that only this user can write: the cache in it is ignored and not written"
+        }
+        return nil
+    }
+
     private func read(quietly: Bool = false) -> [String: Entry] {
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if let problem = folderProblem() {
+            if !quietly { self.problem = problem }
+            return [:]
+        }
+        // O_NONBLOCK: a FIFO planted at the cache's name must not hang the host.
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return [:] }  // no cache yet
         defer { close(descriptor) }
         var status = stat()

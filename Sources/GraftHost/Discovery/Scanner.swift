@@ -200,10 +200,16 @@ final class Scanner: @unchecked Sendable {
                 var reader = WireReader(payload)
                 switch header.kind {
                 case .described:
-                    if let info = try? reader.plugin(path: file.path) { return .described(info) }
-                    return abandon(child, file, "sent a description that does not decode")
+                    guard let info = try? reader.plugin(path: file.path) else {
+                        return abandon(child, file, "sent a description that does not decode")
+                    }
+                    let problems = info.ruleProblems
+                    guard problems.isEmpty else {
+                        return abandon(child, file, "sent a description that breaks graft.h's rules (\(problems.joined(separator: "; ")))")
+                    }
+                    return .described(info)
                 case .refused:
-                    let errors = try? reader.list { (reader) throws(Wire.Violation) in try reader.error(path: file.path) }
+                    let errors = try? reader.list { (reader) throws(Wire.Violation) in try reader.childError(path: file.path) }
                     if let errors, !errors.isEmpty { return .refused(errors) }
                     return abandon(child, file, "sent a refusal that does not decode")
                 default:

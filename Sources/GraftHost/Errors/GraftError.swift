@@ -117,3 +117,19 @@ public struct GraftWarning: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(code.rawValue): \(message)" }
 }
+
+extension GraftError.Code {
+    /// The codes a child process (scanner, runner) may send about the plugin
+    /// it runs: how the plugin's file, descriptors or calls failed. The
+    /// host's own verdicts (trust, pins, quarantine, the sandbox, crashes and
+    /// deadlines) are the host's to give; a child that sends one is killed.
+    package static let reportableByChild: Set<GraftError.Code> = [
+        .pluginNotFound, .notASharedLibrary, .dlopenFailed, .entrySymbolMissing, .abiIncompatible, .invalidDescriptor,
+        .pluginInitFailed, .permissionDenied, .pluginTooLarge, .invalidFileName, .outputTooLarge,
+        .duplicateComponent, .customComponentNotFound, .componentVersionMismatch, .invalidReference,
+        .inputTypeMismatch, .inputMissing, .unknownInput, .undeclaredEvent, .payloadSchemaMismatch, .contractMismatch,
+        .instanceCreateFailed, .renderFailed, .instanceClosed, .unknownInteraction, .interactionRefused, .invalidConfig,
+        .invalidJSON, .validatorNotFound, .invalidSignature, .invalidParam, .actionNotFound, .actionFailed,
+        .duplicateValidator, .duplicateAction,
+    ]
+}

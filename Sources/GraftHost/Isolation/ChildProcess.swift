@@ -30,6 +30,10 @@ package final class ChildProcess: @unchecked Sendable {
     private let output: Int32
     /// The read end of the child's progress pipe (its descriptor 4), or -1.
     private let progress: Int32
+    /// Readable once the child has exited (pidfd), or -1: a child that dies
+    /// is seen dead at once, even when a process it left behind still holds
+    /// its socket.
+    private var exited: Int32 = -1
     private var received: [UInt8] = []
     private var pendingOutput: [UInt8] = []
     private var reaped: Termination?
@@ -148,6 +152,7 @@ package final class ChildProcess: @unchecked Sendable {
         output = pipeEnds[0]
         self.progress = progressEnds[0]
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+        exited = graft_pidfd_open(pid)
     }
 
     /// How long a new child may take to say hello.
@@ -305,6 +310,7 @@ package final class ChildProcess: @unchecked Sendable {
     deinit {
         stop()
         if receivedListener >= 0 { close(receivedListener) }
+        if exited >= 0 { close(exited) }
         close(channel)
         close(output)
         if progress >= 0 { close(progress) }
@@ -377,10 +383,16 @@ package final class ChildProcess: @unchecked Sendable {
             let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
             var descriptors = [
                 pollfd(fd: channel, events: Int16(POLLIN), revents: 0), pollfd(fd: output, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: exited, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, 2, Int32(clamping: milliseconds))
+            let ready = poll(&descriptors, exited >= 0 ? 3 : 2, Int32(clamping: milliseconds))
             if ready < 0 && errno != EINTR { return .closed }
             if descriptors[1].revents != 0 { drainOnce(onOutput, budget: &outputBudget, dropped: &droppedOutput) }
+            if descriptors[0].revents == 0 && exited >= 0 && descriptors[2].revents != 0 {
+                // Gone, and nothing of it left to read: closed, whoever holds the socket.
+                flushOutput(onOutput)
+                return .closed
+            }
             guard descriptors[0].revents != 0 else { continue }
             let count = receiveAvailable()
             if count > 0 { continue }

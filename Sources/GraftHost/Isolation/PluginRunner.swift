@@ -144,6 +144,7 @@ final class PluginRunner: @unchecked Sendable {
         }
         let events = arrived
         arrived = []
+        arrivedBytes = 0
         lock.unlock()
         // Outside the lock: a handler may call into the same plugin.
         for event in events { event.context.deliver(event.name, payload: event.payload, warnings: event.warnings) }
@@ -152,6 +153,10 @@ final class PluginRunner: @unchecked Sendable {
 
     /// Events that arrived during the current call, delivered once it is over. Guarded by `lock`.
     private var arrived: [(context: InstanceContext, name: String, payload: GraftValue?, warnings: [GraftWarning])] = []
+    /// Their bytes on the wire, counted as they arrive: past `limits.output`,
+    /// or past `eventLimit` events, the call fails and the child is killed.
+    private var arrivedBytes = 0
+    static let eventLimit = 1024
 
     private func callLocked(
         _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance?,
@@ -282,8 +287,20 @@ final class PluginRunner: @unchecked Sendable {
             throw died(child, plugin: plugin, what: "loading it", stage: "while it was loaded")
         }
         var answer = try wait(for: nextID, from: child, plugin: plugin, what: "loading it", deadline: limits.load)
-        guard answer.kind == .loaded, let slot = try? answer.reader.u32() else {
+        guard answer.kind == .loaded, let slot = try? answer.reader.u32(), let mapped = try? answer.reader.plugin(path: plugin.info.path)
+        else {
             throw abandon(child, plugin: plugin, "answered a load with \(answer.kind)")
+        }
+        // The plugin must declare in its runner what its scan recorded, as it
+        // must when mapped in process: a build that tells each process
+        // something else is refused.
+        guard mapped.declaresSame(as: plugin.info) else {
+            reset(child)
+            child.stop()
+            throw GraftError(
+                .invalidDescriptor,
+                "\(plugin.info.path) declares other components, validators, actions or permissions in its runner than when it was scanned; it is refused, as it would be in process.",
+                path: plugin.info.path)
         }
         slots[ObjectIdentifier(plugin)] = slot
         return slot
@@ -343,7 +360,7 @@ final class PluginRunner: @unchecked Sendable {
                 throw GraftError(.pluginRestarted, "the answer to \(what) was lost; \(what) must be asked again.")
             }
             if answer.kind == .failed {
-                guard let error = try? answer.reader.error(path: plugin.info.path) else {
+                guard let error = try? answer.reader.childError(path: plugin.info.path) else {
                     throw GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': its runner sent an error that does not decode for \(what).", path: plugin.info.path)
                 }
                 throw error
@@ -352,6 +369,7 @@ final class PluginRunner: @unchecked Sendable {
         }
         let events = arrived
         arrived = []
+        arrivedBytes = 0
         lock.unlock()
         for event in events { event.context.deliver(event.name, payload: event.payload, warnings: event.warnings) }
         return try result.get()
@@ -413,11 +431,24 @@ final class PluginRunner: @unchecked Sendable {
             case .frame(let header, let payload):
                 var reader = WireReader(payload)
                 if header.kind == .emitted {
+                    arrivedBytes += payload.count
+                    guard arrived.count < Self.eventLimit, arrivedBytes <= limits.output else {
+                        reset(child)
+                        child.stop()
+                        arrived = []
+                        arrivedBytes = 0
+                        let error = GraftError(
+                            .outputTooLarge,
+                            "plugin '\(plugin.info.id)' emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events in \(what); its process was killed and starts again on the next call.",
+                            path: plugin.info.path)
+                        noteCrash(of: plugin, error)
+                        throw error
+                    }
                     deliver(&reader)
                     continue
                 }
                 if unanswered.remove(header.id) != nil {
-                    if header.kind == .failed, let error = try? reader.error(path: plugin.info.path) { logger.warning("\(error)") }
+                    if header.kind == .failed, let error = try? reader.childError(path: plugin.info.path) { logger.warning("\(error)") }
                     continue
                 }
                 if header.id != id, expected.remove(header.id) != nil {
@@ -428,8 +459,8 @@ final class PluginRunner: @unchecked Sendable {
                 noteDenials(child.sandboxDenials(before: child.lastFrameEnd), of: plugin)
                 guard header.id == id else { throw abandon(child, plugin: plugin, "answered request \(header.id) while \(id) was asked") }
                 if header.kind == .failed {
-                    throw (try? reader.error(path: plugin.info.path))
-                        ?? abandon(child, plugin: plugin, "sent an error that does not decode")
+                    throw (try? reader.childError(path: plugin.info.path))
+                        ?? abandon(child, plugin: plugin, "sent an error that does not decode, or carries a code only the host may give")
                 }
                 return Answer(kind: header.kind, reader: reader)
             case .closed:

@@ -113,9 +113,11 @@ package enum RunnerService {
                         configuration: GraftConfiguration(
                             searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
                         logger: logger)
-                    _ = try host.loadInRunner(file, mapping: ChildSandbox.mapping(copy: copy))
+                    let plugin = try host.loadInRunner(file, mapping: ChildSandbox.mapping(copy: copy))
                     slots.append(host)
                     writer.u32(UInt32(slots.count - 1))
+                    // What it declares here: the host holds it to what the scan saw.
+                    writer.plugin(plugin.info)
                     return (.loaded, writer.bytes)
 
                 case .create:

@@ -175,6 +175,21 @@ extension WireReader {
         }
     }
 
+    /// An error a child sent about the file at `path`: only one of the codes
+    /// that say how the plugin itself failed (`GraftError.Code.reportableByChild`),
+    /// never one of the host's own (a pin, trust, the sandbox, a crash), and
+    /// its words escaped. Anything else breaks the protocol.
+    mutating func childError(path: String?) throws(Wire.Violation) -> GraftError {
+        var error = try self.error(path: path)
+        guard GraftError.Code.reportableByChild.contains(error.code) else {
+            throw Wire.Violation(description: "an error with code \(error.code.rawValue), which only the host may report")
+        }
+        error.message = error.message.escapingControls
+        error.symbol = error.symbol?.escapingControls
+        error.key = error.key?.escapingControls
+        return error
+    }
+
     /// An error about the file at `path`.
     mutating func error(path: String?) throws(Wire.Violation) -> GraftError {
         let rawCode = try string()

@@ -16,8 +16,9 @@ package enum Wire {
     static let magic: [UInt8] = Array("GRFT".utf8)
     /// Bump it whenever a frame's layout changes: host and child must be
     /// built from the same source (2: the hello says what the child applied
-    /// of its sandbox).
-    static let version: UInt16 = 2
+    /// of its sandbox; 3: `loaded` carries the description, descriptions
+    /// carry permissions).
+    static let version: UInt16 = 3
     static let headerSize = 16
     /// Far above any real answer (a plugin with 1,024 components and their
     /// debugConfigs), far below what could hurt the host.
@@ -39,7 +40,8 @@ package enum Wire {
 
         // The runner (`graft-scanner serve`): every request gets one answer
         // with its id, `failed` (a GraftError) or the kind named beside it.
-        /// host → child, with the plugin file's descriptor: map it → `loaded` (slot).
+        /// host → child, with the plugin file's descriptor: map it → `loaded`
+        /// (slot, and the plugin's description as mapped there).
         case load = 10
         case loaded = 11
         /// child → host: the request failed; the error follows.

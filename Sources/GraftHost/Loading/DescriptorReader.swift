@@ -6,7 +6,7 @@ import CGraft
 package struct DescriptorReader {
     /// Bounds on what a plugin may declare; a plugin beyond them is broken or hostile.
     package static let maximumDescriptors = Int(GRAFT_MAX_DESCRIPTORS)
-    static let maximumFields = Int(GRAFT_MAX_FIELDS)
+    package static let maximumFields = Int(GRAFT_MAX_FIELDS)
 
     let path: String
     /// The minor ABI version the plugin's entry declares: fields a later

@@ -159,11 +159,18 @@ package struct PluginLoader: Sendable {
                     .invalidDescriptor, "\(path): the entry's \(field) is \(value == nil ? "NULL" : "empty").",
                     path: path, symbol: GRAFT_ENTRY_SYMBOL))
             }
+            // Text a plugin chooses reaches terminals and logs: no escape codes, no NULs.
+            if let value, value != value.escapingControls {
+                entryProblems.append(GraftError(
+                    .invalidDescriptor, "\(path): the entry's \(field) '\(value.escapingControls)' holds control characters.",
+                    path: path, symbol: GRAFT_ENTRY_SYMBOL))
+            }
             return value
         }
         let id = entryString(entry.pointee.id, "id", required: true)
         let version = entryString(entry.pointee.version, "version", required: true)
         let name = entryString(entry.pointee.name, "name", required: false)
+        _ = entryString(entry.pointee.vendor, "vendor", required: false)
         if entry.pointee.`init` == nil || entry.pointee.get_factory == nil {
             entryProblems.append(GraftError(
                 .invalidDescriptor, "\(path): the entry's init or get_factory function is NULL.", path: path,
@@ -211,6 +218,16 @@ package struct PluginLoader: Sendable {
             vendor: String(plugin: entry.pointee.vendor), description: String(plugin: entry.pointee.description),
             path: path, imagePath: mapping == .copy ? imagePath : file.realPath, abi: abi, canUnload: !image.containsSwift, components: components,
             validators: validators.map(\.0), actions: actions.map(\.0), permissions: permissions)
+        // The rules a host applies to what a child says it found, applied here
+        // too: the same plugin is refused the same way in process and in a child.
+        let textProblems = info.ruleProblems
+        guard textProblems.isEmpty else {
+            entry.pointee.deinit?()
+            close()
+            return .failure(Problems(errors: textProblems.map {
+                GraftError(.invalidDescriptor, "\(path): \($0).", path: path)
+            }))
+        }
         return .success(LoadedPlugin(
             info: info,
             image: LoadedPlugin.Image(

@@ -264,6 +264,13 @@ final class InstanceCore: @unchecked Sendable {
                 guard answer.kind == .rendered, let type = try? answer.reader.string(), let text = try? answer.reader.string() else {
                     throw GraftError(.renderFailed, "the runner of \(live.component.pluginPath) answered render with \(answer.kind).")
                 }
+                // The limit holds here, whatever the child says it checked.
+                if let limit = live.component.plugin.runner?.limits.output, text.utf8.count > limit {
+                    throw GraftError(
+                        .outputTooLarge,
+                        "\(live.component.contract.reference) from plugin '\(live.component.pluginID)' answered a render of \(text.utf8.count) bytes, more than the \(limit) allowed; the output was refused.",
+                        key: live.component.contract.key)
+                }
                 recordWarnings(&answer.reader)
                 return (Rendering(mediaType: MediaType(rawValue: type), text: text), false)
             }

@@ -18,6 +18,26 @@ extension GraftHost {
             if kept.count > Self.keptDenials { kept.removeFirst(kept.count - Self.keptDenials) }
             log[path] = kept
         }
+        let observers = sandboxObservers.withLock { Array($0.values) }
+        guard !observers.isEmpty else { return }
+        let warnings = denials.map { $0.warning(pluginID: pluginID ?? path) }
+        for observer in observers { observer(pluginID, path, warnings) }
+    }
+
+    /// Calls `observer` with the `sandbox_denied` warnings of every act the
+    /// sandbox refuses a plugin of this host, on the thread that learned of
+    /// it (the action log records them). Returns a token for `removeSandboxObserver`.
+    @discardableResult
+    package func addSandboxObserver(
+        _ observer: @escaping @Sendable (_ pluginID: String?, _ path: String, [GraftWarning]) -> Void
+    ) -> Int {
+        let token = observerTokens.wrappingAdd(1, ordering: .relaxed).newValue
+        sandboxObservers.withLock { $0[token] = observer }
+        return token
+    }
+
+    package func removeSandboxObserver(_ token: Int) {
+        sandboxObservers.withLock { _ = $0.removeValue(forKey: token) }
     }
 
     /// The latest acts the sandbox refused the plugin at `path` (as it was
