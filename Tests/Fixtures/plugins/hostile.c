@@ -18,7 +18,9 @@
 // parent_environ (read /proc/PPID/environ), parent_memory (read the parent's memory with process_vm_readv),
 // environ (render the value of the environment variable `target`), exec (run /bin/sh -c true), fork (fork a
 // child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s), chmod (make `target`
-// mode 0777), data (write `target` inside $GRAFT_DATA_DIR).
+// mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
+// escape_output (write a terminal escape code and a NUL to stderr), and, in a render only, emit_flood (emit
+// `target` events of 64 KiB each).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -151,6 +153,14 @@ static int perform(const char *act, const char *target, char *out, size_t capaci
             _exit(0);
         }
         snprintf(detail, sizeof detail, "pid %d", (int)pid);
+    } else if (strcmp(act, "flood_stderr") == 0) {
+        static const char lines[4096] = {[0 ... 4095] = '\n'};
+        for (;;) {
+            if (write(2, lines, sizeof lines) < 0 && errno != EAGAIN) break;
+        }
+    } else if (strcmp(act, "escape_output") == 0) {
+        static const char escape[] = "\x1b]0;pwned\x07 and a NUL \0 here\n";
+        if (write(2, escape, sizeof escape - 1) < 0) return refused(out, capacity, act);
     } else if (strcmp(act, "chmod") == 0) {
         if (chmod(target, 0777) != 0) return refused(out, capacity, act);
     } else {
@@ -187,6 +197,7 @@ static const graft_component_descriptor_t probe_descriptor = {
 
 typedef struct probe {
     graft_component_instance_t instance;
+    const graft_component_context_t *context;
     char act[64];
     char target[400];
 } probe_t;
@@ -203,6 +214,18 @@ static bool probe_render(const graft_component_instance_t *instance, const char 
     probe_t *probe = instance->plugin_data;
     char out[1024];
     (void)media_type;
+    if (strcmp(probe->act, "emit_flood") == 0) {
+        static char big[64 * 1024];
+        memset(big, 'x', sizeof big);
+        long count = atol(probe->target);
+        for (long i = 0; i < count; i++) {
+            graft_member_t members[] = {{"blob", graft_string(big, sizeof big)}};
+            graft_value_t payload = graft_object(members, 1);
+            probe->context->emit(probe->context, "flood", &payload);
+        }
+        snprintf(out, sizeof out, "emit_flood: ok %ld", count);
+        return graft_write_cstr(writer, out);
+    }
     perform(probe->act, probe->target, out, sizeof out);
     return graft_write_cstr(writer, out);
 }
@@ -232,10 +255,10 @@ static const graft_component_instance_t *component_create(const graft_component_
                                                           uint32_t version, const graft_value_t *inputs,
                                                           const graft_component_context_t *context) {
     (void)factory;
-    (void)context;
     if (strcmp(key, "probe") != 0 || version != 1) return NULL;
     probe_t *probe = calloc(1, sizeof *probe);
     if (!probe) return NULL;
+    probe->context = context;
     probe->instance = (graft_component_instance_t){
         .plugin_data = probe, .render = probe_render, .update_inputs = probe_update, .destroy = probe_destroy};
     probe_update(&probe->instance, inputs);
