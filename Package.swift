@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "CGraftSystem", path: "Sources/CGraftSystem"),
         // The sandbox every child applies to itself before it maps a plugin (Landlock, and a seccomp filter
         // built with libseccomp), and the host's side of that filter.
-        .target(name: "CGraftSandbox", path: "Sources/CGraftSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
+        .target(name: "CGraftSandbox", path: "Sources/CGraftSandbox", linkerSettings: seccompLinkerSettings),
 
         .target(
             name: "GraftHost",
@@ -166,4 +166,11 @@ var pluginLinkerSettings: [LinkerSetting] {
 /// process start pays for the larger tables. Graft's plugins reach the host only through graft.h's function pointers.
 var executableLinkerSettings: [LinkerSetting] {
     [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux]))]
+}
+
+/// libseccomp, linked statically: every Graft process links the sandbox (the host answers its children's filters),
+/// and loading one more shared library would cost each `graft` and each child at start. Debian's libseccomp-dev
+/// ships the archive.
+var seccompLinkerSettings: [LinkerSetting] {
+    [.unsafeFlags(["-Xlinker", "-Bstatic", "-Xlinker", "-lseccomp", "-Xlinker", "-Bdynamic"], .when(platforms: [.linux]))]
 }

@@ -242,9 +242,6 @@ static int add_rules(scmp_filter_ctx filter, uint32_t action, const char *const 
 
 static int build_filter(scmp_filter_ctx filter, uint32_t deny, uint32_t ask, const struct graft_sandbox_policy *policy) {
     int result = seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-    /* A binary tree of the rules, not a list: every system call the child
-     * makes runs the filter, and most of them are allowed. */
-    if (result == 0) result = seccomp_attr_set(filter, SCMP_FLTATR_CTL_OPTIMIZE, 2);
     /* No speculative-store-bypass mitigation forced on the child: it guards
      * a process's memory against code running inside it, and here all of the
      * child is the plugin's already; it would slow every call by a fifth. */

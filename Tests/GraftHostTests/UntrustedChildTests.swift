@@ -66,6 +66,17 @@ struct UntrustedChildTests {
         #expect(!lines.contains { $0.unicodeScalars.contains { $0.value < 0x20 } })
     }
 
+    @Test("a plugin that declares in its runner other than what its scan saw is refused, as in process")
+    func runnerDeclaresAsScanned() throws {
+        let scratch = try Scratch()
+        try Fixtures.build("hostile", into: scratch.url, defines: ["HOSTILE_SHIFTY": "1"])
+        let host = Self.host(scratch.url)
+        #expect(host.plugins.first?.components.map(\.key) == ["probe"], "the scan saw the component")
+        let error = #expect(throws: GraftError.self) { try Self.probe(host, "environ", "LANG").render() }
+        #expect(error?.code == .invalidDescriptor)
+        #expect(error?.message.contains("in its runner than when it was scanned") == true, "\(String(describing: error))")
+    }
+
     @Test("a child may say how the plugin failed, never give one of the host's verdicts")
     func childErrorCodes() throws {
         func decode(_ code: GraftError.Code) throws -> GraftError {

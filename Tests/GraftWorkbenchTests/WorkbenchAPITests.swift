@@ -43,6 +43,8 @@ extension WorkbenchTests {
                 #expect(ids == ["test.echo", "test.widget"])
                 let widget = try #require(report["plugins"]?.listValue?.first { $0["id"] == "test.widget" })
                 #expect(widget["abi"] == "1.2")
+                #expect(widget["permissions"]?.listValue?.isEmpty == true)
+                #expect(report["sandbox"]?["mode"]?.stringValue != nil, "the page says which sandbox is in force")
                 #expect(widget["version"] == "1.0.0")
                 #expect(widget["path"]?.stringValue?.hasSuffix("libgood_widget.so") == true)
                 #expect(widget["components"]?.listValue?.first?["key"] == "widget")

@@ -226,8 +226,7 @@ package final class ChildProcess: @unchecked Sendable {
         }
         if listener >= 0 {
             let watch = SandboxWatch(
-                listener: listener, judge: SandboxJudge(process: pid, policy: sandbox.policy),
-                position: { [weak self] in self?.streamPosition() ?? .max })
+                listener: listener, process: pid, policy: sandbox.policy, position: { [weak self] in self?.streamPosition() ?? .max })
             sandboxWatch = watch
             SandboxMonitor.shared.watch(watch)
         }
@@ -259,17 +258,18 @@ package final class ChildProcess: @unchecked Sendable {
     private static func makePrivateFolder(for executable: String) throws(GraftError) -> String {
         let parent = ProcessEnvironment.value("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
         var template = Array((parent + "/graft-child-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else {
+        guard let made = mkdtemp(&template) else {
             throw GraftError(
                 .scannerUnavailable,
                 "could not create a private folder for \(executable) in \(parent): \(String(cString: strerror(errno))).",
                 path: executable)
         }
-        return String(cString: template)
+        return String(cString: made)
     }
 
     private static func removeFolder(_ folder: String) {
-        try? FileManager.default.removeItem(atPath: folder)
+        // Most children leave it empty: one rmdir, and the tree walk only when they did not.
+        if rmdir(folder) != 0 { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     /// What a sandboxed child sees of the environment: the locale and the

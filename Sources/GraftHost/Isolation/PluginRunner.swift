@@ -295,12 +295,10 @@ final class PluginRunner: @unchecked Sendable {
         // must when mapped in process: a build that tells each process
         // something else is refused.
         guard mapped.declaresSame(as: plugin.info) else {
-            reset(child)
-            child.stop()
-            throw GraftError(
+            throw kill(child, plugin: plugin, GraftError(
                 .invalidDescriptor,
                 "\(plugin.info.path) declares other components, validators, actions or permissions in its runner than when it was scanned; it is refused, as it would be in process.",
-                path: plugin.info.path)
+                path: plugin.info.path))
         }
         slots[ObjectIdentifier(plugin)] = slot
         return slot
@@ -433,16 +431,12 @@ final class PluginRunner: @unchecked Sendable {
                 if header.kind == .emitted {
                     arrivedBytes += payload.count
                     guard arrived.count < Self.eventLimit, arrivedBytes <= limits.output else {
-                        reset(child)
-                        child.stop()
                         arrived = []
                         arrivedBytes = 0
-                        let error = GraftError(
+                        throw kill(child, plugin: plugin, GraftError(
                             .outputTooLarge,
                             "plugin '\(plugin.info.id)' emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events in \(what); its process was killed and starts again on the next call.",
-                            path: plugin.info.path)
-                        noteCrash(of: plugin, error)
-                        throw error
+                            path: plugin.info.path))
                     }
                     deliver(&reader)
                     continue
@@ -466,15 +460,10 @@ final class PluginRunner: @unchecked Sendable {
             case .closed:
                 throw died(child, plugin: plugin, what: what, stage: "")
             case .timedOut:
-                reset(child)
-                child.stop()
-                noteDenials(child.sandboxDenials(), of: plugin)
-                let error = GraftError(
+                throw kill(child, plugin: plugin, GraftError(
                     .pluginTimeout,
                     "plugin '\(plugin.info.id)' (\(plugin.info.path)) did not answer \(what) within \(deadline); its process was killed and starts again on the next call.",
-                    path: plugin.info.path)
-                noteCrash(of: plugin, error)
-                throw error
+                    path: plugin.info.path))
             case .violation(let reason):
                 throw abandon(child, plugin: plugin, "broke the protocol (\(reason))")
             }
@@ -538,11 +527,16 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     private func abandon(_ child: ChildProcess, plugin: LoadedPlugin, _ reason: String) -> GraftError {
+        kill(child, plugin: plugin, GraftError(
+            .pluginCrashed, "plugin '\(plugin.info.id)': its runner \(reason); the process was killed.", path: plugin.info.path))
+    }
+
+    /// Kills a child that broke a rule or a limit: what the sandbox refused
+    /// it is reported, the crash counts towards quarantine, `error` is returned.
+    private func kill(_ child: ChildProcess, plugin: LoadedPlugin, _ error: GraftError) -> GraftError {
         reset(child)
         child.stop()
         noteDenials(child.sandboxDenials(), of: plugin)
-        let error = GraftError(
-            .pluginCrashed, "plugin '\(plugin.info.id)': its runner \(reason); the process was killed.", path: plugin.info.path)
         noteCrash(of: plugin, error)
         return error
     }

@@ -17,7 +17,18 @@ import Glibc
 /// with a destroy posted behind a render, names the right plugin.
 final class SandboxWatch: @unchecked Sendable {
     let listener: Int32
-    let judge: SandboxJudge
+    private let process: pid_t
+    private let policy: SandboxPolicy
+    /// Made on the monitor thread when the child first asks (resolving the
+    /// policy's folders costs a few system calls a child's start need not wait
+    /// for); used by that thread only.
+    private var madeJudge: SandboxJudge?
+    var judge: SandboxJudge {
+        if let madeJudge { return madeJudge }
+        let judge = SandboxJudge(process: process, policy: policy)
+        madeJudge = judge
+        return judge
+    }
     /// Bytes the child has sent on its channel so far; set by its `ChildProcess`.
     let position: @Sendable () -> UInt64
 
@@ -30,9 +41,10 @@ final class SandboxWatch: @unchecked Sendable {
     /// Refused acts kept per child until a call takes them; more are counted.
     static let keptLimit = 64
 
-    init(listener: Int32, judge: SandboxJudge, position: @escaping @Sendable () -> UInt64) {
+    init(listener: Int32, process: pid_t, policy: SandboxPolicy, position: @escaping @Sendable () -> UInt64) {
         self.listener = listener
-        self.judge = judge
+        self.process = process
+        self.policy = policy
         self.position = position
     }
 
@@ -137,6 +149,10 @@ final class SandboxMonitor: @unchecked Sendable {
             lock.withLock { watch.retired = true }
             return
         }
+        answer(call, of: watch)
+    }
+
+    private func answer(_ call: graft_sandbox_call, of watch: SandboxWatch) {
         let verdict = watch.judge.judge(call, named: name(of: call.nr), memory: ChildMemory(thread: call.pid))
         // What was read of the child's memory belongs to this call only if it still waits.
         guard graft_sandbox_call_is_valid(watch.listener, call.id) else { return }

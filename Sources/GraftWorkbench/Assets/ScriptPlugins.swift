@@ -27,6 +27,7 @@ enum ScriptPlugins {
           return el('div', {},
             el('p', { class: 'summary', id: 'plugin-summary',
               text: `${plugins.length} plugin${plugins.length === 1 ? '' : 's'} loaded, ${failures.length} failed` }),
+            report.sandbox ? el('p', { class: 'muted', id: 'sandbox-summary', text: `Sandbox: ${report.sandbox.summary}` }) : null,
             failed, filter, list);
         }
 
@@ -51,7 +52,13 @@ enum ScriptPlugins {
               plugin.validators.map(v => el('span', { class: 'chip', title: v.signature || 'generic',
                 text: `${v.name}@${v.version} (${v.kind}${v.signature ? ' ' + v.signature : ''})` }))) : null,
             plugin.actions.length ? el('div', { class: 'provides' }, el('span', { class: 'label', text: 'actions' }),
-              plugin.actions.map(a => el('span', { class: 'chip', text: `${a.key}@${a.version}` }))) : null);
+              plugin.actions.map(a => el('span', { class: 'chip', text: `${a.key}@${a.version}` }))) : null,
+            (plugin.permissions || []).length ? el('div', { class: 'provides permissions' }, el('span', { class: 'label', text: 'permissions' }),
+              plugin.permissions.map(p => el('span', { class: `chip ${p.granted ? 'granted' : 'not-granted'}`, title: p.reason,
+                text: `${p.permission} (${p.granted ? 'granted' : 'not granted'})` }))) : null,
+            (plugin.sandboxDenied || []).length ? el('div', { class: 'provides sandbox-denied' },
+              el('span', { class: 'label', text: 'sandbox refused' }),
+              plugin.sandboxDenied.map(act => el('code', { class: 'badge bad', text: act }))) : null);
         }
 
         views.plugins = main => {

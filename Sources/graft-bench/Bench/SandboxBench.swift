@@ -1,3 +1,4 @@
+import CGraftSystem
 import Dispatch
 import FoundationEssentials
 import GraftHost
@@ -49,6 +50,18 @@ enum SandboxBench {
         let (plainHost, plain) = try host(.off)
         let (sandboxedHost, sandboxed) = try host(.bestEffort)
         defer { _ = (plainHost, sandboxedHost) }
+        // Both children on this thread's CPU: the same placement for both, and
+        // no wake-up crossing CPUs to blur the difference.
+        var saved = graft_cpu_mask_t()
+        let cpu = graft_pin_to_current_cpu(&saved)
+        defer { if cpu >= 0 { graft_restore_cpu_mask(&saved) } }
+        if cpu >= 0 {
+            for instance in [plain, sandboxed] {
+                if let pid = instance.component.runnerProcessID { _ = graft_pin_to_cpu(pid, cpu) }
+            }
+        } else {
+            part.notes.append("could not pin to a CPU: placements are the scheduler's")
+        }
         let perCall = max(iterations / 100, 200)
         let (rendering, renderP99) = IsolationBench.interleavedSamples(
             rounds: rounds, perRound: perCall, [{ _ in _ = try? plain.render() }, { _ in _ = try? sandboxed.render() }])
@@ -58,10 +71,12 @@ enum SandboxBench {
         return part
     }
 
+    /// Spawn, hello, then SIGKILL and reap (and the private folder removed):
+    /// no exit to wait for, whose polling would blur the figure.
     private static func startAndStop(_ executable: String, sandbox: ChildSandbox.Request?) {
         guard let child = try? ChildProcess.startGraftChild(
             executable: executable, arguments: ["serve"], sandbox: sandbox, onOutput: { _ in })
         else { return }
-        child.finish()
+        child.stop()
     }
 }

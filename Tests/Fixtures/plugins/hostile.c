@@ -9,6 +9,8 @@
 // (params `act`, `target`): sets the variable `outcome` to the same words.
 // Built with -DHOSTILE_PORT=N it declares (graft.permissions/1) TCP connections to port N, reading the folder
 // HOSTILE_READ when that is defined too, and a data folder.
+// Built with -DHOSTILE_SHIFTY it declares its component only in a process whose first argument is `scan` (the
+// scanner), and none elsewhere (a runner): a plugin that tells the scan one thing and its runner another.
 // Built with -DHOSTILE_CONSTRUCTOR_ACT='"kill_parent"' (and -DHOSTILE_CONSTRUCTOR_TARGET='"…"'), the act runs in a
 // constructor, while the plugin is being loaded; -DHOSTILE_INIT_ACT likewise in `init`. Those outcomes go to stderr.
 //
@@ -243,6 +245,15 @@ static void probe_destroy(const graft_component_instance_t *instance) {
 
 static uint32_t component_count(const graft_component_factory_t *factory) {
     (void)factory;
+#ifdef HOSTILE_SHIFTY
+    /* argv[1] of this process, from /proc/self/cmdline (NUL-separated). */
+    char line[256] = "";
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, line, sizeof line - 1) : -1;
+    if (fd >= 0) close(fd);
+    const char *first = n > 0 ? line + strlen(line) + 1 : "";
+    if (first >= line + (n > 0 ? n : 0) || strcmp(first, "scan") != 0) return 0;
+#endif
     return 1;
 }
 
