@@ -120,6 +120,12 @@ struct SandboxCLITests {
         #expect(permissions.map { $0["permission"] as? String } == ["network:4444", "data"])
         #expect(permissions.allSatisfy { $0["granted"] as? Bool == false && ($0["reason"] as? String)?.isEmpty == false })
 
+        let inspected = try Self.graft(["inspect", "probe"], plugins: folder)
+        #expect(inspected.stdout.contains("permission: network:4444  not granted  — Talks to its test server."), "\(inspected.stdout)")
+        let debugged = try Self.graft(["debug", "plugins", "--grant", "test.hostile=data"], plugins: folder)
+        #expect(debugged.stdout.contains("  permission  data (granted) — Keeps what it learns."), "\(debugged.stdout)")
+        #expect(debugged.stdout.contains("  permission  network:4444 (not granted) — Talks to its test server."), "\(debugged.stdout)")
+
         let lock = scratch.file("graft.lock")
         let locked = try Self.graft(["lock", "--lock-file", lock.path], plugins: folder)
         #expect(locked.status == 0, "\(locked.stderr)")

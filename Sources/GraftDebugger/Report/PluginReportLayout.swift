@@ -30,6 +30,14 @@ enum PluginReportLayout {
             "  path    \(plugin["path"]?.stringValue ?? "?")",
             "  status  \(plugin["status"]?.stringValue ?? "?") · ABI \(plugin["abi"]?.stringValue ?? "?") · \(unloading)",
         ]
+        for permission in plugin["permissions"]?.listValue ?? [] {
+            let granted = permission["granted"]?.boolValue.map { $0 ? " (granted)" : " (not granted)" } ?? ""
+            lines.append(
+                "  permission  \(permission["permission"]?.stringValue ?? "?")\(granted) — \((permission["reason"]?.stringValue ?? "").escapingControls)")
+        }
+        for act in plugin["sandboxDenied"]?.listValue ?? [] {
+            lines.append("  sandbox_denied  \((act.stringValue ?? "?").escapingControls)")
+        }
         let components = plugin["components"]?.listValue ?? []
         if !components.isEmpty {
             lines.append("  components")

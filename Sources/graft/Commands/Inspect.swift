@@ -21,13 +21,26 @@ struct Inspect: ParsableCommand {
         } catch {
             throw CommandFailure(error: error, json: options.json, exitCode: 1)
         }
+        // What the component's plugin asks of the sandbox, and whether it has it.
+        let granted = host.sandboxSettings.grants[registered.pluginID] ?? []
+        let permissions = host.plugins.first { $0.id == registered.pluginID }?.permissions ?? []
         if options.json {
             guard case .object(var object) = PluginReport.json(component: registered.contract) else { return }
             object["plugin"] = .string(registered.pluginID)
             object["path"] = .string(registered.pluginPath)
+            object["permissions"] = .list(permissions.map { request in
+                .object([
+                    "permission": .string(request.permission.description), "reason": .string(request.reason),
+                    "granted": .bool(request.permission.isCovered(by: granted)),
+                ])
+            })
             Output.json(.object(object))
         } else {
             Output.line("plugin: \(registered.pluginID)  (\(registered.pluginPath))")
+            for request in permissions {
+                let state = request.permission.isCovered(by: granted) ? "granted" : "not granted"
+                Output.line("permission: \(request.permission)  \(state)  — \(request.reason.escapingControls)")
+            }
             if let description = registered.contract.description { Output.line(description) }
             for line in PluginReport.lines(component: registered.contract, indent: "") { Output.line(line) }
         }
