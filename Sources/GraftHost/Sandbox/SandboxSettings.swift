@@ -57,7 +57,18 @@ extension SandboxSettings {
     /// Throws when a granted data folder cannot be made.
     package func request(forPlugin id: String) throws(GraftError) -> ChildSandbox.Request? {
         guard var request else { return nil }
-        for permission in grants[id] ?? [] {
+        let granted = grants[id] ?? []
+        let connects = granted.contains { permission in
+            switch permission {
+            case .connect, .anyNetwork: true
+            case .read, .dataFolder: false
+            }
+        }
+        if connects {
+            // What a program that connects reads: certificates, names, services.
+            request.policy.readPaths += Self.networkFiles
+        }
+        for permission in granted {
             switch permission {
             case .connect(let ports): request.policy.connectPorts += ports
             case .anyNetwork: request.policy.anyNetwork = true
@@ -67,6 +78,14 @@ extension SandboxSettings {
         }
         return request
     }
+
+    /// Read by a plugin granted network connections: CA certificates, and
+    /// the files name resolution reads (names resolve through /etc/hosts,
+    /// or DNS where UDP is granted too: `network:any`).
+    static let networkFiles = [
+        "/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf",
+        "/etc/gai.conf", "/etc/host.conf", "/etc/services",
+    ]
 
     /// The plugin's data folder, made (mode 0700) if missing.
     package func dataFolder(forPlugin id: String) throws(GraftError) -> String {
