@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -240,7 +241,10 @@ static int add_rules(scmp_filter_ctx filter, uint32_t action, const char *const 
     return 0;
 }
 
-static int build_filter(scmp_filter_ctx filter, uint32_t deny, uint32_t ask, const struct graft_sandbox_policy *policy) {
+/* The rules. `self` is the child's process id, whose own signals pass in the
+ * filter; 0 when the host builds a filter for any child (they are asked). */
+static int build_filter(scmp_filter_ctx filter, uint32_t deny, uint32_t ask, const struct graft_sandbox_policy *policy,
+                        pid_t self) {
     int result = seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
     /* No speculative-store-bypass mitigation forced on the child: it guards
      * a process's memory against code running inside it, and here all of the
@@ -248,10 +252,11 @@ static int build_filter(scmp_filter_ctx filter, uint32_t deny, uint32_t ask, con
     if (result == 0) result = seccomp_attr_set(filter, SCMP_FLTATR_CTL_SSB, 1);
     if (result == 0) result = add_rules(filter, deny, refused_calls);
     if (result == 0) result = add_rules(filter, ask, questioned_calls);
-    scmp_datum_t self = (scmp_datum_t)getpid();
     for (const char *const *name = own_process_calls; result == 0 && *name; name++) {
         int nr = seccomp_syscall_resolve_name(*name);
-        if (nr != __NR_SCMP_ERROR) result = seccomp_rule_add(filter, ask, nr, 1, SCMP_A0(SCMP_CMP_NE, self));
+        if (nr == __NR_SCMP_ERROR) continue;
+        result = self ? seccomp_rule_add(filter, ask, nr, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self))
+                      : seccomp_rule_add(filter, ask, nr, 0);
     }
     for (const char *const *name = zero_is_self_calls; result == 0 && *name; name++) {
         int nr = seccomp_syscall_resolve_name(*name);
@@ -281,7 +286,93 @@ static int build_filter(scmp_filter_ctx filter, uint32_t deny, uint32_t ask, con
     return result;
 }
 
+int graft_sandbox_filter(const struct graft_sandbox_policy *policy, char **hex) {
+    *hex = NULL;
+    if (seccomp_api_get() < 6) return ENOTSUP;
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    if (!filter) return ENOMEM;
+    int result = build_filter(filter, SCMP_ACT_NOTIFY, SCMP_ACT_NOTIFY, policy, 0);
+    int memory = result == 0 ? memfd_create("graft-filter", MFD_CLOEXEC) : -1;
+    if (result == 0 && memory < 0) result = -errno;
+    if (result == 0) result = seccomp_export_bpf(filter, memory);
+    seccomp_release(filter);
+    if (result != 0) {
+        if (memory >= 0) close(memory);
+        return -result;
+    }
+    off_t size = lseek(memory, 0, SEEK_END);
+    uint8_t *bytes = size > 0 ? malloc((size_t)size) : NULL;
+    if (!bytes || pread(memory, bytes, (size_t)size, 0) != size) {
+        free(bytes);
+        close(memory);
+        return EIO;
+    }
+    close(memory);
+    char *text = malloc((size_t)size * 2 + 1);
+    if (!text) {
+        free(bytes);
+        return ENOMEM;
+    }
+    static const char digits[] = "0123456789abcdef";
+    for (off_t i = 0; i < size; i++) {
+        text[2 * i] = digits[bytes[i] >> 4];
+        text[2 * i + 1] = digits[bytes[i] & 0xF];
+    }
+    text[size * 2] = '\0';
+    free(bytes);
+    *hex = text;
+    return 0;
+}
+
+static int hex_digit(char digit) {
+    if (digit >= '0' && digit <= '9') return digit - '0';
+    if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
+    return -1;
+}
+
+/* Installs a filter the host built (graft_sandbox_filter): one system call,
+ * with a listener for the host and without the speculative-store-bypass
+ * mitigation (see build_filter). Returns the listener, or -1. */
+static int install_filter(const char *hex) {
+    size_t digits = strlen(hex), length = digits / 2;
+    if (digits % 2 != 0 || length == 0 || length % sizeof(struct sock_filter) != 0 ||
+        length / sizeof(struct sock_filter) > 0xFFFF) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct sock_filter *instructions = malloc(length);
+    if (!instructions) return -1;
+    uint8_t *bytes = (uint8_t *)instructions;
+    for (size_t i = 0; i < length; i++) {
+        int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
+        if (high < 0 || low < 0) {
+            free(instructions);
+            errno = EINVAL;
+            return -1;
+        }
+        bytes[i] = (uint8_t)(high << 4 | low);
+    }
+    struct sock_fprog filter = {.len = (unsigned short)(length / sizeof(struct sock_filter)), .filter = instructions};
+    long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                            SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_SPEC_ALLOW, &filter);
+    if (listener < 0 && errno == EINVAL) /* a kernel without SPEC_ALLOW (before 4.17) */
+        listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &filter);
+    int saved = errno;
+    free(instructions);
+    errno = saved;
+    return (int)listener;
+}
+
 static void enter_seccomp(const struct graft_sandbox_policy *policy, struct graft_sandbox_status *status) {
+    if (policy->filter) {
+        int listener = install_filter(policy->filter);
+        if (listener >= 0) {
+            status->seccomp = true;
+            status->listener = listener;
+            return;
+        }
+        /* Refused (a kernel or policy the host's libseccomp did not expect): build it here. */
+    }
     /* User notification (the host answers) needs API level 6 of libseccomp
      * and a 5.0 kernel; without it refused calls fail with EPERM unreported
      * and questioned ones run (Landlock still decides files and ports). */
@@ -293,7 +384,7 @@ static void enter_seccomp(const struct graft_sandbox_policy *policy, struct graf
     }
     uint32_t deny = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
     uint32_t ask = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ALLOW;
-    int result = build_filter(filter, deny, ask, policy);
+    int result = build_filter(filter, deny, ask, policy, getpid());
     if (result == 0) result = seccomp_load(filter);
     if (result != 0) {
         note_missing(status, "seccomp (the filter could not be loaded)", -result);
@@ -340,6 +431,14 @@ void graft_sandbox_probe(struct graft_sandbox_status *status) {
 /* ---- The child's one entry ------------------------------------------------ */
 
 static void drop_capabilities(void) {
+    struct __user_cap_header_struct query = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct held[2];
+    memset(held, 0, sizeof held);
+    /* A process that holds none (any user but root) has nothing to drop: the
+     * bounding set only matters to programs it could run, and it runs none. */
+    if (syscall(SYS_capget, &query, held) == 0 && !(held[0].permitted | held[1].permitted | held[0].effective |
+                                                    held[1].effective | held[0].inheritable | held[1].inheritable))
+        return;
     for (int capability = 0; capability <= 63; capability++)
         if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 && errno == EINVAL) break;
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);

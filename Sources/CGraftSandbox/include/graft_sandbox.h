@@ -32,6 +32,10 @@ struct graft_sandbox_policy {
     /* RLIMIT_NOFILE and RLIMIT_FSIZE (0: unchanged); core files are always off. */
     uint64_t max_open_files;
     uint64_t max_file_size;
+    /* The seccomp filter as graft_sandbox_filter built it for this policy, in
+     * lowercase hexadecimal (it travels on the child's command line),
+     * installed with one system call; NULL: the child builds it with libseccomp. */
+    const char *filter;
 };
 
 /* What graft_sandbox_enter managed to apply. */
@@ -55,6 +59,14 @@ struct graft_sandbox_status {
  * was applied, else -1 with `status->missing` saying what was not; the parts
  * that were applied stay applied either way. */
 int graft_sandbox_enter(const struct graft_sandbox_policy *policy, struct graft_sandbox_status *status);
+
+/* Builds the seccomp filter for `policy` with libseccomp, as the BPF program
+ * graft_sandbox_enter installs: what a host does once, so that each child
+ * does not build it again. The program names no process: it fits every child
+ * with the same network grants. Returns 0 and sets *hex (the program in
+ * lowercase hexadecimal, NUL-terminated, malloc'd: the caller frees it), or
+ * an errno value (ENOTSUP: this libseccomp or kernel has no user notification). */
+int graft_sandbox_filter(const struct graft_sandbox_policy *policy, char **hex);
 
 /* The kernel's Landlock ABI version (0 when it has none or it is disabled). */
 int graft_landlock_abi(void);

@@ -95,6 +95,7 @@ package final class ChildProcess: @unchecked Sendable {
         if var request = sandbox {
             temporaryFolder = try Self.makePrivateFolder(for: executable)
             request.policy.writeFolders.append(temporaryFolder!)
+            request.policy.filter = SandboxFilter.program(for: request.policy)
             sandbox = request
         }
         self.sandbox = sandbox

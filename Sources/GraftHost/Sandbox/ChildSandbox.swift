@@ -49,14 +49,17 @@ package enum ChildSandbox {
         let library = CStrings(policy.libraryFolders), read = CStrings(policy.readPaths), write = CStrings(policy.writeFolders)
         let ports = policy.connectPorts
         _ = ports.withUnsafeBufferPointer { ports in
-            library.withPointers { library in
-                read.withPointers { read in
-                    write.withPointers { write in
-                        var cPolicy = graft_sandbox_policy(
-                            library_folders: library, read_paths: read, write_folders: write,
-                            connect_ports: ports.baseAddress, connect_port_count: ports.count, any_network: policy.anyNetwork,
-                            max_open_files: policy.maxOpenFiles, max_file_size: policy.maxFileSize)
-                        return graft_sandbox_enter(&cPolicy, &result)
+            policy.filter.withCString { filter in
+                library.withPointers { library in
+                    read.withPointers { read in
+                        write.withPointers { write in
+                            var cPolicy = graft_sandbox_policy(
+                                library_folders: library, read_paths: read, write_folders: write,
+                                connect_ports: ports.baseAddress, connect_port_count: ports.count, any_network: policy.anyNetwork,
+                                max_open_files: policy.maxOpenFiles, max_file_size: policy.maxFileSize,
+                                filter: policy.filter.isEmpty ? nil : filter)
+                            return graft_sandbox_enter(&cPolicy, &result)
+                        }
                     }
                 }
             }

@@ -20,6 +20,9 @@ package struct SandboxPolicy: Sendable, Hashable {
     package var anyNetwork: Bool
     package var maxOpenFiles: UInt64
     package var maxFileSize: UInt64
+    /// The seccomp filter the host built for this policy (`SandboxFilter`),
+    /// a BPF program in hexadecimal; empty: the child builds it.
+    package var filter = ""
 
     /// Nothing granted: the runtime's libraries and the files every process reads.
     package init(
@@ -79,6 +82,7 @@ package struct SandboxPolicy: Sendable, Hashable {
         for port in connectPorts { arguments += ["--sandbox-connect", String(port)] }
         if anyNetwork { arguments.append("--sandbox-any-network") }
         arguments += ["--sandbox-files", String(maxOpenFiles), "--sandbox-file-size", String(maxFileSize)]
+        if !filter.isEmpty { arguments += ["--sandbox-filter", filter] }
         return arguments
     }
 
@@ -101,6 +105,7 @@ package struct SandboxPolicy: Sendable, Hashable {
             case "--sandbox-connect": if let port = UInt16(value) { connectPorts.append(port) }
             case "--sandbox-files": maxOpenFiles = UInt64(value) ?? maxOpenFiles
             case "--sandbox-file-size": maxFileSize = UInt64(value) ?? maxFileSize
+            case "--sandbox-filter": filter = value
             default: break
             }
         }
