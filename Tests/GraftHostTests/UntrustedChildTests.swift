@@ -77,6 +77,27 @@ struct UntrustedChildTests {
         #expect(error?.message.contains("in its runner than when it was scanned") == true, "\(String(describing: error))")
     }
 
+    @Test("a plugin whose thread kills its scanner while the next file loads cannot get that file quarantined")
+    func blameNeedsTheFileAlone() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        // Scanned in name order: a_ starts a thread that crashes the scanner 100 ms later, while b_'s constructor sleeps.
+        try Fixtures.build(
+            "hostile", into: folder, defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"crash_later\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"100\"", "HOSTILE_ID": "\"test.a\""],
+            outputName: "liba_crasher.so")
+        try Fixtures.build(
+            "hostile", into: folder, defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"sleep\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"1000\"", "HOSTILE_ID": "\"test.b\""],
+            outputName: "libb_sleeper.so")
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path),
+            logger: quietLogger)
+        host.loadPlugins()
+        // Scanned again alone, the sleeper is described (and then meets the crasher's names: issue 32's clash).
+        let sleeper = host.failures.first { $0.path.hasSuffix("libb_sleeper.so") }
+        #expect([.duplicateComponent, .duplicateValidator, .duplicateAction].contains(sleeper?.error.code), "\(host.failures)")
+        #expect(!host.quarantined.contains { $0.path.hasSuffix("libb_sleeper.so") }, "never quarantined")
+    }
+
     @Test("a child may say how the plugin failed, never give one of the host's verdicts")
     func childErrorCodes() throws {
         func decode(_ code: GraftError.Code) throws -> GraftError {

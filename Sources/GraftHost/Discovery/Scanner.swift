@@ -29,6 +29,9 @@ final class Scanner: @unchecked Sendable {
     /// The last stage byte read from the child (the pipe is read after each
     /// batch, so that it never fills; a crash reads what is left).
     private var lastProgress: UInt8?
+    /// How many files the running child has answered: when it dies with others
+    /// mapped in it before, one of those may have brought it down.
+    private var answered = 0
 
     init(executable: String, deadline: Duration, sandbox: ChildSandbox.Request?, logger: Logger) {
         self.executable = executable
@@ -76,6 +79,7 @@ final class Scanner: @unchecked Sendable {
         child = try? ChildProcess(executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger)
         greeted = false
         lastProgress = nil
+        answered = 0
     }
 
     /// Ends the child without waiting for it to exit (see
@@ -102,6 +106,10 @@ final class Scanner: @unchecked Sendable {
     /// Scans `files` in order, one outcome each (nil for those left when no
     /// scanner could be started). Up to `window` files travel at once; when
     /// one kills the child, the files sent after it go again to a new one.
+    /// A file blamed for a crash of a child that had mapped other files first
+    /// is scanned again alone, on a new child, and only that verdict counts:
+    /// a plugin whose thread kills its scanner later cannot get the next
+    /// plugin quarantined.
     func scan(_ files: [PluginFile], mapping: PluginLoader.Mapping = .descriptorName) -> [ScanOutcome?] {
         lock.lock()
         defer { lock.unlock() }
@@ -109,9 +117,10 @@ final class Scanner: @unchecked Sendable {
         var next = 0
         var inFlight: [(id: UInt32, index: Int)] = []
         var restarts = 0
+        var alone: Int?
         while next < files.count || !inFlight.isEmpty {
             guard let child = running() else { return outcomes }
-            while next < files.count, inFlight.count < Self.window {
+            while next < files.count, inFlight.count < (alone == nil ? Self.window : 1) {
                 let file = files[next]
                 nextID &+= 1
                 var payload = WireWriter()
@@ -132,7 +141,17 @@ final class Scanner: @unchecked Sendable {
                 continue
             }
             inFlight.removeFirst()
-            outcomes[index] = answer(to: id, for: files[index], from: child)
+            let outcome = answer(to: id, for: files[index], from: child)
+            if self.child == nil, answered > 0, alone != index, case .crashed(let error) = outcome, error.code == .pluginCrashed {
+                // Others ran in that child first: this file again, alone.
+                alone = index
+                next = index
+                inFlight.removeAll()
+                continue
+            }
+            if alone == index { alone = nil }
+            outcomes[index] = outcome
+            answered += 1
             if self.child == nil, let first = inFlight.first {
                 // The child died on this file: those sent after it go again.
                 next = first.index
@@ -164,6 +183,7 @@ final class Scanner: @unchecked Sendable {
             child = started
             greeted = true
             lastProgress = nil
+            answered = 0
             return started
         } catch {
             noteStartFailure(error)

@@ -21,7 +21,8 @@
 // environ (render the value of the environment variable `target`), exec (run /bin/sh -c true), fork (fork a
 // child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s), chmod (make `target`
 // mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
-// escape_output (write a terminal escape code and a NUL to stderr), and, in a render only, emit_flood (emit
+// escape_output (write a terminal escape code and a NUL to stderr), crash_later (start a thread that crashes
+// the process `target` milliseconds later), sleep (sleep `target` milliseconds), and, in a render only, emit_flood (emit
 // `target` events of 64 KiB each).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -38,6 +39,8 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "graft.h"
@@ -45,6 +48,13 @@
 static int refused(char *out, size_t capacity, const char *act) {
     snprintf(out, capacity, "%s: refused %s", act, strerrorname_np(errno) ? strerrorname_np(errno) : "?");
     return -1;
+}
+
+static void *crash_after(void *milliseconds) {
+    struct timespec delay = {(long)(intptr_t)milliseconds / 1000, ((long)(intptr_t)milliseconds % 1000) * 1000000L};
+    nanosleep(&delay, NULL);
+    *(volatile int *)0 = 1;
+    return NULL;
 }
 
 /* Does `act` on `target`; writes what happened into `out`. Returns 0 when the act succeeded. */
@@ -163,6 +173,13 @@ static int perform(const char *act, const char *target, char *out, size_t capaci
     } else if (strcmp(act, "escape_output") == 0) {
         static const char escape[] = "\x1b]0;pwned\x07 and a NUL \0 here\n";
         if (write(2, escape, sizeof escape - 1) < 0) return refused(out, capacity, act);
+    } else if (strcmp(act, "crash_later") == 0) {
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, crash_after, (void *)(intptr_t)atol(target)) != 0) return refused(out, capacity, act);
+        pthread_detach(thread);
+    } else if (strcmp(act, "sleep") == 0) {
+        struct timespec delay = {atol(target) / 1000, (atol(target) % 1000) * 1000000L};
+        nanosleep(&delay, NULL);
     } else if (strcmp(act, "chmod") == 0) {
         if (chmod(target, 0777) != 0) return refused(out, capacity, act);
     } else {
