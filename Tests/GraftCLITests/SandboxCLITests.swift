@@ -48,6 +48,16 @@ struct SandboxCLITests {
         }
     }
 
+    @Test("graft try shows a render's escape codes and NULs written out, its lines kept")
+    func renderIsEscaped() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch)
+        let result = try Self.tryProbe("render_escape", "", plugins: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("before \\u{1B}]0;pwned\\u{7}\\u{1B}[2J and a NUL \\u{0} after\nsecond line"), "\(result.stdout)")
+        #expect(!result.stdout.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "no control character reaches the terminal")
+    }
+
     @Test("graft list survives a plugin whose constructor kills its parent, lists every plugin, and says which sandbox is in force")
     func listSurvivesConstructor() throws {
         let scratch = try Scratch()

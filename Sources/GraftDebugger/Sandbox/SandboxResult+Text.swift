@@ -3,13 +3,15 @@ import GraftHost
 extension SandboxResult {
     /// The layout `graft try` prints (and `graft debug attach … try`):
     /// the component and plugin, the inputs, the rendering between rules,
-    /// then "Actions called" and the warnings.
+    /// then "Actions called" and the warnings. Text a plugin chose reaches
+    /// the terminal with its escape codes and NULs written out (newlines and
+    /// tabs kept).
     public var text: String {
         var lines = [
-            "\(component) from \(pluginID) (\(pluginPath))",
+            "\(component) from \(pluginID.escapingControls) (\(pluginPath))",
             "inputs: \(GraftValue.object(inputs).jsonText)",
-            "--- \(rendering.mediaType) ---",
-            rendering.text,
+            "--- \(rendering.mediaType.rawValue.escapingControls) ---",
+            rendering.text.escapingControls(keepingLines: true),
             "---",
         ]
         if records.isEmpty {
@@ -20,7 +22,7 @@ extension SandboxResult {
         }
         if !warnings.isEmpty {
             lines.append("warnings:")
-            for warning in warnings { lines.append("  \(warning.code.rawValue): \(warning.message)") }
+            for warning in warnings { lines.append("  \(warning.code.rawValue): \(warning.message.escapingControls)") }
         }
         return lines.joined(separator: "\n")
     }

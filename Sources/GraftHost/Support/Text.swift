@@ -52,12 +52,17 @@ package extension String {
     /// With NUL, the other C0 controls, DEL and the C1 controls written as
     /// `\u{1B}`-style escapes: text a plugin chose (a path it asked for, a
     /// message), safe to print on a terminal or in one log line.
-    var escapingControls: String {
-        guard unicodeScalars.contains(where: Self.isControl) else { return self }
+    var escapingControls: String { escapingControls(keepingLines: false) }
+
+    /// The same, with newlines and tabs kept: a plugin's multi-line render
+    /// for a terminal.
+    func escapingControls(keepingLines: Bool) -> String {
+        let escapes = { (scalar: Unicode.Scalar) in Self.isControl(scalar) && !(keepingLines && (scalar == "\n" || scalar == "\t")) }
+        guard unicodeScalars.contains(where: escapes) else { return self }
         var escaped = ""
         escaped.reserveCapacity(utf8.count + 8)
         for scalar in unicodeScalars {
-            if Self.isControl(scalar) {
+            if escapes(scalar) {
                 escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else {
                 escaped.unicodeScalars.append(scalar)

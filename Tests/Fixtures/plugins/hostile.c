@@ -22,8 +22,8 @@
 // child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s), chmod (make `target`
 // mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
 // escape_output (write a terminal escape code and a NUL to stderr), crash_later (start a thread that crashes
-// the process `target` milliseconds later), sleep (sleep `target` milliseconds), and, in a render only, emit_flood (emit
-// `target` events of 64 KiB each).
+// the process `target` milliseconds later), sleep (sleep `target` milliseconds), and, in a render only,
+// render_escape (render terminal escape codes and a NUL) and emit_flood (emit `target` events of 64 KiB each).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -233,6 +233,10 @@ static bool probe_render(const graft_component_instance_t *instance, const char 
     probe_t *probe = instance->plugin_data;
     char out[1024];
     (void)media_type;
+    if (strcmp(probe->act, "render_escape") == 0) {
+        static const char text[] = "before \x1b]0;pwned\x07\x1b[2J and a NUL \0 after\nsecond line";
+        return writer->write(writer, text, sizeof text - 1);
+    }
     if (strcmp(probe->act, "emit_flood") == 0) {
         static char big[64 * 1024];
         memset(big, 'x', sizeof big);
