@@ -55,8 +55,12 @@ package struct ConformanceSupervisor: Sendable {
         if let request = sandbox {
             let described = GraftHost.check(pluginAt: path, scanning: scanning, sandbox: SandboxSettings(mode: request.mode), logger: logger)
             if let plugin = described.plugin, !plugin.permissions.isEmpty {
-                var template = Array((FileManager.default.temporaryDirectory.path + "/graft-conformance-XXXXXX").utf8CString)
-                dataFolder = mkdtemp(&template).map { String(cString: $0) }
+                dataFolder = FilePaths.makeTemporaryFolder(prefix: "graft-conformance")
+                guard dataFolder != nil else {
+                    throw GraftError(
+                        .scannerUnavailable,
+                        "could not create a data folder for the conformance run of \(path): \(String(cString: strerror(errno))).", path: path)
+                }
                 let settings = SandboxSettings(
                     mode: request.mode, grants: [plugin.id: plugin.permissions.map(\.permission)], dataFolder: dataFolder)
                 sandbox = try settings.request(forPlugin: plugin.id)

@@ -27,18 +27,16 @@ enum EntryAndABICheck {
             return
         }
         probe.step("graft_entry", "running its constructors (dlopen)")
-        // A sandboxed child may not open the file again by any path: it maps a copy in memory.
-        var name = probe.file.descriptorPath, memory: Int32 = -1
-        if ChildSandbox.isEntered {
-            do throws(GraftError) {
-                (name, memory) = try ImageStore().memoryCopy(of: probe.file)
-            } catch {
-                probe.fail("image", expected: "a copy of the file in memory to map", got: error.message)
-                return
-            }
+        // As this child maps any plugin: from memory when it is sandboxed.
+        let name: ImageStore.Name
+        do throws(GraftError) {
+            name = try ImageStore().name(for: probe.file, mapping: ChildSandbox.mapping(copy: false))
+        } catch {
+            probe.fail("image", expected: "a name to map the file through", got: error.message)
+            return
         }
-        defer { if memory >= 0 { close(memory) } }
-        guard let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) else {
+        defer { name.release() }
+        guard let handle = dlopen(name.path, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
             probe.fail("image", expected: "dlopen to succeed", got: reason)
             return

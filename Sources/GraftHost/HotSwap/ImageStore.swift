@@ -122,12 +122,33 @@ package final class ImageStore: Sendable {
         return name
     }
 
+    /// A name `dlopen` maps `file` through, and what to release once it has
+    /// mapped or refused it (a copy is removed, a memory copy's descriptor closed).
+    package struct Name {
+        package let path: String
+        package let release: () -> Void
+    }
+
+    /// The name for `file` under `mapping` (see `PluginLoader.Mapping`).
+    package func name(for file: PluginFile, mapping: PluginLoader.Mapping) throws(GraftError) -> Name {
+        switch mapping {
+        case .descriptorName:
+            return Name(path: descriptorName(for: file), release: {})
+        case .copy:
+            let path = try copy(of: file)
+            return Name(path: path, release: { self.discard(path) })
+        case .memory:
+            let (path, descriptor) = try memoryCopy(of: file)
+            return Name(path: path, release: { close(descriptor) })
+        }
+    }
+
     /// A private copy of `file` in memory (`memfd_create`, copied in the
     /// kernel with `sendfile`), and the name that maps it: what a sandboxed
     /// child maps, since Landlock refuses to open the file again by any path
     /// while a memory file, having none, is the child's own. The caller
     /// closes the descriptor once `dlopen` has mapped or refused it.
-    package func memoryCopy(of file: PluginFile) throws(GraftError) -> (name: String, descriptor: Int32) {
+    func memoryCopy(of file: PluginFile) throws(GraftError) -> (name: String, descriptor: Int32) {
         let memory = graft_memory_copy(file.descriptor, UInt64(file.identity.size))
         guard memory >= 0 else {
             throw GraftError(

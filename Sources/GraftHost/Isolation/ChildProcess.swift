@@ -257,15 +257,13 @@ package final class ChildProcess: @unchecked Sendable {
 
     /// A folder only this child writes (its TMPDIR and HOME), removed when it is reaped.
     private static func makePrivateFolder(for executable: String) throws(GraftError) -> String {
-        let parent = ProcessEnvironment.value("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        var template = Array((parent + "/graft-child-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
+        guard let folder = FilePaths.makeTemporaryFolder(prefix: "graft-child") else {
             throw GraftError(
                 .scannerUnavailable,
-                "could not create a private folder for \(executable) in \(parent): \(String(cString: strerror(errno))).",
+                "could not create a private folder for \(executable) in the temporary folder: \(String(cString: strerror(errno))).",
                 path: executable)
         }
-        return String(cString: made)
+        return folder
     }
 
     private static func removeFolder(_ folder: String) {

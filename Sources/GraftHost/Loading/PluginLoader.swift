@@ -90,22 +90,15 @@ package struct PluginLoader: Sendable {
 
         // Through a private name of its own (see ImageStore): the checked
         // descriptor itself, or, for a host that hot-swaps, a private copy.
-        let imagePath: String
-        var memoryCopy: Int32 = -1
+        let imageName: ImageStore.Name
         do throws(GraftError) {
-            switch mapping {
-            case .copy: imagePath = try images.copy(of: file)
-            case .descriptorName: imagePath = images.descriptorName(for: file)
-            case .memory: (imagePath, memoryCopy) = try images.memoryCopy(of: file)
-            }
+            imageName = try images.name(for: file, mapping: mapping)
         } catch {
             return fail(error)
         }
         // Mapped or refused, a private copy is no longer needed.
-        defer {
-            if mapping == .copy { images.discard(imagePath) }
-            if memoryCopy >= 0 { close(memoryCopy) }
-        }
+        defer { imageName.release() }
+        let imagePath = imageName.path
 
         // RTLD_LOCAL keeps each plugin's symbols to itself; NODELETE makes the
         // dynamic loader keep Swift images mapped even if closed by mistake.

@@ -71,6 +71,14 @@ package enum FilePaths {
         getenv("HOME").map { String(cString: $0) }
     }
 
+    /// A new folder `PREFIX-XXXXXX` (mode 0700) in `$TMPDIR`, else /tmp;
+    /// nil (errno set) when it cannot be made.
+    package static func makeTemporaryFolder(prefix: String) -> String? {
+        let parent = ProcessEnvironment.value("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = Array((parent + "/" + prefix + "-XXXXXX").utf8CString)
+        return mkdtemp(&template).map { String(cString: $0) }
+    }
+
     /// Makes `path` and the folders above it that are missing (new ones get
     /// `mode`); true when it is a folder afterwards.
     package static func makeFolders(_ path: String, mode: mode_t) -> Bool {

@@ -142,7 +142,4 @@ package final class PluginFile: @unchecked Sendable {
             offset += got
         }
     }
-
-    /// The path through which the dynamic loader maps exactly this open file.
-    package var descriptorPath: String { "/proc/self/fd/\(descriptor)" }
 }
