@@ -226,6 +226,38 @@ struct SandboxTests {
         #expect(error.message.contains("declares network:\(server.port) (Talks to its test server.)"), "\(error.message)")
     }
 
+    @Test("a plugin whose permissions break graft.h's rules is refused, every broken one named")
+    func badPermissions() throws {
+        let scratch = try Scratch()
+        let file = try Fixtures.build("bad_permissions", into: scratch.url)
+        let check = GraftHost.check(pluginAt: file.path, logger: quietLogger)
+        #expect(check.problems.allSatisfy { $0.code == .invalidDescriptor && $0.symbol == "graft.permissions/1" })
+        let messages = check.problems.map(\.message)
+        for expected in [
+            "permission #0 has kind 9, which graft.h does not define.", "permission #1 names port 0.",
+            "permission #2 asks to read a folder whose path is NULL, relative", "permission #3 has no reason",
+        ] {
+            #expect(messages.contains { $0.contains(expected) }, "\(expected): \(messages)")
+        }
+    }
+
+    @Test("a lock file that grants what is not a permission, and a plugin id that cannot name a data folder, are refused by name")
+    func badGrants() throws {
+        let scratch = try Scratch()
+        let lock = scratch.file("graft.lock")
+        try #"{"version": 1, "plugins": [{"id": "a", "version": "1", "file": "liba.so", "sha256": "\#(String(repeating: "0", count: 64))", "permissions": ["network:everything"]}]}"#
+            .write(to: lock, atomically: false, encoding: .utf8)
+        let error = #expect(throws: GraftError.self) { try LockFile(contentsOf: lock.path) }
+        #expect(error?.code == .invalidConfig)
+        #expect(error?.message.contains("grants liba.so 'network:everything', which is not a permission") == true, "\(String(describing: error))")
+
+        let settings = SandboxSettings(grants: ["../escape": [.dataFolder]], dataFolder: scratch.file("data").path)
+        let refused = #expect(throws: GraftError.self) { try settings.request(forPlugin: "../escape") }
+        #expect(refused?.code == .permissionDenied)
+        #expect(refused?.message.contains("'../escape' cannot name a data folder") == true)
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("escape").path))
+    }
+
     @Test("permissions read and print as the text people type")
     func permissionText() {
         for text in ["network:443", "network:80,443", "network:any", "read:/srv/assets", "data"] {

@@ -11,6 +11,22 @@ struct RegistrationTests {
                     register: { plugin.register(in: $0) })
     }
 
+    @Test("permissions are checked as the host checks them: a reason, ports, an absolute folder")
+    func permissionRules() {
+        let info = PluginInfo(
+            id: "dev.graft.permissions", version: "1", name: "Permissions",
+            permissions: [
+                .networkConnections(ports: [], reason: "No ports."), .readFolder("relative", reason: "A relative folder."),
+                .dataFolder(reason: ""), .anyNetworkConnection(reason: "a\u{1B}[2J"),
+            ])
+        #expect(RegistrationCheck.problems(info: info, registration: PluginRegistration()) == [
+            "networkConnections(ports:) needs 1 to 64 ports, none of them 0.",
+            "readFolder(\"relative\") needs an absolute path.",
+            "A permission has no reason; say why the plugin needs it.",
+            "A permission's reason holds control characters.",
+        ])
+    }
+
     @Test("init refuses a plugin that breaks the rules and logs every problem at once")
     func brokenPluginIsRefused() {
         let host = FakeHost()
