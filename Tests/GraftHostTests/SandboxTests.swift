@@ -132,6 +132,13 @@ struct SandboxTests {
         #expect(home.hasPrefix("environ: ok /") && home.contains("graft-child-"))
         let temporary = String(home.dropFirst("environ: ok ".count))
         #expect(try Self.render(host, act: "write", target: temporary + "/scratch").text == "write: ok ")
+        // A missing folder in its own: the kernel's answer, nothing refused. Outside it: refused, and said.
+        let missing = try Self.render(host, act: "write", target: temporary + "/missing/deeper/file")
+        #expect(missing.text == "write: refused ENOENT")
+        #expect(!missing.warnings.contains { $0.code == .sandboxDenied })
+        let outside = try Self.render(host, act: "write", target: "/nonexistent-graft-folder/deeper/file")
+        #expect(outside.text == "write: refused EACCES")
+        #expect(outside.warnings.contains { $0.message.contains("create /nonexistent-graft-folder/deeper/file") })
     }
 
     @Test("a plugin granted a port connects to a local server on it, and only on it")

@@ -261,9 +261,20 @@ struct ChildPath {
         // One of the child's own descriptors: what it leads to is not a path to judge.
         if absolute.hasPrefix("/proc/\(process)/fd/") || absolute.hasPrefix("/proc/\(process)/task/") { return nil }
         if following, let real = Self.real(absolute) { return (real, true) }
-        let parent = FilePaths.folder(of: absolute), last = FilePaths.lastComponent(of: absolute)
-        guard let realParent = Self.real(parent) else { return nil }
-        let path = realParent == "/" ? "/" + last : realParent + "/" + last
+        // The nearest folder above that exists decides (a path being made, or
+        // one that is missing, lies where that folder is): its real path, then
+        // the rest as named.
+        var folder = FilePaths.folder(of: absolute)
+        var rest = FilePaths.lastComponent(of: absolute)
+        var realFolder = Self.real(folder)
+        while realFolder == nil {
+            guard folder != "/", !folder.isEmpty else { return nil }
+            rest = FilePaths.lastComponent(of: folder) + "/" + rest
+            folder = FilePaths.folder(of: folder)
+            realFolder = Self.real(folder)
+        }
+        guard let realFolder, !rest.split(separator: "/").contains("..") else { return nil }
+        let path = realFolder == "/" ? "/" + rest : realFolder + "/" + rest
         var information = stat()
         return (path, lstat(path, &information) == 0)
     }
