@@ -77,13 +77,16 @@ struct UntrustedChildTests {
         #expect(error?.message.contains("in its runner than when it was scanned") == true, "\(String(describing: error))")
     }
 
-    @Test("a plugin whose thread kills its scanner while the next file loads cannot get that file quarantined")
-    func blameNeedsTheFileAlone() throws {
+    @Test(
+        "a plugin whose thread kills or stops its scanner while the next file loads cannot get that file quarantined",
+        arguments: ["crash_later", "stop_later"])
+    func blameNeedsTheFileAlone(act: String) throws {
         let scratch = try Scratch()
         let folder = scratch.url.appendingPathComponent("plugins")
-        // Scanned in name order: a_ starts a thread that crashes the scanner 100 ms later, while b_'s constructor sleeps.
+        // Scanned in name order: a_ starts a thread that crashes (or stops) the scanner 100 ms later, while b_'s
+        // constructor sleeps. A stopped scanner is a timeout blamed on b_.
         try Fixtures.build(
-            "hostile", into: folder, defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"crash_later\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"100\"", "HOSTILE_ID": "\"test.a\""],
+            "hostile", into: folder, defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"\(act)\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"100\"", "HOSTILE_ID": "\"test.a\""],
             outputName: "liba_crasher.so")
         try Fixtures.build(
             "hostile", into: folder, defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"sleep\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"1000\"", "HOSTILE_ID": "\"test.b\""],

@@ -106,10 +106,10 @@ final class Scanner: @unchecked Sendable {
     /// Scans `files` in order, one outcome each (nil for those left when no
     /// scanner could be started). Up to `window` files travel at once; when
     /// one kills the child, the files sent after it go again to a new one.
-    /// A file blamed for a crash of a child that had mapped other files first
-    /// is scanned again alone, on a new child, and only that verdict counts:
-    /// a plugin whose thread kills its scanner later cannot get the next
-    /// plugin quarantined.
+    /// A file blamed for the death of a child that had mapped other files
+    /// first (a crash, a timeout, a broken frame) is scanned again alone, on
+    /// a new child, and only that verdict counts: a plugin whose thread kills
+    /// or stops its scanner later cannot get the next plugin quarantined.
     func scan(_ files: [PluginFile], mapping: PluginLoader.Mapping = .descriptorName) -> [ScanOutcome?] {
         lock.lock()
         defer { lock.unlock() }
@@ -142,8 +142,9 @@ final class Scanner: @unchecked Sendable {
             }
             inFlight.removeFirst()
             let outcome = answer(to: id, for: files[index], from: child)
-            if self.child == nil, answered > 0, alone != index, case .crashed(let error) = outcome, error.code == .pluginCrashed {
-                // Others ran in that child first: this file again, alone.
+            if self.child == nil, answered > 0, alone != index, case .crashed = outcome {
+                // Others ran in that child first, and any of them may have
+                // crashed, stopped or spoken for it: this file again, alone.
                 alone = index
                 next = index
                 inFlight.removeAll()

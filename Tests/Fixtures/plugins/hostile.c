@@ -22,7 +22,7 @@
 // child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s), chmod (make `target`
 // mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
 // escape_output (write a terminal escape code and a NUL to stderr), crash_later (start a thread that crashes
-// the process `target` milliseconds later), sleep (sleep `target` milliseconds), and, in a render only,
+// the process `target` milliseconds later), stop_later (likewise, but stop the whole process with SIGSTOP), sleep (sleep `target` milliseconds), and, in a render only,
 // render_escape (render terminal escape codes and a NUL) and emit_flood (emit `target` events of 64 KiB each).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -54,6 +54,13 @@ static void *crash_after(void *milliseconds) {
     struct timespec delay = {(long)(intptr_t)milliseconds / 1000, ((long)(intptr_t)milliseconds % 1000) * 1000000L};
     nanosleep(&delay, NULL);
     *(volatile int *)0 = 1;
+    return NULL;
+}
+
+static void *stop_after(void *milliseconds) {
+    struct timespec delay = {(long)(intptr_t)milliseconds / 1000, ((long)(intptr_t)milliseconds % 1000) * 1000000L};
+    nanosleep(&delay, NULL);
+    raise(SIGSTOP);
     return NULL;
 }
 
@@ -176,6 +183,10 @@ static int perform(const char *act, const char *target, char *out, size_t capaci
     } else if (strcmp(act, "crash_later") == 0) {
         pthread_t thread;
         if (pthread_create(&thread, NULL, crash_after, (void *)(intptr_t)atol(target)) != 0) return refused(out, capacity, act);
+        pthread_detach(thread);
+    } else if (strcmp(act, "stop_later") == 0) {
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, stop_after, (void *)(intptr_t)atol(target)) != 0) return refused(out, capacity, act);
         pthread_detach(thread);
     } else if (strcmp(act, "sleep") == 0) {
         struct timespec delay = {atol(target) / 1000, (atol(target) % 1000) * 1000000L};
