@@ -250,6 +250,11 @@ static int build_filter(scmp_filter_ctx filter, uint32_t deny, uint32_t ask, con
      * a process's memory against code running inside it, and here all of the
      * child is the plugin's already; it would slow every call by a fifth. */
     if (result == 0) result = seccomp_attr_set(filter, SCMP_FLTATR_CTL_SSB, 1);
+    /* A binary tree of system call numbers rather than a list: the kernel
+     * runs the filter once per system call number when it installs it (to
+     * learn which always pass), so a list of 150 instructions cost each
+     * child's start about 90 µs more than the tree. */
+    if (result == 0) result = seccomp_attr_set(filter, SCMP_FLTATR_CTL_OPTIMIZE, 2);
     if (result == 0) result = add_rules(filter, deny, refused_calls);
     if (result == 0) result = add_rules(filter, ask, questioned_calls);
     for (const char *const *name = own_process_calls; result == 0 && *name; name++) {
@@ -439,9 +444,9 @@ static void drop_capabilities(void) {
     if (syscall(SYS_capget, &query, held) == 0 && !(held[0].permitted | held[1].permitted | held[0].effective |
                                                     held[1].effective | held[0].inheritable | held[1].inheritable))
         return;
-    for (int capability = 0; capability <= 63; capability++)
-        if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0 && errno == EINVAL) break;
-    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    /* The bounding set and the ambient set only shape what a program it
+     * runs would hold, and it can run none (execve is refused, and
+     * no_new_privs stands): clearing the sets it holds is enough. */
     struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
     struct __user_cap_data_struct data[2];
     memset(data, 0, sizeof data);
