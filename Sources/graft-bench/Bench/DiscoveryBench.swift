@@ -77,7 +77,7 @@ enum DiscoveryBench {
                 "gst-inspect-1.0 not found: `apt-get install -y gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good` (about 100 plugins) is needed for the graft list / gst-inspect comparison; skipped")
         }
 
-        var floor: [Double] = [], cold: [Double] = [], warm: [Double] = [], start: [Double] = []
+        var floor: [Double] = [], cold: [Double] = [], coldUnsandboxed: [Double] = [], warm: [Double] = [], start: [Double] = []
         var graftProcess: [Double] = [], gstProcess: [Double] = [], processRatios: [Double] = []
         var graftPlugins: Int?
         for round in 0...rounds {
@@ -93,9 +93,22 @@ enum DiscoveryBench {
             try makeFolder(cacheHome)
             let configuration = GraftConfiguration(
                 searchPath: SearchPath(folders: [plugins.path]), cacheFolder: cacheHome.path + "/graft", mapping: .onFirstUse)
+            // The same cold scan with the sandbox off, on its own copies and cache: what the sandbox costs.
+            let unsandboxedPlugins = base.appendingPathComponent("plugins-unsandboxed")
+            _ = try copies(of: builds, into: unsandboxedPlugins)
+            let unsandboxed = GraftConfiguration(
+                searchPath: SearchPath(folders: [unsandboxedPlugins.path]), cacheFolder: cacheHome.path + "/graft-unsandboxed",
+                mapping: .onFirstUse, sandbox: SandboxSettings(mode: .off))
 
             let floorNs = try DiscoveryFloor.run(floorProgram, files: floorFiles)
-            let coldNs = try timeHost(configuration, expecting: count, listing: false)
+            let coldNs: Double, coldUnsandboxedNs: Double
+            if round.isMultiple(of: 2) {
+                coldNs = try timeHost(configuration, expecting: count, listing: false)
+                coldUnsandboxedNs = try timeHost(unsandboxed, expecting: count, listing: false)
+            } else {
+                coldUnsandboxedNs = try timeHost(unsandboxed, expecting: count, listing: false)
+                coldNs = try timeHost(configuration, expecting: count, listing: false)
+            }
             // The two warm figures take turns going first after the cold scan.
             let warmNs: Double, startNs: Double
             if round.isMultiple(of: 2) {
@@ -108,6 +121,7 @@ enum DiscoveryBench {
             if recorded {
                 floor.append(floorNs)
                 cold.append(coldNs)
+                coldUnsandboxed.append(coldUnsandboxedNs)
                 warm.append(warmNs)
                 start.append(startNs)
             }
@@ -147,10 +161,13 @@ enum DiscoveryBench {
 
         spread(&part, "floor", floor, plugins: count)
         spread(&part, "cold_scan", cold, plugins: count)
+        spread(&part, "cold_scan_unsandboxed", coldUnsandboxed, plugins: count)
         spread(&part, "warm_list", warm, plugins: count)
         spread(&part, "host_start", start, plugins: count)
         part.ratio("warm list / floor", roundRatio(warm, floor), target: "<= 0.2")
         part.ratio("cold scan / floor", roundRatio(cold, floor), target: "<= 2")
+        part.ratio("cold scan, sandbox off / floor", roundRatio(coldUnsandboxed, floor))
+        part.ratio("cold scan: sandboxed / sandbox off", roundRatio(cold, coldUnsandboxed))
         part.ratio("host start / floor", roundRatio(start, floor), target: "<= 0.2")
         part.ratio("warm list / floor, p99", Stopwatch.p99(warm) / Stopwatch.p99(floor))
         part.ratio("cold scan / floor, p99", Stopwatch.p99(cold) / Stopwatch.p99(floor))
@@ -169,7 +186,7 @@ enum DiscoveryBench {
         }
         part.notes.append(
             "floor: a C program (cc -O2) doing dlopen(RTLD_NOW|RTLD_LOCAL), dlsym(graft_entry), entry, ABI major, init, get_factory x3 and every descriptor for each file; its loop timed inside it")
-        part.notes.append("cold scan: GraftHost(configuration:) + loadPlugins(), new inodes, empty cache: every file through graft-scanner, cache written")
+        part.notes.append("cold scan: GraftHost(configuration:) + loadPlugins(), new inodes, empty cache: every file through graft-scanner (sandboxed, the default), cache written; the same with the sandbox off, on its own copies, taking turns going first")
         part.notes.append("warm list: GraftHost(configuration:) + loadPlugins() + host.plugins, the cache the cold scan wrote; host start: the same without host.plugins")
         if !graftProcess.isEmpty {
             part.notes.append(
