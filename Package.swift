@@ -75,7 +75,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            // The page, its sheet, its icon and the parts of its script, embedded in the binary.
+            resources: [
+                "index.html", "app.css", "icon.svg", "core.js", "plugins.js", "component.js", "actions.js", "tryout.js",
+                "flow.js", "attach.js", "start.js",
+            ].map { .embedInCode("Resources/\($0)") }),
         // A small WebDriver client (chromedriver, headless Chromium) over loopback HTTP: the workbench's browser
         // tests and `graft bench workbench` drive the page with it. JSON through GraftHost's values.
         .target(name: "GraftWebDriver", dependencies: ["GraftHost", "CGraftSystem"]),
@@ -105,6 +110,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // `graft new`'s project templates, embedded in the binary.
+            resources: [
+                "c-plugin.c", "c-test_plugin.c", "c-Makefile", "c-README.md", "swift-Package.swift", "swift-exports.map",
+                "swift-Plugin.swift", "swift-Component.swift", "swift-MaxLength.swift", "swift-Greet.swift",
+                "swift-Tests.swift", "swift-README.md",
+            ].map { .embedInCode("Templates/\($0).template") },
             linkerSettings: executableLinkerSettings),
         // The benchmarks, which `graft bench` runs (exec): kept out of `graft`'s image.
         .executableTarget(

@@ -32,12 +32,21 @@ struct NewPluginTests {
         }
     }
 
+    /// Files under `project` that still hold a template's `{{name}}` mark.
+    static func unfilledMarks(in project: URL) -> [String] {
+        let files = FileManager.default.enumerator(atPath: project.path)?.compactMap { $0 as? String } ?? []
+        return files.filter { file in
+            (try? String(contentsOf: project.appendingPathComponent(file), encoding: .utf8))?.contains("{{") == true
+        }
+    }
+
     @Test("graft new c: make test passes (its own test, then graft check), graft try taps, only graft_entry exported")
     func cPlugin() throws {
         let scratch = try Scratch()
         let created = try Self.shell("graft new c tap_counter", in: scratch.url)
         #expect(created.status == 0, "\(created.stderr)")
         let project = scratch.file("tap_counter")
+        #expect(Self.unfilledMarks(in: project).isEmpty, "every {{name}} of the templates filled")
         let tested = try Self.shell("make test", in: project)
         #expect(tested.status == 0, "\(tested.stdout)\(tested.stderr)")
         #expect(tested.stdout.contains("ok: build/libtap_counter.so"))
@@ -59,6 +68,7 @@ struct NewPluginTests {
         let created = try Self.shell("graft new swift tap_counter --output tapper", in: scratch.url)
         #expect(created.status == 0, "\(created.stderr)")
         let project = scratch.file("tapper")
+        #expect(Self.unfilledMarks(in: project).isEmpty, "every {{name}} of the templates filled")
         let package = try String(contentsOf: project.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(package.contains(".package(name: \"Graft\", path: \"\(Fixtures.root.path)\")"))
         // Its own build folder, inside the scratch folder; the package's dependencies come from the same mirror.

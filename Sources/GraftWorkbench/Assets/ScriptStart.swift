@@ -1,9 +1,0 @@
-/// `app.js`, last part: start the live channel and show the view the
-/// address asks for.
-enum ScriptStart {
-    static let source = #"""
-        window.addEventListener('hashchange', route);
-        connectLive();
-        route();
-        """#
-}

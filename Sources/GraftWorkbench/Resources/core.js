@@ -1,0 +1,154 @@
+// `app.js`, part 1: helpers every view uses — building DOM nodes (never
+// from HTML text: plugin output and names are shown as text or inside the
+// sandboxed frame only), calling the JSON API, banners, the live channel
+// and the hash router.
+'use strict';
+// Exposed for tests and `graft bench workbench`: timings and state.
+const wb = window.graftWorkbench = {
+  timings: {}, info: null, log: [], view: null, socketOpen: false,
+  handlers: { log: [], render: [], swap: [], flow: [], attached: [], hello: [] },
+};
+const LOG_KEPT = 1000;
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else if (key === 'dataset') Object.assign(node.dataset, value);
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else if (key in node && typeof value !== 'string') node[key] = value;
+    else node.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function clear(node) { while (node.firstChild) node.firstChild.remove(); return node; }
+function json(value) { return JSON.stringify(value); }
+function pretty(value) { return JSON.stringify(value, null, 2); }
+
+class ApiError extends Error {
+  constructor(code, message, status) { super(message); this.code = code; this.status = status; }
+}
+
+async function api(method, path, body) {
+  const init = { method, credentials: 'same-origin', headers: {} };
+  if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
+  const response = await fetch(path, init);
+  if (response.status === 204) return null;
+  const text = await response.text();
+  let value = null;
+  try { value = text ? JSON.parse(text) : null; } catch (e) { throw new ApiError('invalid_json', `${path} answered something that is not JSON`, response.status); }
+  if (!response.ok) {
+    const error = (value && value.error) || {};
+    throw new ApiError(error.code || `http_${response.status}`, error.message || response.statusText, response.status);
+  }
+  return value;
+}
+
+function errorText(error) { return error.code ? `${error.code}: ${error.message}` : String(error); }
+
+function banner(kind, text, options) {
+  const sticky = options && options.sticky;
+  const node = el('div', { class: `banner ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+    el('span', { class: 'banner-text', text }),
+    el('button', { class: 'banner-close', type: 'button', title: 'dismiss', text: '×', onclick: () => node.remove() }));
+  document.getElementById('banners').append(node);
+  if (!sticky) setTimeout(() => node.remove(), 4000);
+  return node;
+}
+
+function errorCard(error, title) {
+  return el('div', { class: 'error-card', id: 'error-card', role: 'alert' },
+    el('strong', { text: title || 'This component failed' }),
+    el('code', { class: 'error-code', text: error.code }),
+    el('p', { class: 'error-message', text: error.message }));
+}
+
+// Plugin output: HTML only inside a frame with no rights at all (an
+// opaque origin, no script, no forms, no navigation); any other media
+// type as text. Calls `shown` once the output is on screen.
+function outputView(mediaType, output, shown, id) {
+  if (mediaType === 'text/html') {
+    const frame = el('iframe', { class: 'render-frame', id: id || null, title: 'component output' });
+    frame.setAttribute('sandbox', '');
+    frame.setAttribute('referrerpolicy', 'no-referrer');
+    frame.addEventListener('load', () => shown && shown(frame), { once: true });
+    frame.srcdoc = output;
+    return frame;
+  }
+  const text = el('pre', { class: 'render-text', id: id ? `${id}-text` : null, text: output });
+  if (shown) requestAnimationFrame(() => shown(text));
+  return text;
+}
+
+function warningList(warnings) {
+  if (!warnings || !warnings.length) return null;
+  return el('ul', { class: 'warnings' }, warnings.map(w =>
+    el('li', { class: 'warning', dataset: { code: w.code } }, el('code', { text: w.code }), ' ', w.message)));
+}
+
+// --- the live channel --------------------------------------------------
+function connectLive() {
+  const indicator = document.getElementById('live');
+  const socket = new WebSocket(`ws://${location.host}/live`);
+  socket.addEventListener('open', () => {
+    wb.socketOpen = true;
+    indicator.textContent = 'live'; indicator.className = 'live on';
+  });
+  socket.addEventListener('close', () => {
+    wb.socketOpen = false;
+    indicator.textContent = 'offline, reconnecting…'; indicator.className = 'live off';
+    setTimeout(connectLive, 1000);
+  });
+  socket.addEventListener('message', event => {
+    let message;
+    try { message = JSON.parse(event.data); } catch (e) { return; }
+    if (message.type === 'log') {
+      wb.log.push(...message.records);
+      if (wb.log.length > LOG_KEPT) wb.log.splice(0, wb.log.length - LOG_KEPT);
+    }
+    for (const handler of wb.handlers[message.type] || []) handler(message);
+  });
+}
+
+// Swaps matter on every page: a refused build is a banner that stays.
+wb.handlers.swap.push(message => {
+  if (message.outcome === 'failed') {
+    const who = message.plugin || message.path;
+    banner('error', `Rejected build of ${who}: ${message.error.code}: ${message.error.message} The previous build keeps serving.`, { sticky: true });
+  } else {
+    banner('info', message.summary);
+  }
+});
+wb.handlers.hello.push(message => {
+  wb.info = message;
+  document.querySelector('[data-nav=flow]').hidden = !message.flow;
+  document.querySelector('[data-nav=attach]').hidden = !message.attach;
+});
+
+// --- views -------------------------------------------------------------
+const views = {};
+let leaving = null;
+
+function route() {
+  const hash = location.hash || '#/plugins';
+  const [, name, ...rest] = hash.split('/');
+  const view = views[name] || views.plugins;
+  if (leaving) { try { leaving(); } catch (e) {} leaving = null; }
+  for (const link of document.querySelectorAll('nav a')) link.classList.toggle('current', link.dataset.nav === name);
+  const main = clear(document.getElementById('view'));
+  document.body.dataset.view = name || 'plugins';
+  wb.view = name;
+  leaving = view(main, decodeURIComponent(rest.join('/'))) || null;
+}
+
+function keyed(handlers, handler) {
+  handlers.push(handler);
+  return () => { const at = handlers.indexOf(handler); if (at >= 0) handlers.splice(at, 1); };
+}

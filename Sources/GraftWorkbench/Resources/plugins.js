@@ -1,0 +1,80 @@
+// `app.js`, part 2: the Plugins page — every plugin with its id, version,
+// ABI, path and what it provides, and first the files that failed to load
+// or sit in quarantine, with their codes and reasons.
+function reportView(report, options) {
+  const linked = !(options && options.remote);
+  const failures = report.failures || [];
+  const plugins = report.plugins || [];
+  const list = el('div', { class: 'plugin-list', id: options && options.remote ? 'remote-plugin-list' : 'plugin-list' });
+  const fragment = document.createDocumentFragment();
+  for (const plugin of plugins) fragment.append(pluginCard(plugin, linked));
+  list.append(fragment);
+  const failed = failures.length ? el('section', { class: 'failures', id: 'failures' },
+    el('h2', { text: `Failed to load (${failures.length})` }),
+    failures.map(f => el('div', { class: 'failure', dataset: { code: f.code } },
+      el('div', { class: 'failure-head' },
+        el('code', { class: 'badge bad', text: f.code }),
+        f.quarantined ? el('span', { class: 'badge quarantined', text: 'quarantined' }) : null,
+        el('span', { class: 'path', text: f.path })),
+      el('p', { class: 'failure-message', text: f.message })))) : null;
+  const filter = el('input', { type: 'search', class: 'filter', placeholder: 'Filter by id, name, component, validator or action…',
+    oninput: () => {
+      const needle = filter.value.trim().toLowerCase();
+      for (const card of list.children) card.hidden = needle !== '' && !card.dataset.search.includes(needle);
+    } });
+  return el('div', {},
+    el('p', { class: 'summary', id: 'plugin-summary',
+      text: `${plugins.length} plugin${plugins.length === 1 ? '' : 's'} loaded, ${failures.length} failed` }),
+    report.sandbox ? el('p', { class: 'muted', id: 'sandbox-summary', text: `Sandbox: ${report.sandbox.summary}` }) : null,
+    failed, filter, list);
+}
+
+function pluginCard(plugin, linked) {
+  const names = [plugin.id, plugin.name,
+    ...plugin.components.map(c => `${c.key}@${c.version}`),
+    ...plugin.validators.map(v => v.name), ...plugin.actions.map(a => a.key)];
+  const status = [`ABI ${plugin.abi}`, plugin.status, plugin.mapped ? 'mapped' : 'maps on first use',
+    plugin.canUnload ? 'can unload' : 'never unloaded'];
+  return el('article', { class: 'plugin', dataset: { id: plugin.id, search: names.join(' ').toLowerCase() } },
+    el('header', {},
+      el('h3', {}, el('span', { class: 'plugin-name', text: plugin.name }), ' ',
+        el('code', { class: 'plugin-id', text: plugin.id }), ' ', el('span', { class: 'version', text: plugin.version })),
+      el('span', { class: 'meta', text: status.join(' · ') })),
+    el('div', { class: 'path', text: plugin.path }),
+    plugin.components.length ? el('div', { class: 'provides' }, el('span', { class: 'label', text: 'components' }),
+      plugin.components.map(c => linked
+        ? el('a', { class: 'chip component-link', href: `#/component/${encodeURIComponent(`${c.key}@${c.version}`)}`,
+            text: `${c.key}@${c.version}` })
+        : el('span', { class: 'chip', text: `${c.key}@${c.version}` }))) : null,
+    plugin.validators.length ? el('div', { class: 'provides' }, el('span', { class: 'label', text: 'validators' }),
+      plugin.validators.map(v => el('span', { class: 'chip', title: v.signature || 'generic',
+        text: `${v.name}@${v.version} (${v.kind}${v.signature ? ' ' + v.signature : ''})` }))) : null,
+    plugin.actions.length ? el('div', { class: 'provides' }, el('span', { class: 'label', text: 'actions' }),
+      plugin.actions.map(a => el('span', { class: 'chip', text: `${a.key}@${a.version}` }))) : null,
+    (plugin.permissions || []).length ? el('div', { class: 'provides permissions' }, el('span', { class: 'label', text: 'permissions' }),
+      plugin.permissions.map(p => el('span', { class: `chip ${p.granted ? 'granted' : 'not-granted'}`, title: p.reason,
+        text: `${p.permission} (${p.granted ? 'granted' : 'not granted'})` }))) : null,
+    (plugin.sandboxDenied || []).length ? el('div', { class: 'provides sandbox-denied' },
+      el('span', { class: 'label', text: 'sandbox refused' }),
+      plugin.sandboxDenied.map(act => el('code', { class: 'badge bad', text: act }))) : null);
+}
+
+views.plugins = main => {
+  main.append(el('h1', { text: 'Plugins' }));
+  const body = el('div', {}, el('p', { class: 'muted', text: 'Loading the plugin report…' }));
+  main.append(body);
+  const load = async () => {
+    try {
+      const report = await api('GET', '/api/plugins');
+      if (wb.view !== 'plugins') return;
+      clear(body).append(reportView(report));
+      wb.timings.pluginsShown = performance.now();
+      document.body.dataset.pluginsShown = String(report.plugins.length);
+    } catch (error) {
+      clear(body).append(errorCard(error, 'The plugin report could not be read'));
+    }
+  };
+  load();
+  // A swap can add, replace or remove plugins: show the new report.
+  return keyed(wb.handlers.swap, message => { if (message.outcome !== 'failed') load(); });
+};

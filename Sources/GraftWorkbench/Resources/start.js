@@ -1,0 +1,5 @@
+// `app.js`, last part: start the live channel and show the view the
+// address asks for.
+window.addEventListener('hashchange', route);
+connectLive();
+route();
