@@ -114,7 +114,7 @@ extension GraftHost {
         _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
     ) throws(GraftError) -> ActionResult {
         let action = try actionRegistry.resolve(ComponentReference(parsing: key))
-        if let runner = action.plugin.runner { return try invokeRemotely(runner, action, params: params, payload: payload) }
+        if let runner = action.plugin.runner { return try runner.invoke(action, params: params, payload: payload) }
         let descriptor = try action.descriptor()
         let recorder = ActionRecorder()
         var context = graft_action_context_t()
@@ -143,33 +143,6 @@ extension GraftHost {
         return ActionResult(
             ok: ok, error: ok ? nil : (recorder.error ?? "action '\(action.contract.key)' failed without saying why"),
             variables: ok ? recorder.variables : [:], result: recorder.result)
-    }
-}
-
-extension GraftHost {
-    /// A custom action of an isolated plugin, run in its runner child.
-    private func invokeRemotely(
-        _ runner: PluginRunner, _ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?
-    ) throws(GraftError) -> ActionResult {
-        let key = ComponentReference(key: action.contract.key, version: action.contract.version).description
-        var (answer, _, _) = try runner.call(.action, plugin: action.plugin, what: "action '\(key)'") { writer, slot in
-            writer.u32(slot)
-            writer.string(key)
-            writer.value(.object(params))
-            writer.bool(payload != nil)
-            if let payload { writer.value(payload) }
-        }
-        do throws(Wire.Violation) {
-            guard answer.kind == .acted else { throw Wire.Violation(description: "\(answer.kind)") }
-            let ok = try answer.reader.bool(), error = try answer.reader.optional()
-            guard case .object(let variables) = try answer.reader.value() else { throw Wire.Violation(description: "variables") }
-            let result = try answer.reader.bool() ? try answer.reader.value() : nil
-            return ActionResult(ok: ok, error: error, variables: variables, result: result)
-        } catch {
-            throw GraftError(
-                .actionFailed, "the runner of \(action.pluginPath) answered action '\(key)' with \(error.description).",
-                key: action.contract.key)
-        }
     }
 }
 

@@ -123,11 +123,8 @@ final class Scanner: @unchecked Sendable {
             while next < files.count, inFlight.count < (alone == nil ? Self.window : 1) {
                 let file = files[next]
                 nextID &+= 1
-                var payload = WireWriter()
-                payload.string(file.path)
-                payload.string(file.realPath)
-                payload.bool(mapping == .copy)
-                guard child.send(.scan, id: nextID, payload: payload.bytes, descriptor: file.descriptor) else { break }
+                let payload = ScanRequest(path: file.path, realPath: file.realPath, copy: mapping == .copy).bytes
+                guard child.send(.scan, id: nextID, payload: payload, descriptor: file.descriptor) else { break }
                 inFlight.append((nextID, next))
                 next += 1
             }
@@ -281,5 +278,50 @@ extension PluginLoader.Stage {
         case .describe: "get_factory"
         default: nil
         }
+    }
+}
+
+/// Both ends of a scan: the request (the file's descriptor travels with it)
+/// and the child's answers, `described` or `refused`; the host reads them in
+/// `Scanner.outcome(of:for:from:)`, the child writes them here.
+struct ScanRequest {
+    var path: String
+    var realPath: String
+    /// Map a private copy (a file that may be rewritten in place).
+    var copy: Bool
+
+    var bytes: [UInt8] {
+        var writer = WireWriter()
+        writer.string(path)
+        writer.string(realPath)
+        writer.bool(copy)
+        return writer.bytes
+    }
+
+    /// The request in `payload`, or nil when it does not decode.
+    init?(_ payload: [UInt8]) {
+        var reader = WireReader(payload)
+        guard let path = try? reader.string(), let realPath = try? reader.string(), let copy = try? reader.bool() else { return nil }
+        self.init(path: path, realPath: realPath, copy: copy)
+    }
+
+    init(path: String, realPath: String, copy: Bool) {
+        self.path = path
+        self.realPath = realPath
+        self.copy = copy
+    }
+
+    /// The child's answer for a file it loaded.
+    static func described(_ info: PluginInfo) -> (Wire.Kind, [UInt8]) {
+        var writer = WireWriter()
+        writer.plugin(info)
+        return (.described, writer.bytes)
+    }
+
+    /// The child's answer for a file it refused.
+    static func refused(_ errors: [GraftError]) -> (Wire.Kind, [UInt8]) {
+        var writer = WireWriter()
+        writer.list(errors) { $0.error($1) }
+        return (.refused, writer.bytes)
     }
 }

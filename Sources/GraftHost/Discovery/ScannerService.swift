@@ -44,20 +44,19 @@ package enum ScannerService {
                 if descriptor >= 0 { close(descriptor) }
                 continue
             }
-            var fields = WireReader(payload)
-            guard let path = try? fields.string(), let realPath = try? fields.string(), let copy = try? fields.bool() else {
+            guard let request = ScanRequest(payload) else {
                 close(descriptor)
                 continue
             }
             let id = header.id
             let file: PluginFile
             do throws(GraftError) {
-                file = try PluginFile(adopting: descriptor, path: path, realPath: realPath)
+                file = try PluginFile(adopting: descriptor, path: request.path, realPath: request.realPath)
             } catch {
                 refuse(id, [error])
                 continue
             }
-            let outcome = loader.open(file, mapping: ChildSandbox.mapping(copy: copy), images: images) { stage in
+            let outcome = loader.open(file, mapping: ChildSandbox.mapping(copy: request.copy), images: images) { stage in
                 // One byte on the progress pipe (descriptor 4): the host reads
                 // it only if this process dies or hangs.
                 var byte = stage.rawValue
@@ -74,9 +73,7 @@ package enum ScannerService {
                     refuse(id, [error])
                     continue
                 }
-                var writer = WireWriter()
-                writer.plugin(plugin.info)
-                if !ChildChannel.send(.described, id: id, writer.bytes) { finish() }
+                answer(id, ScanRequest.described(plugin.info))
             }
         }
         finish()
@@ -94,8 +91,10 @@ package enum ScannerService {
     }
 
     private static func refuse(_ id: UInt32, _ errors: [GraftError]) {
-        var writer = WireWriter()
-        writer.list(errors) { $0.error($1) }
-        if !ChildChannel.send(.refused, id: id, writer.bytes) { finish() }
+        answer(id, ScanRequest.refused(errors))
+    }
+
+    private static func answer(_ id: UInt32, _ answer: (kind: Wire.Kind, payload: [UInt8])) {
+        if !ChildChannel.send(answer.kind, id: id, answer.payload) { finish() }
     }
 }

@@ -149,20 +149,16 @@ extension GraftHost {
         guard let runner = plugin.runner else { return }
         let used = Set(tracker.cores.filter { $0.component.plugin === old }.map(\.component.reference))
         for contract in plugin.info.components where used.contains(contract.reference) {
-            var (answer, generation, _) = try runner.call(
+            let sent = try runner.call(
                 .create, plugin: plugin, what: "create of \(contract.reference) from its debugConfig (before the swap)"
             ) { writer, slot in
-                writer.u32(slot)
-                writer.string(contract.key)
-                writer.u32(UInt32(contract.version))
-                writer.value(.object(contract.debugConfig))
-                writer.f64(0)
-                writer.f64(0)
+                RunnerInstance.writeCreate(&writer, slot: slot, contract: contract, inputs: contract.debugConfig, size: ContainerSize(width: 0, height: 0))
             }
+            var answer = sent.answer
             guard answer.kind == .created, let number = try? answer.reader.u32() else {
                 throw GraftError(.instanceCreateFailed, "the new build of \(plugin.info.path) answered create with \(answer.kind).")
             }
-            let probe = PluginRunner.Instance(generation: generation, number: number)
+            let probe = PluginRunner.Instance(generation: sent.generation, number: number)
             _ = try runner.call(.destroy, plugin: plugin, what: "destroy of a rehearsal instance", instance: probe) { writer, _ in
                 writer.u32(number)
             }

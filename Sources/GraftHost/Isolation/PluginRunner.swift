@@ -569,3 +569,25 @@ extension RegisteredValidator {
     /// The process id of the runner child serving this validator, if any.
     package var runnerProcessID: Int32? { plugin.runner?.childPID }
 }
+
+// MARK: - The child's end of a load (its host's end is `slot(for:in:)`)
+
+extension RunnerService.Server {
+    /// Maps the file the host sent (with its descriptor) in a host of its
+    /// own, and says what it declares here: the host holds it to what the
+    /// scan saw.
+    mutating func serveLoad(_ reader: inout WireReader, descriptor: Int32) throws -> (Wire.Kind, [UInt8]) {
+        let path = try reader.string(), realPath = try reader.string(), copy = try reader.bool()
+        guard descriptor >= 0 else { throw GraftError(.pluginNotFound, "\(path) arrived without its descriptor.", path: path) }
+        let file = try PluginFile(adopting: descriptor, path: path, realPath: realPath)
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
+            logger: logger)
+        let plugin = try host.loadInRunner(file, mapping: ChildSandbox.mapping(copy: copy))
+        slots.append(host)
+        var writer = WireWriter()
+        writer.u32(UInt32(slots.count - 1))
+        writer.plugin(plugin.info)
+        return (.loaded, writer.bytes)
+    }
+}

@@ -65,7 +65,7 @@ package enum RunnerService {
         ScannerService.finish()
     }
 
-    private struct Server {
+    struct Server {
         let settings: Settings
         /// One host per plugin loaded here: plugins sharing a runner never
         /// see each other, and a new build of a plugin (hot swap) loads beside
@@ -82,7 +82,7 @@ package enum RunnerService {
             self.settings = settings
         }
 
-        private func host(_ slot: UInt32) throws(GraftError) -> GraftHost {
+        func host(_ slot: UInt32) throws(GraftError) -> GraftHost {
             guard Int(slot) < slots.count else { throw GraftError(.pluginNotFound, "no plugin in slot \(slot) of this runner.") }
             return slots[Int(slot)]
         }
@@ -91,7 +91,7 @@ package enum RunnerService {
             GraftError(.invalidConfig, "the host sent a malformed request: \(violation.description).")
         }
 
-        private func instance(_ number: UInt32) throws(GraftError) -> ComponentInstance {
+        func instance(_ number: UInt32) throws(GraftError) -> ComponentInstance {
             guard let instance = instances[number] else {
                 throw GraftError(.instanceCreateFailed, "no instance \(number) in this runner.")
             }
@@ -100,135 +100,14 @@ package enum RunnerService {
 
         /// The answer to one request: its kind and payload.
         mutating func handle(_ kind: Wire.Kind, _ reader: inout WireReader, descriptor: Int32) throws(GraftError) -> (Wire.Kind, [UInt8]) {
-            var writer = WireWriter()
             let previous = justCreated
             justCreated = nil
             do {
+                if let answer = try serveInstanceCall(kind, &reader, justCreated: previous) { return answer }
                 switch kind {
-                case .load:
-                    let path = try reader.string(), realPath = try reader.string(), copy = try reader.bool()
-                    guard descriptor >= 0 else { throw GraftError(.pluginNotFound, "\(path) arrived without its descriptor.", path: path) }
-                    let file = try PluginFile(adopting: descriptor, path: path, realPath: realPath)
-                    let host = GraftHost(
-                        configuration: GraftConfiguration(
-                            searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
-                        logger: logger)
-                    let plugin = try host.loadInRunner(file, mapping: ChildSandbox.mapping(copy: copy))
-                    slots.append(host)
-                    writer.u32(UInt32(slots.count - 1))
-                    // What it declares here: the host holds it to what the scan saw.
-                    writer.plugin(plugin.info)
-                    return (.loaded, writer.bytes)
-
-                case .create:
-                    let host = try host(try reader.u32())
-                    let key = try reader.string(), version = Int(try reader.u32())
-                    guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
-                    let size = ContainerSize(width: try reader.f64(), height: try reader.f64())
-                    nextInstance &+= 1
-                    let number = nextInstance
-                    let instance = try host.makeInstance(
-                        of: ComponentReference(key: key, version: version), id: String(number), inputs: inputs,
-                        containerSize: size,
-                        onEvent: { event in
-                            var writer = WireWriter()
-                            writer.u32(number)
-                            writer.string(event.event)
-                            writer.bool(event.payload != nil)
-                            if let payload = event.payload { writer.value(payload) }
-                            writer.warnings(event.warnings)
-                            Outbox.shared.emit(Wire.frame(.emitted, id: 0, payload: writer.bytes))
-                        })
-                    instances[number] = instance
-                    justCreated = number
-                    writer.u32(number)
-                    writer.warnings(instance.takeWarnings())
-                    return (.created, writer.bytes)
-
-                case .render:
-                    let number = try reader.u32()
-                    let instance = try instance(number == Wire.justCreated ? previous ?? number : number)
-                    let mediaType = MediaType(rawValue: try reader.string())
-                    let (rendering, overflowed) = try instance.render(as: mediaType, outputLimit: settings.outputLimit)
-                    if overflowed {
-                        throw GraftError(
-                            .outputTooLarge,
-                            "\(instance.component.contract.reference) wrote more than \(settings.outputLimit) bytes in one render; the output was refused.",
-                            key: instance.component.contract.key)
-                    }
-                    writer.string(rendering.mediaType.rawValue)
-                    writer.string(rendering.text)
-                    writer.warnings(instance.takeWarnings())
-                    return (.rendered, writer.bytes)
-
-                case .interact:
-                    let instance = try instance(try reader.u32())
-                    let action = try reader.string()
-                    let data = try reader.bool() ? try reader.value() : nil
-                    writer.bool(instance.interact(action, data: data))
-                    writer.warnings(instance.takeWarnings())
-                    return (.answer, writer.bytes)
-
-                case .update:
-                    let instance = try instance(try reader.u32())
-                    guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
-                    try instance.update(inputs: inputs)
-                    writer.bool(true)
-                    writer.warnings(instance.takeWarnings())
-                    return (.answer, writer.bytes)
-
-                case .saveState:
-                    let state = try instance(try reader.u32()).saveState()
-                    writer.bool(state != nil)
-                    if let state {
-                        writer.u32(UInt32(state.count))
-                        writer.bytes += state
-                    }
-                    return (.state, writer.bytes)
-
-                case .loadState:
-                    let instance = try instance(try reader.u32())
-                    let count = Int(try reader.u32())
-                    writer.bool(instance.loadState(Array(try reader.raw(count))))
-                    writer.warnings(instance.takeWarnings())
-                    return (.answer, writer.bytes)
-
-                case .destroy:
-                    let number = try reader.u32()
-                    instances.removeValue(forKey: number)?.close()
-                    writer.bool(true)
-                    writer.warnings([])
-                    return (.answer, writer.bytes)
-
-                case .resize:
-                    let instance = try instance(try reader.u32())
-                    instance.containerSize = ContainerSize(width: try reader.f64(), height: try reader.f64())
-                    writer.bool(true)
-                    writer.warnings([])
-                    return (.answer, writer.bytes)
-
-                case .validate:
-                    let host = try host(try reader.u32())
-                    let name = try reader.string(), value = try reader.value()
-                    let params = try reader.list { (reader) throws(Wire.Violation) in try reader.string() }
-                    let result = try host.validate(name, value: value, params: params)
-                    writer.bool(result.isValid)
-                    writer.optional(result.message)
-                    return (.validated, writer.bytes)
-
-                case .action:
-                    let host = try host(try reader.u32())
-                    let key = try reader.string()
-                    let params = try reader.value()
-                    let payload = try reader.bool() ? try reader.value() : nil
-                    let result = try host.invokeAction(key, params: params.objectValue ?? [:], payload: payload)
-                    writer.bool(result.ok)
-                    writer.optional(result.error)
-                    writer.value(.object(result.variables))
-                    writer.bool(result.result != nil)
-                    if let value = result.result { writer.value(value) }
-                    return (.acted, writer.bytes)
-
+                case .load: return try serveLoad(&reader, descriptor: descriptor)
+                case .validate: return try serveValidate(&reader)
+                case .action: return try serveAction(&reader)
                 default:
                     throw GraftError(.invalidConfig, "the runner does not serve \(kind) requests.")
                 }

@@ -12,6 +12,12 @@
 /// all little-endian, then the payload, written with `WireWriter`. A peer
 /// that reads a bad magic, another version or an oversized length stops
 /// talking: it does not guess where the next frame starts.
+///
+/// Each request's two ends sit in one file, what the host writes and reads
+/// beside what the child reads and answers: `scan` in `Scanner.swift`
+/// (`ScanRequest`), `load` at the end of `PluginRunner.swift`, the instance
+/// calls in `RunnerInstance.swift`, `validate` in `RunnerValidation.swift`,
+/// `action` in `RunnerActions.swift`.
 package enum Wire {
     static let magic: [UInt8] = Array("GRFT".utf8)
     /// Bump it whenever a frame's layout changes: host and child must be

@@ -64,30 +64,9 @@ extension RegisteredValidator {
         }
     }
 
-    /// A validator of an isolated plugin, called in its runner child (where
-    /// the native ones take the same fast path or libffi).
-    private func validateRemotely(_ runner: PluginRunner, _ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
-        let name = ComponentReference(key: contract.name, version: contract.version).description
-        var (answer, _, _) = try runner.call(.validate, plugin: plugin, what: "validator '\(name)'", deadline: runner.limits.validator) { writer, slot in
-            writer.u32(slot)
-            writer.string(name)
-            writer.value(value)
-            writer.list(params) { $0.string($1) }
-        }
-        do throws(Wire.Violation) {
-            guard answer.kind == .validated else { throw Wire.Violation(description: "\(answer.kind)") }
-            let valid = try answer.reader.bool()
-            return ValidationResult(isValid: valid, message: try answer.reader.optional(), validator: contract.name)
-        } catch {
-            throw GraftError(
-                .validatorNotFound, "the runner of \(pluginPath) answered validator '\(name)' with \(error.description).",
-                key: contract.name)
-        }
-    }
-
     /// A generic validator: the plugin's function, on graft values.
     private func validateGeneric(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
-        if let runner = plugin.runner { return try validateRemotely(runner, value, params: params) }
+        if let runner = plugin.runner { return try runner.validate(self, value, params: params) }
         guard let descriptor = self.descriptor?.pointer, let validate = descriptor.pointee.validate else {
             throw GraftError(.validatorNotFound, "validator '\(contract.name)' has no function to call.", key: contract.name)
         }

@@ -1,0 +1,337 @@
+import CGraft
+
+/// An instance whose plugin runs in a runner child: each call is a request
+/// on the runner's channel. This file holds both ends of every instance call
+/// (create, render, interact, update, state, resize, destroy): what the host
+/// writes and reads here, what the child reads and answers in the
+/// `RunnerService.Server` extension below, so one cannot change without the
+/// other in sight. The frame format and its version rule are in `WireFormat.swift`.
+///
+/// When the runner's process dies, the call that killed it fails
+/// (`plugin_crashed`, `plugin_timeout`); the next call creates the instance
+/// again on a new process from its last inputs, with a `plugin_restarted`
+/// warning (its state is lost).
+final class RunnerInstance: InstanceSide {
+    private let runner: PluginRunner
+    private let component: RegisteredComponent
+    private let context: InstanceContext
+    /// The instance in the runner's current process.
+    private var instance: PluginRunner.Instance
+    /// What it is created again from when its process restarts.
+    private var inputs: [String: GraftValue]
+    /// A render sent with the create: the request's id and the media type it asked for.
+    private var prefetch: (id: UInt32, mediaType: MediaType)?
+    /// Whether a call has been made since the create.
+    private var called = false
+    /// How the render sent with the create failed (its process died or hung;
+    /// the instance was created again on a new one): what the first call, if
+    /// a render, reports.
+    private var firstRenderFailure: GraftError?
+
+    private init(
+        runner: PluginRunner, component: RegisteredComponent, context: InstanceContext, instance: PluginRunner.Instance,
+        inputs: [String: GraftValue]
+    ) {
+        self.runner = runner
+        self.component = component
+        self.context = context
+        self.instance = instance
+        self.inputs = inputs
+    }
+
+    /// A runner's process died, hung or ran out of memory.
+    static let runnerFailures: Set<GraftError.Code> = [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit]
+
+    /// Creates the instance in the runner. With `renderingAhead`, when the
+    /// last instance of this component was first rendered (in a media type
+    /// the runner remembers), a render goes in the same write as the create
+    /// and its answer comes with the create's, so the first `render` finds
+    /// it on the way (one round trip saved). If the process dies in either,
+    /// the host cannot tell which: it creates again, alone, and the first
+    /// render reports the failure.
+    static func make(
+        on runner: PluginRunner, component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
+        renderingAhead: Bool
+    ) throws(GraftError) -> RunnerInstance {
+        let ahead = renderingAhead ? runner.firstRender(of: component) : nil
+        do throws(GraftError) {
+            let (instance, prefetchID) = try create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: ahead)
+            let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
+            if let prefetchID, let ahead { side.prefetch = (prefetchID, ahead) }
+            return side
+        } catch where ahead != nil && runnerFailures.contains(error.code) {
+            let (instance, _) = try create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: nil)
+            let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
+            side.firstRenderFailure = error
+            return side
+        }
+    }
+
+    /// The create request and its answer; with `renderingAhead`, the id of the render sent behind it.
+    private static func create(
+        on runner: PluginRunner, component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
+        renderingAhead: MediaType?
+    ) throws(GraftError) -> (PluginRunner.Instance, prefetchID: UInt32?) {
+        var follower: (kind: Wire.Kind, payload: [UInt8])?
+        if let renderingAhead {
+            var writer = WireWriter()
+            writer.u32(Wire.justCreated)
+            writer.string(renderingAhead.rawValue)
+            follower = (.render, writer.bytes)
+        }
+        let what = "create of \(component.contract.reference) (instance '\(context.instanceID)')\(follower == nil ? "" : " with its first render")"
+        let sent = try runner.call(.create, plugin: component.plugin, what: what, context: context, then: follower) { writer, slot in
+            writeCreate(&writer, slot: slot, contract: component.contract, inputs: inputs, size: context.containerSize)
+        }
+        var answer = sent.answer
+        guard answer.kind == .created, let number = try? answer.reader.u32() else {
+            if let followerID = sent.followerID { runner.forget(followerID) }
+            throw GraftError(.instanceCreateFailed, "the runner of \(component.pluginPath) answered create with \(answer.kind).")
+        }
+        context.record((try? answer.reader.warnings(instanceID: context.instanceID)) ?? [])
+        let instance = PluginRunner.Instance(generation: sent.generation, number: number)
+        runner.attach(context, to: instance)
+        return (instance, sent.followerID)
+    }
+
+    /// A create request's payload: the plugin's slot in the child, the
+    /// component, its inputs and its container's size.
+    static func writeCreate(
+        _ writer: inout WireWriter, slot: UInt32, contract: ComponentContract, inputs: [String: GraftValue], size: ContainerSize
+    ) {
+        writer.u32(slot)
+        writer.string(contract.key)
+        writer.u32(UInt32(contract.version))
+        writer.value(.object(inputs))
+        writer.f64(size.width)
+        writer.f64(size.height)
+    }
+
+    /// One request about this instance, creating it again first if its
+    /// process restarted since.
+    private func call(
+        _ kind: Wire.Kind, _ what: String, deadline: Duration? = nil, rendering: MediaType? = nil,
+        _ payload: (inout WireWriter) -> Void
+    ) throws(GraftError) -> PluginRunner.Answer {
+        let id = context.instanceID
+        let description = "\(what) of \(component.contract.reference) (instance '\(id)')"
+        if !called {
+            called = true
+            runner.noteFirstCall(on: component, rendering: rendering)
+            if let failure = firstRenderFailure {
+                firstRenderFailure = nil
+                if rendering != nil { throw failure }
+            }
+        }
+        if let prefetch {
+            self.prefetch = nil
+            if let rendering, prefetch.mediaType == rendering {
+                do throws(GraftError) {
+                    return try runner.collect(prefetch.id, plugin: component.plugin, what: description, instance: instance)
+                } catch where error.code == .pluginRestarted {
+                    // Its process restarted: asked again below, on a re-created instance.
+                }
+            } else {
+                runner.forget(prefetch.id)
+            }
+        }
+        for attempt in 0..<2 {
+            do throws(GraftError) {
+                let instance = self.instance
+                let (answer, _, _) = try runner.call(kind, plugin: component.plugin, what: description, instance: instance, deadline: deadline) {
+                    writer, _ in
+                    writer.u32(instance.number)
+                    payload(&writer)
+                }
+                return answer
+            } catch where error.code == .pluginRestarted && attempt == 0 {
+                (instance, _) = try Self.create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: nil)
+                context.record([GraftWarning(
+                    .pluginRestarted,
+                    "instance '\(id)' of \(component.contract.reference) was re-created from its last inputs: the process of plugin '\(component.pluginID)' restarted, and its state was lost.",
+                    instanceID: id)])
+            }
+        }
+        throw GraftError(.pluginRestarted, "the process of plugin '\(component.pluginID)' keeps restarting.")
+    }
+
+    /// The warnings that close every answer about an instance.
+    private func recordWarnings(_ reader: inout WireReader) {
+        context.record((try? reader.warnings(instanceID: context.instanceID)) ?? [])
+    }
+
+    func render(as mediaType: MediaType, outputLimit: Int) throws(GraftError) -> (rendering: Rendering, overflowed: Bool) {
+        var answer = try call(.render, "render", rendering: mediaType) { $0.string(mediaType.rawValue) }
+        guard answer.kind == .rendered, let type = try? answer.reader.string(), let text = try? answer.reader.string() else {
+            throw GraftError(.renderFailed, "the runner of \(component.pluginPath) answered render with \(answer.kind).")
+        }
+        // The limit holds here, whatever the child says it checked.
+        let limit = runner.limits.output
+        if text.utf8.count > limit {
+            throw GraftError(
+                .outputTooLarge,
+                "\(component.contract.reference) from plugin '\(component.pluginID)' answered a render of \(text.utf8.count) bytes, more than the \(limit) allowed; the output was refused.",
+                key: component.contract.key)
+        }
+        recordWarnings(&answer.reader)
+        return (Rendering(mediaType: MediaType(rawValue: type), text: text), false)
+    }
+
+    /// The child's instance explains the answer against the contract; its warnings come with it.
+    func interact(_ action: String, data: GraftValue?) throws(GraftError) -> Bool {
+        var answer = try call(.interact, "interact '\(action)'") { writer in
+            writer.string(action)
+            writer.bool(data != nil)
+            if let data { writer.value(data) }
+        }
+        let answered = (try? answer.reader.bool()) ?? false
+        recordWarnings(&answer.reader)
+        return answered
+    }
+
+    /// The child's instance takes the inputs, or is created again with them there.
+    func update(inputs: [String: GraftValue]) throws(GraftError) -> Bool {
+        var answer = try call(.update, "update") { $0.value(.object(inputs)) }
+        _ = try? answer.reader.bool()
+        recordWarnings(&answer.reader)
+        self.inputs = inputs
+        return true
+    }
+
+    func saveState() -> [UInt8]? {
+        guard var answer = try? call(.saveState, "save_state", { _ in }), answer.kind == .state,
+            (try? answer.reader.bool()) == true, let count = try? answer.reader.u32(),
+            let bytes = try? answer.reader.raw(Int(count))
+        else { return nil }
+        return Array(bytes)
+    }
+
+    func loadState(_ state: [UInt8]) -> Bool {
+        guard var answer = try? call(.loadState, "load_state", { writer in
+            writer.u32(UInt32(state.count))
+            writer.bytes += state
+        }) else { return false }
+        let loaded = (try? answer.reader.bool()) ?? false
+        recordWarnings(&answer.reader)
+        return loaded
+    }
+
+    func resize(to size: ContainerSize) {
+        _ = try? call(.resize, "resize") { writer in
+            writer.f64(size.width)
+            writer.f64(size.height)
+        }
+    }
+
+    /// Not waited for (its answer is skipped); a process that restarted has
+    /// no such instance any more, and nothing is sent.
+    func destroy(closing: Bool) {
+        if closing, !called { runner.noteFirstCall(on: component, rendering: nil) }
+        runner.detach(instance)
+        if let prefetch { runner.forget(prefetch.id) }
+        prefetch = nil
+        let instance = self.instance
+        runner.post(.destroy, plugin: component.plugin, instance: instance) { $0.u32(instance.number) }
+    }
+}
+
+// MARK: - The child's end
+
+extension RunnerService.Server {
+    /// Serves one request about an instance; nil when `kind` is not one.
+    mutating func serveInstanceCall(
+        _ kind: Wire.Kind, _ reader: inout WireReader, justCreated previous: UInt32?
+    ) throws -> (Wire.Kind, [UInt8])? {
+        var writer = WireWriter()
+        switch kind {
+        case .create:
+            let host = try host(try reader.u32())
+            let key = try reader.string(), version = Int(try reader.u32())
+            guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
+            let size = ContainerSize(width: try reader.f64(), height: try reader.f64())
+            nextInstance &+= 1
+            let number = nextInstance
+            let instance = try host.makeInstance(
+                of: ComponentReference(key: key, version: version), id: String(number), inputs: inputs, containerSize: size,
+                onEvent: { event in
+                    var writer = WireWriter()
+                    writer.u32(number)
+                    writer.string(event.event)
+                    writer.bool(event.payload != nil)
+                    if let payload = event.payload { writer.value(payload) }
+                    writer.warnings(event.warnings)
+                    Outbox.shared.emit(Wire.frame(.emitted, id: 0, payload: writer.bytes))
+                })
+            instances[number] = instance
+            justCreated = number
+            writer.u32(number)
+            writer.warnings(instance.takeWarnings())
+            return (.created, writer.bytes)
+
+        case .render:
+            let number = try reader.u32()
+            let instance = try instance(number == Wire.justCreated ? previous ?? number : number)
+            let mediaType = MediaType(rawValue: try reader.string())
+            let (rendering, overflowed) = try instance.render(as: mediaType, outputLimit: settings.outputLimit)
+            if overflowed {
+                throw GraftError(
+                    .outputTooLarge,
+                    "\(instance.component.contract.reference) wrote more than \(settings.outputLimit) bytes in one render; the output was refused.",
+                    key: instance.component.contract.key)
+            }
+            writer.string(rendering.mediaType.rawValue)
+            writer.string(rendering.text)
+            writer.warnings(instance.takeWarnings())
+            return (.rendered, writer.bytes)
+
+        case .interact:
+            let instance = try instance(try reader.u32())
+            let action = try reader.string()
+            let data = try reader.bool() ? try reader.value() : nil
+            writer.bool(instance.interact(action, data: data))
+            writer.warnings(instance.takeWarnings())
+            return (.answer, writer.bytes)
+
+        case .update:
+            let instance = try instance(try reader.u32())
+            guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
+            try instance.update(inputs: inputs)
+            writer.bool(true)
+            writer.warnings(instance.takeWarnings())
+            return (.answer, writer.bytes)
+
+        case .saveState:
+            let state = try instance(try reader.u32()).saveState()
+            writer.bool(state != nil)
+            if let state {
+                writer.u32(UInt32(state.count))
+                writer.bytes += state
+            }
+            return (.state, writer.bytes)
+
+        case .loadState:
+            let instance = try instance(try reader.u32())
+            let count = Int(try reader.u32())
+            writer.bool(instance.loadState(Array(try reader.raw(count))))
+            writer.warnings(instance.takeWarnings())
+            return (.answer, writer.bytes)
+
+        case .destroy:
+            let number = try reader.u32()
+            instances.removeValue(forKey: number)?.close()
+            writer.bool(true)
+            writer.warnings([])
+            return (.answer, writer.bytes)
+
+        case .resize:
+            let instance = try instance(try reader.u32())
+            instance.containerSize = ContainerSize(width: try reader.f64(), height: try reader.f64())
+            writer.bool(true)
+            writer.warnings([])
+            return (.answer, writer.bytes)
+
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import CGraft
+
+/// An instance whose plugin is mapped in this process: graft.h's calls on
+/// the plugin's pointer, valid until `destroy`. Holding `component` keeps
+/// the plugin's image mapped while the instance lives (a hot swap's old build
+/// included).
+final class LocalInstance: InstanceSide {
+    private let instance: UnsafePointer<graft_component_instance_t>
+    private let component: RegisteredComponent
+    private let context: InstanceContext
+    /// Reused by every render (calls are serialized); given back for another
+    /// instance when this one is destroyed.
+    private var output: OutputWriter?
+
+    private init(_ instance: UnsafePointer<graft_component_instance_t>, component: RegisteredComponent, context: InstanceContext) {
+        self.instance = instance
+        self.component = component
+        self.context = context
+    }
+
+    /// Binds the inputs to the contract (drift is forwarded with warnings)
+    /// and calls the factory's `create`.
+    static func make(
+        component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
+        cContext: UnsafeMutablePointer<graft_component_context_t>
+    ) throws(GraftError) -> LocalInstance {
+        let (forwarded, warnings) = DriftCheck.bind(inputs, to: component.contract, instanceID: context.instanceID)
+        context.record(warnings)
+        guard let factory = try component.plugin.mapped().componentFactory, let create = factory.pointee.create else {
+            throw GraftError(.instanceCreateFailed, "\(component.pluginPath) has no component factory.", key: component.contract.key)
+        }
+        let instance = component.contract.key.withCString { key in
+            GraftValue.object(forwarded).withCValue { inputs in
+                create(factory, key, UInt32(component.contract.version), inputs, UnsafePointer(cContext))
+            }
+        }
+        guard let instance, instance.pointee.render != nil, instance.pointee.destroy != nil else {
+            if let instance { instance.pointee.destroy?(instance) }
+            throw GraftError(
+                .instanceCreateFailed,
+                "plugin '\(component.pluginID)' (\(component.pluginPath)) could not create \(component.contract.reference)\(instance == nil ? "" : ": the instance lacks render or destroy").",
+                path: component.pluginPath, key: component.contract.key)
+        }
+        return LocalInstance(instance, component: component, context: context)
+    }
+
+    func render(as mediaType: MediaType, outputLimit: Int) throws(GraftError) -> (rendering: Rendering, overflowed: Bool) {
+        let output: OutputWriter
+        if let kept = self.output {
+            kept.reset(limit: outputLimit)
+            output = kept
+        } else {
+            output = OutputWriter.take(limit: outputLimit)
+            self.output = output
+        }
+        let ok = output.withWriter { writer in instance.pointee.render!(instance, mediaType.rawValue, writer) }
+        // A component whose write was refused past the limit usually gives
+        // up: that is the limit's doing, not a failure of its own.
+        guard ok || output.overflowed else {
+            throw GraftError(
+                .renderFailed, "\(component.contract.reference) from plugin '\(component.pluginID)' failed to render.",
+                path: component.pluginPath, key: component.contract.key)
+        }
+        if output.overflowed {
+            let id = context.instanceID
+            context.record([GraftWarning(.renderFailed, "instance '\(id)' wrote more than \(output.limit) bytes; the output was cut.", instanceID: id)])
+        }
+        return (Rendering(mediaType: output.mediaType.map(MediaType.init(rawValue:)) ?? mediaType, text: output.text), output.overflowed)
+    }
+
+    func interact(_ action: String, data: GraftValue?) throws(GraftError) -> Bool {
+        let answered: Bool
+        if let interact = instance.pointee.interact {
+            if let data {
+                answered = action.withCString { name in data.withCValue { interact(instance, name, $0) } }
+            } else {
+                answered = action.withCString { interact(instance, $0, nil) }
+            }
+        } else {
+            answered = false
+        }
+        explain(action, answered: answered)
+        return answered
+    }
+
+    /// The contract's view of one answer. A 1.0 component declares nothing,
+    /// so nothing more is known about it.
+    private func explain(_ action: String, answered: Bool) {
+        let interactions = component.contract.interactions
+        guard !interactions.isEmpty else { return }
+        let id = context.instanceID
+        if !interactions.contains(where: { $0.name == action }) {
+            let declared = interactions.map(\.name)
+            let outcome = answered ? "the plugin answered it anyway" : "the plugin refused it"
+            context.record([GraftWarning(
+                .unknownInteraction,
+                "\(component.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")) (\(outcome)).\(NearMiss.hint(for: action, among: declared))",
+                instanceID: id)])
+        } else if !answered {
+            context.record([GraftWarning(
+                .interactionRefused, "\(component.reference) refused the interaction '\(action)': the plugin answered false (its data or its state did not suit it).",
+                instanceID: id)])
+        }
+    }
+
+    func update(inputs: [String: GraftValue]) throws(GraftError) -> Bool {
+        let (forwarded, warnings) = DriftCheck.bind(inputs, to: component.contract, instanceID: context.instanceID)
+        context.record(warnings)
+        guard let update = instance.pointee.update_inputs else { return false }
+        return GraftValue.object(forwarded).withCValue { update(instance, $0) }
+    }
+
+    func saveState() -> [UInt8]? {
+        guard let save = instance.pointee.save_state else { return nil }
+        let output = OutputWriter()
+        let ok = output.withWriter { save(instance, $0) }
+        return ok && !output.overflowed ? output.bytes : nil
+    }
+
+    func loadState(_ state: [UInt8]) -> Bool {
+        guard let load = instance.pointee.load_state else { return false }
+        return state.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { load(instance, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// The plugin reads the size from its context when it needs it.
+    func resize(to size: ContainerSize) {}
+
+    func destroy(closing: Bool) {
+        instance.pointee.destroy!(instance)
+        if let output {
+            self.output = nil
+            OutputWriter.giveBack(output)
+        }
+    }
+}
