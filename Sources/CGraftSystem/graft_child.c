@@ -2,7 +2,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <spawn.h>
 #include <string.h>
@@ -10,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "graft_child.h"
@@ -118,6 +122,130 @@ int graft_die_with_parent(pid_t expected_parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) return errno;
     /* The parent may have died between our fork and the prctl. */
     if (getppid() != expected_parent) _exit(70);
+    return 0;
+}
+
+static int write_text(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t length = (ssize_t)strlen(text);
+    int ok = write(fd, text, (size_t)length) == length;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+/* Closes every descriptor but `a` and `b` (a < b). */
+static void close_all_but(int a, int b) {
+    int failed = (a > 0 && syscall(SYS_close_range, 0, a - 1, 0) != 0) ||
+                 (b > a + 1 && syscall(SYS_close_range, a + 1, b - 1, 0) != 0) ||
+                 syscall(SYS_close_range, b + 1, ~0U, 0) != 0;
+    if (failed)
+        for (int fd = 0; fd < 1024; fd++)
+            if (fd != a && fd != b) close(fd);
+}
+
+/* Ends the calling process as `status` (from waitpid) says its child ended. */
+static void end_as(int status) {
+    if (WIFSIGNALED(status)) {
+        int number = WTERMSIG(status);
+        struct rlimit none = {0, 0};
+        setrlimit(RLIMIT_CORE, &none); /* a core of a process that only waited says nothing */
+        signal(number, SIG_DFL);
+        sigset_t only;
+        sigemptyset(&only);
+        sigaddset(&only, number);
+        sigprocmask(SIG_UNBLOCK, &only, NULL);
+        raise(number);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 72);
+}
+
+/* Exits at once if the process that holds the other end of `alive` has
+ * ended; from now on, dies with it (PR_SET_PDEATHSIG). */
+static void die_with_holder(int alive[2]) {
+    close(alive[1]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pollfd gone = {.fd = alive[0], .events = POLLIN};
+    if (poll(&gone, 1, 0) != 0) _exit(70);
+    close(alive[0]);
+}
+
+int graft_contain_descendants(void) {
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) return errno;
+    /* The same ids inside as outside: the process stays who it was to
+     * every file it opens and every check it makes of an owner. */
+    char map[64];
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    int mapped = write_text("/proc/self/uid_map", map);
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    if (mapped == 0) mapped = write_text("/proc/self/setgroups", "deny");
+    if (mapped == 0) mapped = write_text("/proc/self/gid_map", map);
+    if (mapped != 0) return errno ? errno : EPERM;
+    /* Three processes: this one (which the host knows), the namespace's
+     * first process (which only reaps: the kernel ignores signals a first
+     * process does not handle when they come from inside, a crash's own
+     * raise() included), and the one that serves, which returns. Each dies
+     * with the one before it; the pipes say how the server ended. */
+    int alive[2], told[2];
+    if (pipe2(alive, O_CLOEXEC) != 0) return errno;
+    if (pipe2(told, O_CLOEXEC) != 0) {
+        int error = errno;
+        close(alive[0]);
+        close(alive[1]);
+        return error;
+    }
+    pid_t reaper = fork();
+    if (reaper < 0) {
+        int error = errno;
+        close(alive[0]);
+        close(alive[1]);
+        close(told[0]);
+        close(told[1]);
+        return error;
+    }
+    if (reaper == 0) {
+        die_with_holder(alive);
+        close(told[0]);
+        int inner[2];
+        if (pipe2(inner, O_CLOEXEC) != 0) _exit(73);
+        pid_t server = fork();
+        if (server < 0) _exit(73);
+        if (server == 0) {
+            close(told[1]);
+            die_with_holder(inner);
+            return 0;
+        }
+        /* Reaps whatever the plugins leave to it until the server ends, then
+         * says how and ends: the kernel kills the rest of the namespace. It
+         * keeps nothing of the host's, so the host hears of the server's end
+         * from the server alone. */
+        close(inner[0]);
+        close_all_but(told[1] < inner[1] ? told[1] : inner[1], told[1] < inner[1] ? inner[1] : told[1]);
+        for (;;) {
+            int status = 0;
+            pid_t ended = waitpid(-1, &status, 0);
+            if (ended == server) {
+                (void)!write(told[1], &status, sizeof status);
+                _exit(0);
+            }
+            if (ended < 0 && errno != EINTR) _exit(74);
+        }
+    }
+    /* This process waits, holding what its forks watch and nothing else. */
+    close(alive[0]);
+    close(told[1]);
+    close_all_but(told[0] < alive[1] ? told[0] : alive[1], told[0] < alive[1] ? alive[1] : told[0]);
+    int status = 0;
+    ssize_t got;
+    do {
+        got = read(told[0], &status, sizeof status);
+    } while (got < 0 && errno == EINTR);
+    int reaped = 0;
+    while (waitpid(reaper, &reaped, 0) < 0 && errno == EINTR) {
+    }
+    end_as(got == (ssize_t)sizeof status ? status : reaped);
     return 0;
 }
 

@@ -37,6 +37,19 @@ ssize_t graft_receive_with_fd(int socket, void *buffer, size_t capacity, int *fd
  * Returns 0, or an errno value. */
 int graft_die_with_parent(pid_t expected_parent);
 
+/* Makes every process the caller's plugins start die with it, for a child
+ * with no seccomp filter to refuse them: the caller (single-threaded, first
+ * thing in main) moves into a new user and PID namespace (its ids mapped to
+ * themselves) and forks the namespace's first process, which only reaps and
+ * forks the process that returns 0 and goes on serving. Everything the
+ * plugins start lives in the namespace, which the kernel kills when its
+ * first process ends: when the server ends, or when the caller does
+ * (PR_SET_PDEATHSIG down the line). The caller never returns: it waits and
+ * ends as the server ended (its exit status, or the same signal). Returns
+ * an errno value when the kernel refuses the namespaces (unprivileged user
+ * namespaces turned off); nothing changed then. */
+int graft_contain_descendants(void);
+
 /* A descriptor that becomes readable when process `pid` (a child of the
  * caller) exits, whoever still holds its other descriptors (pidfd_open,
  * close-on-exec). Returns it, or -1 with errno set (kernels before 5.3). */

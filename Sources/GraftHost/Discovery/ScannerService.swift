@@ -26,9 +26,18 @@ package enum ScannerService {
         if let parent = ProcessEnvironment.value("GRAFT_PARENT_PID").flatMap({ pid_t($0) }) {
             _ = graft_die_with_parent(parent)
         }
+        var rest = arguments.dropFirst()
+        // Before any thread exists (the namespaces require it) and before the
+        // sandbox (whose filter refuses them).
+        if rest.first == ChildProcess.containOption {
+            rest.removeFirst()
+            let error = graft_contain_descendants()
+            if error != 0 {
+                writeToStandardError("graft-child: processes its plugins start may outlive it: user and PID namespaces are unavailable (\(String(cString: strerror(error)))).\n")
+            }
+        }
         signal(SIGPIPE, SIG_IGN)
         // The sandbox first, whatever the mode: nothing of a plugin is mapped before it.
-        var rest = arguments.dropFirst()
         if let policy = SandboxPolicy(arguments: &rest) { ChildChannel.enterSandbox(policy) }
         if arguments.first == "serve" { RunnerService.serve(arguments: rest) }
         if arguments.first == "conform" { conform() }

@@ -86,7 +86,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// byte costs the child one system call and wakes nobody).
     init(
         executable: String, arguments: [String], environment extra: [String: String] = [:], progress: Bool = false,
-        sandbox requested: ChildSandbox.Request? = nil, logger: Logger? = nil
+        sandbox requested: ChildSandbox.Request? = nil, containingDescendants: Bool = true, logger: Logger? = nil
     ) throws(GraftError) {
         self.executable = executable
         self.logger = logger
@@ -134,7 +134,9 @@ package final class ChildProcess: @unchecked Sendable {
         environment["GRAFT_PARENT_PID"] = String(getpid())
         environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
         // The mode first (`scan`, `serve`, `conform`), then the sandbox's arguments.
-        let argv = [executable] + arguments.prefix(1) + (sandbox?.policy.arguments ?? []) + arguments.dropFirst()
+        let contain = containingDescendants && Self.needsContaining(sandbox)
+        let argv = [executable] + arguments.prefix(1) + (contain ? [Self.containOption] : []) + (sandbox?.policy.arguments ?? [])
+            + arguments.dropFirst()
         let envp = environment.map { "\($0.key)=\($0.value)" }
         let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds, progressEnds] in
             Self.spawn(executable, argv, envp, channel: pair[1], side: progressEnds[1], output: pipeEnds[1])
@@ -156,6 +158,17 @@ package final class ChildProcess: @unchecked Sendable {
         exited = graft_pidfd_open(pid)
     }
 
+    /// Tells a child to keep what its plugins start in a PID namespace of
+    /// its own (`graft_contain_descendants`), killed with it.
+    static let containOption = "--contain-processes"
+
+    /// Whether a child needs the namespace: when no seccomp filter will
+    /// refuse its plugins a new process (the sandbox off, or a best-effort one
+    /// on a kernel without seccomp).
+    static func needsContaining(_ sandbox: ChildSandbox.Request?) -> Bool {
+        sandbox == nil || !SandboxSupport.current.seccomp
+    }
+
     /// How long a new child may take to say hello.
     static let startDeadline = Duration.seconds(10)
 
@@ -165,10 +178,11 @@ package final class ChildProcess: @unchecked Sendable {
     /// `scanner_unavailable`.
     package static func startGraftChild(
         executable: String, arguments: [String], environment: [String: String] = [:], progress: Bool = false,
-        sandbox: ChildSandbox.Request? = nil, logger: Logger? = nil, onOutput: (String) -> Void
+        sandbox: ChildSandbox.Request? = nil, containingDescendants: Bool = true, logger: Logger? = nil, onOutput: (String) -> Void
     ) throws(GraftError) -> ChildProcess {
         let child = try ChildProcess(
-            executable: executable, arguments: arguments, environment: environment, progress: progress, sandbox: sandbox, logger: logger)
+            executable: executable, arguments: arguments, environment: environment, progress: progress, sandbox: sandbox,
+            containingDescendants: containingDescendants, logger: logger)
         try child.awaitHello(onOutput: onOutput)
         return child
     }

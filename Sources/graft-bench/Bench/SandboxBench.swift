@@ -21,16 +21,22 @@ enum SandboxBench {
 
         // Child start: spawn, enter the sandbox (or not), hello; then stop and reap.
         let request = ChildSandbox.Request(mode: .bestEffort)
+        // The baseline is a bare child; an unsandboxed one as the host starts
+        // it (`--sandbox off`) also moves into namespaces of its own, so that
+        // what its plugins start dies with it: timed too, for what that costs.
         let startBodies: [(Int) -> Void] = [
-            { _ in Self.startAndStop(executable, sandbox: nil) },
+            { _ in Self.startAndStop(executable, sandbox: nil, containing: false) },
             { _ in Self.startAndStop(executable, sandbox: request) },
+            { _ in Self.startAndStop(executable, sandbox: nil, containing: true) },
         ]
         let rounds = 9
         let perRound = max(starts / rounds, 3)
         let (starting, startP99) = IsolationBench.interleavedSamples(rounds: rounds, perRound: perRound, startBodies)
         part.figure("child_start_unsandboxed_p50_ms", starting[0].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[0] / 1e6)))")
         part.figure("child_start_sandboxed_p50_ms", starting[1].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[1] / 1e6)))")
+        part.figure("child_start_contained_p50_ms", starting[2].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[2] / 1e6)); unsandboxed, in its own user and PID namespaces)")
         part.ratio("child start: sandboxed / unsandboxed (p50)", starting[1].p50 / starting[0].p50, target: "<= 1.2")
+        part.ratio("child start: sandbox off (namespaces) / unsandboxed (p50)", starting[2].p50 / starting[0].p50)
 
         // An isolated render round trip, each host with its own runner child.
         let plugins = folder.appendingPathComponent("sandbox")
@@ -57,7 +63,10 @@ enum SandboxBench {
         defer { if cpu >= 0 { graft_restore_cpu_mask(&saved) } }
         if cpu >= 0 {
             for instance in [plain, sandboxed] {
-                if let pid = instance.component.runnerProcessID { _ = graft_pin_to_cpu(pid, cpu) }
+                // With the sandbox off, the runner's work is done by its fork (see `graft_contain_descendants`).
+                if let pid = instance.component.runnerProcessID {
+                    for process in [pid] + Self.children(of: pid) { _ = graft_pin_to_cpu(process, cpu) }
+                }
             }
         } else {
             part.notes.append("could not pin to a CPU: placements are the scheduler's")
@@ -73,10 +82,16 @@ enum SandboxBench {
 
     /// Spawn, hello, then SIGKILL and reap (and the private folder removed):
     /// no exit to wait for, whose polling would blur the figure.
-    private static func startAndStop(_ executable: String, sandbox: ChildSandbox.Request?) {
+    private static func startAndStop(_ executable: String, sandbox: ChildSandbox.Request?, containing: Bool = true) {
         guard let child = try? ChildProcess.startGraftChild(
-            executable: executable, arguments: ["serve"], sandbox: sandbox, onOutput: { _ in })
+            executable: executable, arguments: ["serve"], sandbox: sandbox, containingDescendants: containing, onOutput: { _ in })
         else { return }
         child.stop()
+    }
+
+    /// The processes `pid` started (its main thread's children).
+    private static func children(of pid: pid_t) -> [pid_t] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t(String($0)) }
     }
 }

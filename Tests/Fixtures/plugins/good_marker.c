@@ -2,6 +2,7 @@
 // why: leaves a trace of every process that maps it: its constructor appends the process id to the file MARKER_PATH (a define), so tests can tell whether a plugin's code ran or the host answered from its cache.
 // Native validator `marker_ok` ("bool(int64)") is always valid; action `marker_action` succeeds with no effect.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,9 +16,15 @@
 #endif
 
 __attribute__((constructor)) static void on_load(void) {
+    /* The id the host knows the process by: a child with the sandbox off
+     * runs in a PID namespace of its own, where getpid() says 2; /proc (the
+     * host's) names it as the host sees it. */
+    char self[32] = "";
+    ssize_t length = readlink("/proc/self", self, sizeof self - 1);
+    long pid = length > 0 ? atol(self) : (long)getpid();
     FILE *marker = fopen(MARKER_PATH, "a");
     if (marker) {
-        fprintf(marker, "%ld\n", (long)getpid());
+        fprintf(marker, "%ld\n", pid);
         fclose(marker);
     }
 }

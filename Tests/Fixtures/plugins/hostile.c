@@ -19,7 +19,7 @@
 // `target`), kill_parent (SIGKILL to the parent), kill_group (SIGKILL to the process group), ptrace_parent,
 // parent_environ (read /proc/PPID/environ), parent_memory (read the parent's memory with process_vm_readv),
 // environ (render the value of the environment variable `target`), exec (run /bin/sh -c true), fork (fork a
-// child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s), chmod (make `target`
+// child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s, named `target`), chmod (make `target`
 // mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
 // escape_output (write a terminal escape code and a NUL to stderr), crash_later (start a thread that crashes
 // the process `target` milliseconds later), stop_later (likewise, but stop the whole process with SIGSTOP), sleep (sleep `target` milliseconds), and, in a render only,
@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -167,6 +168,7 @@ static int perform(const char *act, const char *target, char *out, size_t capaci
             if (strcmp(act, "daemon") == 0) {
                 setsid();
                 if (fork() != 0) _exit(0);
+                if (*target) prctl(PR_SET_NAME, target); /* found by that name */
             }
             sleep(30);
             _exit(0);
