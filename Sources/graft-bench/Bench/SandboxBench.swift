@@ -63,9 +63,9 @@ enum SandboxBench {
         defer { if cpu >= 0 { graft_restore_cpu_mask(&saved) } }
         if cpu >= 0 {
             for instance in [plain, sandboxed] {
-                // With the sandbox off, the runner's work is done by its fork (see `graft_contain_descendants`).
+                // With the sandbox off, the runner's work is done by its fork's fork (see `graft_contain_descendants`).
                 if let pid = instance.component.runnerProcessID {
-                    for process in [pid] + Self.children(of: pid) { _ = graft_pin_to_cpu(process, cpu) }
+                    for process in [pid] + Self.descendants(of: pid) { _ = graft_pin_to_cpu(process, cpu) }
                 }
             }
         } else {
@@ -89,9 +89,10 @@ enum SandboxBench {
         child.stop()
     }
 
-    /// The processes `pid` started (its main thread's children).
-    private static func children(of pid: pid_t) -> [pid_t] {
+    /// The processes `pid` started, and theirs (its main thread's children, down the line).
+    private static func descendants(of pid: pid_t) -> [pid_t] {
         let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t(String($0)) }
+        let children = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t(String($0)) }
+        return children + children.flatMap { descendants(of: $0) }
     }
 }
