@@ -66,6 +66,29 @@ struct UntrustedChildTests {
         #expect(!lines.contains { $0.unicodeScalars.contains { $0.value < 0x20 } })
     }
 
+    @Test(
+        "a plugin that logs 5,000 lines in one render has the host write at most a second's worth and say how many it dropped, isolated or in process",
+        arguments: [false, true])
+    func logLinesAreRationed(inProcess: Bool) throws {
+        let scratch = try Scratch()
+        try Fixtures.build("hostile", into: scratch.url)
+        let log = CapturedLog()
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [scratch.url.path]), cacheFolder: nil, isolation: inProcess ? .inProcess : .perPlugin),
+            logger: log.logger)
+        host.loadPlugins()
+        let rendered = try Self.probe(host, "log_lines", "5000").render()
+        #expect(rendered.text == "log_lines: ok 5000")
+        let messages = log.all.map(\.message)
+        let passed = messages.filter { $0.contains("logged line") || $0.contains("written line") }
+        // The context's lines and, isolated, the child's own stderr: each rationed where it arrives.
+        #expect(passed.count <= 2 * LineRate.perSecond + 50, "\(passed.count) lines written")
+        #expect(passed.count >= 10, "lines still pass: \(passed.count)")
+        let notes = messages.filter { $0.contains("log lines dropped: more than \(LineRate.perSecond) a second") }
+        #expect(!notes.isEmpty, "the drop is said: \(messages.suffix(5))")
+    }
+
     @Test("a plugin that declares in its runner other than what its scan saw is refused, as in process")
     func runnerDeclaresAsScanned() throws {
         let scratch = try Scratch()

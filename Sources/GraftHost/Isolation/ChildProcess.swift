@@ -371,6 +371,7 @@ package final class ChildProcess: @unchecked Sendable {
         var droppedOutput = 0
         defer {
             if droppedOutput > 0 { onOutput("(\(droppedOutput) more bytes of output dropped: more than \(Self.outputLimit) in one call)") }
+            if let note = lineRate.takeNote() { onOutput(note) }
         }
         while true {
             if received.count >= Wire.headerSize {
@@ -459,12 +460,20 @@ package final class ChildProcess: @unchecked Sendable {
         while let newline = pendingOutput[start...].firstIndex(of: 10) {
             let line = String(decoding: pendingOutput[start..<newline], as: UTF8.self)
             start = newline + 1
-            if let peak = Self.peakReport(line) { reportedPeak = peak } else { onOutput(line.escapingControls) }
+            if let peak = Self.peakReport(line) {
+                reportedPeak = peak
+            } else if lineRate.admit() {
+                if let note = lineRate.takeNote() { onOutput(note) }
+                onOutput(line.escapingControls)
+            }
         }
         pendingOutput.removeFirst(start)
         // A child that never writes a newline still cannot grow the host.
         if pendingOutput.count > 64 * 1024 { flushOutput(onOutput) }
     }
+
+    /// The lines of output passed on a second, whatever the calls (see `LineRate`).
+    private var lineRate = LineRate()
 
     private func flushOutput(_ onOutput: (String) -> Void) {
         if !pendingOutput.isEmpty { onOutput(String(decoding: pendingOutput, as: UTF8.self).escapingControls) }

@@ -17,6 +17,8 @@ package final class InstanceContext: Sendable {
         var containerSize: ContainerSize
         /// Which component the instance currently is; hot swap moves it to a new build.
         var component: RegisteredComponent
+        /// The plugin's log lines a second (`graft_component_context_t.log`).
+        var logRate = LineRate()
     }
 
     /// Warnings kept per instance; older ones are dropped first.
@@ -101,7 +103,14 @@ package final class InstanceContext: Sendable {
         }
         context.pointee.log = { context, level, message in
             guard let owner = InstanceContext.from(context), let message else { return }
-            owner.logger.log(level: Logger.Level(graftLevel: level), "\(owner.instanceID): \(String(cString: message))")
+            let (admitted, note) = owner.state.withLock { state in
+                let admitted = state.logRate.admit()
+                return (admitted, admitted ? state.logRate.takeNote() : nil)
+            }
+            guard admitted else { return }
+            let logger = owner.logger
+            if let note { logger.warning("\(owner.instanceID): \(note)") }
+            logger.log(level: Logger.Level(graftLevel: level), "\(owner.instanceID): \(String(cString: message))")
         }
         context.pointee.warn = { context, code, message in
             guard let owner = InstanceContext.from(context) else { return }

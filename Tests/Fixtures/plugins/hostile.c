@@ -23,7 +23,8 @@
 // mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
 // escape_output (write a terminal escape code and a NUL to stderr), crash_later (start a thread that crashes
 // the process `target` milliseconds later), stop_later (likewise, but stop the whole process with SIGSTOP), sleep (sleep `target` milliseconds), and, in a render only,
-// render_escape (render terminal escape codes and a NUL) and emit_flood (emit `target` events of 64 KiB each).
+// render_escape (render terminal escape codes and a NUL), emit_flood (emit `target` events of 64 KiB each) and
+// log_lines (log `target` lines through its context, and write as many to stderr).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -260,6 +261,18 @@ static bool probe_render(const graft_component_instance_t *instance, const char 
             probe->context->emit(probe->context, "flood", &payload);
         }
         snprintf(out, sizeof out, "emit_flood: ok %ld", count);
+        return graft_write_cstr(writer, out);
+    }
+    if (strcmp(probe->act, "log_lines") == 0) {
+        long count = atol(probe->target);
+        for (long i = 0; i < count; i++) {
+            char line[64];
+            snprintf(line, sizeof line, "logged line %ld", i);
+            probe->context->log(probe->context, GRAFT_LOG_INFO, line);
+            fprintf(stderr, "written line %ld\n", i);
+        }
+        fflush(stderr);
+        snprintf(out, sizeof out, "log_lines: ok %ld", count);
         return graft_write_cstr(writer, out);
     }
     perform(probe->act, probe->target, out, sizeof out);
