@@ -1,7 +1,7 @@
 /// What the loader needs to know about a shared library before `dlopen`:
 /// that it is a complete ELF shared object for this machine, that it exports
 /// `graft_entry` as a function, and whether it contains Swift (such an image
-/// must never be closed; see DESIGN.md). Only the headers, the dynamic
+/// must never be closed: see the LoadingAndTrust article). Only the headers, the dynamic
 /// section and the dynamic symbol table are read, with `pread`.
 package struct ELFImage: Sendable {
     /// The image registers with the Swift runtime (a `swift5_*` section or a
