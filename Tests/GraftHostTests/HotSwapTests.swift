@@ -289,7 +289,7 @@ struct HotSwapTests {
         // Every event of that build read and handled, not a fixed sleep.
         try await Self.waitFor { watcher.isSettled }
         #expect(events.withLock { $0.count } == 1, "exactly one reload for one build")
-        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v2:x")
+        #expect(try await host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v2:x")
 
         // Rewritten in place, as `cp` does: IN_CLOSE_WRITE.
         let side = try Fixtures.build(
@@ -302,7 +302,7 @@ struct HotSwapTests {
         try await Self.waitFor { events.withLock { $0.count } >= 2 }
         try await Self.waitFor { watcher.isSettled }
         #expect(events.withLock { $0.count } == 2, "\(events.withLock { $0.map(\.summary) })")
-        #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x", "\(events.withLock { $0.map(\.summary) })")
+        #expect(try await host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"]).render().text == "v3:x", "\(events.withLock { $0.map(\.summary) })")
     }
 
     @Test("a plugin file named on the search path is watched (through its folder), and only that file")
@@ -323,7 +323,7 @@ struct HotSwapTests {
         try await Self.waitFor { events.withLock { $0.count } >= 1 }
         try await Self.waitFor { watcher.isSettled }
         #expect(events.withLock { $0.map(\.path) } == [path], "\(events.withLock { $0.map(\.summary) })")
-        #expect(try host.makeInstance(of: "echo", inputs: ["text": "x"]).render().text == "v2:x")
+        #expect(try await host.makeInstance(of: "echo", inputs: ["text": "x"]).render().text == "v2:x")
         #expect(host.plugins.count == 1, "the neighbour was not loaded")
     }
 

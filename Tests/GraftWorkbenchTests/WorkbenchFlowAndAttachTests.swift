@@ -105,8 +105,8 @@ extension WorkbenchTests {
             #expect(report["report"]?["plugins"]?.listValue?.map { $0["id"] } == ["test.echo"])
             #expect(try await eventually { try await running.json("GET", "/api/attach")["connected"] == true })
 
-            let instance = try remote.makeInstance(of: ComponentReference(key: "echo"), id: "remote-echo", onEvent: { remoteLog.record($0) })
-            #expect(instance.interact("say"))
+            let instance = try await remote.makeInstance(of: ComponentReference(key: "echo"), id: "remote-echo", onEvent: { remoteLog.record($0) })
+            #expect(await instance.interact("say"))
             let relayed = try await offPool {
                 try live.first { $0["type"] == "attached" && $0["records"]?.listValue?.contains { $0["instance"] == "remote-echo" } == true }
             }

@@ -47,6 +47,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case instanceCreateFailed = "instance_create_failed"
         case renderFailed = "render_failed"
         case instanceClosed = "instance_closed"
+        /// The task awaiting a call was cancelled: the call was abandoned.
+        case callCancelled = "call_cancelled"
         case unknownInteraction = "unknown_interaction"
         case interactionRefused = "interaction_refused"
         case invalidConfig = "invalid_config"

@@ -67,6 +67,8 @@ final class InstanceCore: @unchecked Sendable {
 
     func takeWarnings() -> [GraftWarning] { context.takeWarnings() }
 
+    func record(_ warning: GraftWarning) { context.record([warning]) }
+
     var containerSize: ContainerSize {
         get { context.containerSize }
         set {

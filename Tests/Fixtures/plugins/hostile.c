@@ -45,6 +45,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef HOSTILE_KEY
+#define HOSTILE_KEY "probe" /* its component's key, and its validator's and action's names */
+#endif
+
 #include "graft.h"
 
 static int refused(char *out, size_t capacity, const char *act) {
@@ -223,7 +227,7 @@ static const graft_field_t probe_inputs[] = {
 };
 
 static const graft_component_descriptor_t probe_descriptor = {
-    .key = "probe", .version = 1, .name = "Probe", .description = "Tries its act at each render.",
+    .key = HOSTILE_KEY, .version = 1, .name = "Probe", .description = "Tries its act at each render.",
     .inputs = probe_inputs, .input_count = 2,
     .debug_config = "{\"act\": \"environ\", \"target\": \"HOME\"}",
 };
@@ -313,7 +317,7 @@ static const graft_component_instance_t *component_create(const graft_component_
                                                           uint32_t version, const graft_value_t *inputs,
                                                           const graft_component_context_t *context) {
     (void)factory;
-    if (strcmp(key, "probe") != 0 || version != 1) return NULL;
+    if (strcmp(key, HOSTILE_KEY) != 0 || version != 1) return NULL;
     probe_t *probe = calloc(1, sizeof *probe);
     if (!probe) return NULL;
     probe->context = context;
@@ -339,7 +343,7 @@ static bool probe_validate(const graft_validator_descriptor_t *self, const graft
 }
 
 static const graft_validator_descriptor_t validator = {
-    .name = "probe", .version = 1, .description = "Tries the act named by the value.",
+    .name = HOSTILE_KEY, .version = 1, .description = "Tries the act named by the value.",
     .kind = GRAFT_VALIDATOR_GENERIC, .message = "refused", .validate = probe_validate,
 };
 
@@ -373,7 +377,7 @@ static bool probe_action(const graft_action_descriptor_t *self, const graft_valu
 }
 
 static const graft_action_descriptor_t action = {
-    .key = "probe", .version = 1, .name = "Probe", .description = "Tries the act in its params.",
+    .key = HOSTILE_KEY, .version = 1, .name = "Probe", .description = "Tries the act in its params.",
     .params = action_params, .param_count = 2, .invoke = probe_action,
 };
 
