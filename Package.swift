@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "GraftHost",
             dependencies: [
-                "CGraft", "CFFI", "CGraftSystem", "CGraftSandbox",
+                "CGraft", "CFFI", "CGraftSystem", "CGraftSandbox", "GraftTypes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -86,7 +86,9 @@ let package = Package(
         .target(name: "GraftWebDriver", dependencies: ["GraftHost", "CGraftSystem"]),
         // In-process Swift components (GraftKit definitions) registered into a host, for tests and host apps.
         .target(name: "GraftInProcess", dependencies: ["GraftHost", "GraftKit"]),
-        .target(name: "GraftKit", dependencies: ["CGraft"]),
+        .target(name: "GraftKit", dependencies: ["CGraft", "GraftTypes"]),
+        // The types GraftKit and GraftHost share (media type, rendering, container size): both re-export it.
+        .target(name: "GraftTypes"),
         // What Graft's executables share: the global options, output and exit codes, the workbench's options.
         .target(
             name: "GraftCommandLine",

@@ -85,11 +85,11 @@ struct NewPluginTests {
         // Side by side with a plugin built against another GraftKit: a copy whose `Rendering` has another
         // layout (a field before `text`). Each plugin must use its own copy, in the same process.
         let otherKit = scratch.file("graftkit-2")
-        for folder in ["Sources/CGraft", "Sources/GraftKit"] {
+        for folder in ["Sources/CGraft", "Sources/GraftTypes", "Sources/GraftKit"] {
             try FileManager.default.createDirectory(at: otherKit.appendingPathComponent(folder).deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: Fixtures.root.appendingPathComponent(folder), to: otherKit.appendingPathComponent(folder))
         }
-        let rendering = otherKit.appendingPathComponent("Sources/GraftKit/Components/Rendering.swift")
+        let rendering = otherKit.appendingPathComponent("Sources/GraftTypes/Rendering.swift")
         let original = try String(contentsOf: rendering, encoding: .utf8)
         #expect(original.contains("public struct Rendering: Sendable, Hashable {\n"))
         try original.replacingOccurrences(
@@ -102,7 +102,10 @@ struct NewPluginTests {
             let package = Package(
                 name: "Graft",
                 products: [.library(name: "GraftKit", targets: ["GraftKit"])],
-                targets: [.target(name: "CGraft"), .target(name: "GraftKit", dependencies: ["CGraft"])])
+                targets: [
+                    .target(name: "CGraft"), .target(name: "GraftTypes"),
+                    .target(name: "GraftKit", dependencies: ["CGraft", "GraftTypes"]),
+                ])
             """#.write(to: otherKit.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let other = try Self.shell("graft new swift other_counter --output other --graft '\(otherKit.path)' && cd other && swift build", in: scratch.url, timeout: .seconds(540))
         #expect(other.status == 0, "\(other.stdout.suffix(3000))\(other.stderr.suffix(3000))")
