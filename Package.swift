@@ -9,7 +9,7 @@ let package = Package(
         .executable(name: "graft-bench", targets: ["graft-bench"]),
         .executable(name: "graft-example-host", targets: ["graft-example-host"]),
         // The child process hosts start to load plugins they have not seen yet (see DESIGN.md, Trust and isolation).
-        .executable(name: "graft-scanner", targets: ["graft-scanner"]),
+        .executable(name: "graft-child", targets: ["graft-child"]),
         .executable(name: "graft-workbench", targets: ["graft-workbench"]),
         .library(name: "GraftHost", targets: ["GraftHost"]),
         .library(name: "GraftDebugger", targets: ["GraftDebugger"]),
@@ -59,7 +59,7 @@ let package = Package(
             name: "GraftConformance",
             dependencies: ["GraftHost", "CGraft", .product(name: "Logging", package: "swift-log")]),
         .executableTarget(
-            name: "graft-scanner", dependencies: ["GraftHost", "GraftConformance"], linkerSettings: executableLinkerSettings),
+            name: "graft-child", dependencies: ["GraftHost", "GraftConformance"], linkerSettings: executableLinkerSettings),
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
         .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),

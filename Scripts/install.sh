@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Graft under a prefix (default /usr/local):
-#   PREFIX/bin/graft, graft-scanner, graft-workbench
+#   PREFIX/bin/graft, graft-child, graft-workbench
 #   PREFIX/include/graft/graft.h           the plugin ABI
 #   PREFIX/lib/pkgconfig/graft.pc           so that `pkg-config --cflags graft` works
 #   PREFIX/lib/graft/plugins/               the first-party plugins (DatePicker, Checkout)
@@ -62,7 +62,7 @@ if [ -z "$from" ]; then
     swift build -c release --static-swift-stdlib
     from="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 fi
-for product in graft graft-scanner graft-workbench libDatePicker.so libCheckout.so; do
+for product in graft graft-child graft-workbench libDatePicker.so libCheckout.so; do
     if [ ! -f "$from/$product" ]; then
         echo "install.sh: $from/$product is missing: build it first (swift build), or leave out --from" >&2
         exit 1
@@ -76,7 +76,7 @@ put() { # mode source destination
     installed+=("$3")
 }
 install -d -m 0755 "$prefix/bin" "$prefix/include/graft" "$prefix/lib/pkgconfig" "$prefix/lib/graft/plugins" "$prefix/share/graft"
-for tool in graft graft-scanner graft-workbench; do put 0755 "$from/$tool" "$prefix/bin/$tool"; done
+for tool in graft graft-child graft-workbench; do put 0755 "$from/$tool" "$prefix/bin/$tool"; done
 put 0644 Sources/CGraft/include/graft.h "$prefix/include/graft/graft.h"
 for plugin in libDatePicker.so libCheckout.so; do put 0755 "$from/$plugin" "$prefix/lib/graft/plugins/$plugin"; done
 

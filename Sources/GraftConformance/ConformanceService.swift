@@ -6,7 +6,7 @@ import Logging
 import Glibc
 #endif
 
-/// The child's side of one conformance test (`graft-scanner conform`): it
+/// The child's side of one conformance test (`graft-child conform`): it
 /// receives the test's name and the plugin file's descriptor, runs that one
 /// test in this process, answers with the verdict and exits with `_exit`, so
 /// that no plugin deinit or destructor can turn a verdict into a crash.

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// The host's side of `graft check --conformance`: each test runs in a child
-/// of its own (`graft-scanner conform`, started and reaped by `ChildProcess`
+/// of its own (`graft-child conform`, started and reaped by `ChildProcess`
 /// like every Graft child), so a plugin that crashes or hangs in one test
 /// fails that test only and the next one starts on a fresh process. Every
 /// wait has the test's deadline; past it the child is killed.
@@ -45,7 +45,7 @@ package struct ConformanceSupervisor: Sendable {
         guard let executable = ScannerLocation.find(configured: scanning.executable) else {
             throw GraftError(
                 .scannerUnavailable,
-                "conformance tests run each in a child process, and no graft-scanner was found (beside graft, through GRAFT_SCANNER or on PATH); `swift build --product graft-scanner` builds it.")
+                "conformance tests run each in a child process, and no graft-child was found (beside graft, through GRAFT_CHILD or on PATH); `swift build --product graft-child` builds it.")
         }
         // Each test's child is granted what the plugin declares (a data folder
         // of its own for this run): an act it is still refused is a finding.

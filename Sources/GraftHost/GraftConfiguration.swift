@@ -64,7 +64,7 @@ public struct GraftConfiguration: Sendable {
     }
 }
 
-/// Every plugin file is first loaded in a scanner child (`graft-scanner`),
+/// Every plugin file is first loaded in a scanner child (`graft-child`),
 /// so that a plugin whose constructor or `init` crashes, exits or hangs is
 /// reported (`plugin_crashed`, `plugin_timeout`) instead of taking the host
 /// down; only files that scanned clean are loaded into the host.
@@ -73,7 +73,7 @@ public struct Scanning: Sendable, Hashable {
     /// hosts that trust every plugin).
     public var inChild: Bool
     /// The scanner executable; nil finds it beside the running executable,
-    /// then through `GRAFT_SCANNER`, then on `PATH`. When none is found the
+    /// then through `GRAFT_CHILD`, then on `PATH`. When none is found the
     /// host loads in process and says so once, at warning level.
     public var executable: String?
     /// How long one file may take to load in the scanner.

@@ -132,7 +132,7 @@ public final class GraftHost: Sendable {
                     logger: scannerLogger)
             } else {
                 scanner = nil
-                let place = configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_SCANNER or on PATH"
+                let place = configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_CHILD or on PATH"
                 if configuration.sandbox.mode == .off {
                     logger.warning(
                         "no \(ScannerLocation.executableName) found (\(place)): plugins load straight into this process, and one that crashes while loading takes it down.")

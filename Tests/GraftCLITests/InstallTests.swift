@@ -18,7 +18,7 @@ struct InstallTests {
             URL(fileURLWithPath: "/bin/bash"), [script.path, "--prefix", prefix.path, "--from", BuildProducts.folder.path],
             timeout: .seconds(120))
         #expect(installed.status == 0, "\(installed.stderr)")
-        for file in ["bin/graft", "bin/graft-scanner", "bin/graft-workbench", "include/graft/graft.h",
+        for file in ["bin/graft", "bin/graft-child", "bin/graft-workbench", "include/graft/graft.h",
                      "lib/pkgconfig/graft.pc", "lib/graft/plugins/libDatePicker.so", "lib/graft/plugins/libCheckout.so"] {
             #expect(FileManager.default.fileExists(atPath: prefix.appendingPathComponent(file).path), "\(file) was not installed")
         }

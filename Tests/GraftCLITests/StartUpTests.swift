@@ -9,9 +9,9 @@ import Testing
 /// has all they use. A module that imports `Foundation` brings it back: this
 /// says which binary did.
 @Suite struct StartUpTests {
-    @Test("graft and graft-scanner link FoundationEssentials, not Foundation")
+    @Test("graft and graft-child link FoundationEssentials, not Foundation")
     func noFullFoundation() throws {
-        for name in ["graft", "graft-scanner"] {
+        for name in ["graft", "graft-child"] {
             let binary = try Data(contentsOf: BuildProducts.product(name))
             // A dynamic build names the libraries it needs, each ending in a NUL.
             #expect(binary.range(of: Data("libFoundationEssentials.so\0".utf8)) != nil, "\(name) does not name FoundationEssentials: is this a static build?")
@@ -27,7 +27,7 @@ import Testing
         let mangledModule = Data("11Hummingbird".utf8)
         let workbench = try Data(contentsOf: BuildProducts.product("graft-workbench"))
         #expect(workbench.range(of: mangledModule) != nil, "graft-workbench should carry Hummingbird (the probe itself is wrong otherwise)")
-        for name in ["graft", "graft-scanner"] {
+        for name in ["graft", "graft-child"] {
             let binary = try Data(contentsOf: BuildProducts.product(name))
             #expect(binary.range(of: mangledModule) == nil, "\(name) links Hummingbird: only graft-workbench should")
         }

@@ -85,6 +85,7 @@ struct UntrustedChildTests {
         // The context's lines and, isolated, the child's own stderr: each rationed where it arrives.
         #expect(passed.count <= 2 * LineRate.perSecond + 50, "\(passed.count) lines written")
         #expect(passed.count >= 10, "lines still pass: \(passed.count)")
+        // Said at the first line dropped, and with the count once lines pass again (or the call ends, isolated).
         let notes = messages.filter { $0.contains("log lines dropped: more than \(LineRate.perSecond) a second") }
         #expect(!notes.isEmpty, "the drop is said: \(messages.suffix(5))")
     }

@@ -289,7 +289,7 @@ extension GraftHost {
                 throw scanner?.startFailure.map { GraftError($0.code, "\(file.path) was not loaded: \($0.message)", path: file.path) }
                     ?? GraftError(
                         .scannerUnavailable,
-                        "\(file.path) was not loaded: no graft-scanner was found to load it in a sandboxed child (beside this executable, through GRAFT_SCANNER or on PATH), and plugins never load unsandboxed unless the sandbox is off.",
+                        "\(file.path) was not loaded: no graft-child was found to load it in a sandboxed child (beside this executable, through GRAFT_CHILD or on PATH), and plugins never load unsandboxed unless the sandbox is off.",
                         path: file.path)
             }
             return nil

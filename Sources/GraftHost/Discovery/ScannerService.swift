@@ -6,7 +6,7 @@ import Logging
 import Glibc
 #endif
 
-/// The scanner child's side (the `graft-scanner scan` executable): describe
+/// The scanner child's side (the `graft-child scan` executable): describe
 /// each plugin file the host sends, with the descriptor it sends, and answer
 /// with everything the file declares or every problem found. Before each
 /// stage (constructors, graft_entry, init, descriptors) it writes one byte to
@@ -15,12 +15,12 @@ import Glibc
 /// the child exits, and it exits with `_exit`: no plugin's deinit or
 /// destructor runs, so none can turn a good scan into a crash.
 package enum ScannerService {
-    /// `conform` serves `graft-scanner conform`, one conformance test
+    /// `conform` serves `graft-child conform`, one conformance test
     /// (GraftConformance's `ConformanceService.serve`, which GraftHost does
     /// not link).
     package static func main(arguments: [String], conform: () -> Never) -> Never {
         guard arguments.first == "scan" || arguments.first == "serve" || arguments.first == "conform" else {
-            writeToStandardError("usage: graft-scanner scan|serve|conform (started by a Graft host, which talks to it on descriptor 3)\n")
+            writeToStandardError("usage: graft-child scan|serve|conform (started by a Graft host, which talks to it on descriptor 3)\n")
             exit(64)
         }
         if let parent = ProcessEnvironment.value("GRAFT_PARENT_PID").flatMap({ pid_t($0) }) {

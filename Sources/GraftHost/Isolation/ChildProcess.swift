@@ -172,7 +172,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// How long a new child may take to say hello.
     static let startDeadline = Duration.seconds(10)
 
-    /// Starts a Graft child (`graft-scanner scan|serve …`) and waits for its
+    /// Starts a Graft child (`graft-child scan|serve …`) and waits for its
     /// `hello`: a child that does not say it within `startDeadline`, or was
     /// built for another ABI or machine, is killed and refused with
     /// `scanner_unavailable`.
@@ -462,9 +462,14 @@ package final class ChildProcess: @unchecked Sendable {
             start = newline + 1
             if let peak = Self.peakReport(line) {
                 reportedPeak = peak
-            } else if lineRate.admit() {
-                if let note = lineRate.takeNote() { onOutput(note) }
-                onOutput(line.escapingControls)
+            } else {
+                switch lineRate.admit() {
+                case .write:
+                    if let note = lineRate.takeNote() { onOutput(note) }
+                    onOutput(line.escapingControls)
+                case .dropAndSay(let note): onOutput(note)
+                case .drop: break
+                }
             }
         }
         pendingOutput.removeFirst(start)

@@ -5,7 +5,7 @@ import Glibc
 #endif
 import Logging
 
-/// The host's side of one runner child (`graft-scanner serve`): it maps the
+/// The host's side of one runner child (`graft-child serve`): it maps the
 /// plugins given to it and serves their calls, so that a plugin that crashes,
 /// hangs or allocates without bound takes down the child, not the host.
 ///

@@ -6,7 +6,7 @@ import Logging
 import Glibc
 #endif
 
-/// The runner child's side (`graft-scanner serve`): a host of its own, in
+/// The runner child's side (`graft-child serve`): a host of its own, in
 /// process, that maps the plugins its parent sends (with their open
 /// descriptors) and serves calls on them: create, render, interact, update,
 /// state, destroy, validate, actions. A plugin that crashes, hangs or

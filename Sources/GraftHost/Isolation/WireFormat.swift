@@ -44,7 +44,7 @@ package enum Wire {
         /// child → host: the file was refused; its errors follow.
         case refused = 5
 
-        // The runner (`graft-scanner serve`): every request gets one answer
+        // The runner (`graft-child serve`): every request gets one answer
         // with its id, `failed` (a GraftError) or the kind named beside it.
         /// host → child, with the plugin file's descriptor: map it → `loaded`
         /// (slot, and the plugin's description as mapped there).
@@ -85,7 +85,7 @@ package enum Wire {
         /// instance, event, payload?, warnings.
         case emitted = 29
 
-        // A conformance test's child (`graft-scanner conform`): one test on one file.
+        // A conformance test's child (`graft-child conform`): one test on one file.
         /// host → child, with the plugin file's descriptor: test name, path, real path.
         case conform = 40
         /// child → host, unasked, before each call that may crash or hang: what (key) and how.

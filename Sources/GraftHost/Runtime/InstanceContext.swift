@@ -103,14 +103,19 @@ package final class InstanceContext: Sendable {
         }
         context.pointee.log = { context, level, message in
             guard let owner = InstanceContext.from(context), let message else { return }
-            let (admitted, note) = owner.state.withLock { state in
-                let admitted = state.logRate.admit()
-                return (admitted, admitted ? state.logRate.takeNote() : nil)
+            let (verdict, note) = owner.state.withLock { state in
+                let verdict = state.logRate.admit()
+                guard case .write = verdict else { return (verdict, nil as String?) }
+                return (verdict, state.logRate.takeNote())
             }
-            guard admitted else { return }
             let logger = owner.logger
-            if let note { logger.warning("\(owner.instanceID): \(note)") }
-            logger.log(level: Logger.Level(graftLevel: level), "\(owner.instanceID): \(String(cString: message))")
+            switch verdict {
+            case .write:
+                if let note { logger.warning("\(owner.instanceID): \(note)") }
+                logger.log(level: Logger.Level(graftLevel: level), "\(owner.instanceID): \(String(cString: message))")
+            case .dropAndSay(let note): logger.warning("\(owner.instanceID): \(note)")
+            case .drop: break
+            }
         }
         context.pointee.warn = { context, code, message in
             guard let owner = InstanceContext.from(context) else { return }

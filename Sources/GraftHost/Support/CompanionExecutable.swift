@@ -4,7 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Graft's helper executables (`graft-scanner`, `graft-workbench`) are found
+/// Graft's helper executables (`graft-child`, `graft-workbench`) are found
 /// the same way: the caller's setting, else beside the running executable
 /// (where `swift build` and the installer put them), else the environment
 /// variable that names one, else the first on `PATH` (absolute folders only:

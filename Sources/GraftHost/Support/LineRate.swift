@@ -11,18 +11,26 @@ struct LineRate {
     /// Lines dropped since the last note about them.
     private(set) var dropped = 0
 
+    /// What to do with one more line now.
+    enum Verdict {
+        case write
+        case drop
+        /// Drop it, and say at once that lines are being dropped (the first of a run).
+        case dropAndSay(String)
+    }
+
     /// Whether one more line may be written now; counts it as dropped if not.
-    mutating func admit(now: ContinuousClock.Instant = .now) -> Bool {
+    mutating func admit(now: ContinuousClock.Instant = .now) -> Verdict {
         let elapsed = now - last
         last = now
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         tokens = min(Double(Self.perSecond), tokens + seconds * Double(Self.perSecond))
         guard tokens >= 1 else {
             dropped += 1
-            return false
+            return dropped == 1 ? .dropAndSay("(log lines dropped: more than \(Self.perSecond) a second; how many, when they pass again)") : .drop
         }
         tokens -= 1
-        return true
+        return .write
     }
 
     /// The note for the lines dropped so far, if any, and the count reset.

@@ -36,7 +36,7 @@ enum DiscoveryBench {
         let root = folder.appendingPathComponent("discovery")
         try makeFolder(root)
         defer { try? FileManager.default.removeItem(at: root) }
-        // A graft-scanner that made an image folder (graft-images-PID-…, for
+        // A graft-child that made an image folder (graft-images-PID-…, for
         // copies) and dies with its host leaves it in $TMPDIR: point TMPDIR
         // into our folder while this part runs, so nothing is left behind.
         let scratch = root.appendingPathComponent("tmp")
@@ -59,8 +59,8 @@ enum DiscoveryBench {
         let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
         part.notes.append(
             maps.contains("libswiftCore.so")
-                ? "this graft links the Swift runtime dynamically; `swift build -c release --static-swift-stdlib` starts graft and graft-scanner about 4 ms sooner"
-                : "graft and graft-scanner link the Swift runtime statically (--static-swift-stdlib)")
+                ? "this graft links the Swift runtime dynamically; `swift build -c release --static-swift-stdlib` starts graft and graft-child about 4 ms sooner"
+                : "graft and graft-child link the Swift runtime statically (--static-swift-stdlib)")
         let gstCache = root.appendingPathComponent("gst-cache")
         try makeFolder(gstCache)
         var gstInspect = executableOnPath("gst-inspect-1.0")
@@ -186,7 +186,7 @@ enum DiscoveryBench {
         }
         part.notes.append(
             "floor: a C program (cc -O2) doing dlopen(RTLD_NOW|RTLD_LOCAL), dlsym(graft_entry), entry, ABI major, init, get_factory x3 and every descriptor for each file; its loop timed inside it")
-        part.notes.append("cold scan: GraftHost(configuration:) + loadPlugins(), new inodes, empty cache: every file through graft-scanner (sandboxed, the default), cache written; the same with the sandbox off, on its own copies, taking turns going first")
+        part.notes.append("cold scan: GraftHost(configuration:) + loadPlugins(), new inodes, empty cache: every file through graft-child (sandboxed, the default), cache written; the same with the sandbox off, on its own copies, taking turns going first")
         part.notes.append("warm list: GraftHost(configuration:) + loadPlugins() + host.plugins, the cache the cold scan wrote; host start: the same without host.plugins")
         if !graftProcess.isEmpty {
             part.notes.append(

@@ -14,7 +14,7 @@ enum SandboxBench {
     static func run(folder: URL, iterations: Int, starts: Int) throws -> BenchPart {
         var part = BenchPart(name: "sandbox")
         guard let executable = ScannerLocation.find(configured: nil) else {
-            throw BenchPlugin.CompileError(description: "no graft-scanner beside graft-bench")
+            throw BenchPlugin.CompileError(description: "no graft-child beside graft-bench")
         }
         let support = SandboxSupport.current
         part.notes.append("sandbox in force: \(SandboxSupport.summary(mode: .enforced, inProcess: false, status: support))")
