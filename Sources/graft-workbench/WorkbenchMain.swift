@@ -52,7 +52,7 @@ struct WorkbenchMain: ParsableCommand {
                 Self.announce(server, address: address, json: json)
             } catch {
                 let failure = error as? WorkbenchError
-                    ?? WorkbenchError("port_unavailable", status: 500, "the workbench could not start: \(error).")
+                    ?? WorkbenchError(.portUnavailable, status: 500, "the workbench could not start: \(error).")
                 writeToStandardError("error: \(failure.code): \(failure.message)\n")
                 if json { Output.json(failure.json) }
                 Glibc.exit(2)

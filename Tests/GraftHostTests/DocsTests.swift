@@ -30,26 +30,27 @@ struct DocsTests {
         let table = try ErrorTable(Self.text(Self.errorsArticle))
         let documented = try #require(table.codes(under: "The workbench's codes"), "Errors.md has no '## The workbench's codes' table")
         let defined = try Self.workbenchCodes()
-        #expect(!defined.isEmpty, "found no WorkbenchError(\"code\", …) in Sources/GraftWorkbench or Sources/graft-workbench")
+        #expect(!defined.isEmpty, "found no WorkbenchError(.code, …) in Sources/GraftWorkbench or Sources/graft-workbench")
         let missing = defined.subtracting(documented).sorted()
         let extra = documented.subtracting(defined).sorted()
         #expect(missing.isEmpty, "workbench codes not in \(Self.errorsArticle): \(missing.joined(separator: ", "))")
         #expect(extra.isEmpty, "codes in \(Self.errorsArticle)'s workbench table that the workbench never answers with: \(extra.joined(separator: ", "))")
     }
 
-    /// The workbench's own codes are string literals today (`WorkbenchError("token_required", status: …)`):
-    /// GraftHostTests cannot import GraftWorkbench, so they are read from its sources. The codes it forwards from
-    /// the host (`GraftError.Code.….rawValue`) are in the first table.
+    /// The workbench's own codes are the cases of `WorkbenchError.Code`, each counted only when some source
+    /// answers with it (`WorkbenchError(.tokenRequired, …)`): GraftHostTests cannot import GraftWorkbench, so
+    /// both are read from its sources. The codes it forwards from the host are in the first table.
     static func workbenchCodes() throws -> Set<String> {
-        let literal = #/WorkbenchError\(\s*"([a-z][a-z0-9_]*)"/#
-        var codes = Set<String>()
+        let declaration = #/case ([a-z][A-Za-z0-9]*) = "([a-z][a-z0-9_]*)"/#
+        let errors = Fixtures.root.appendingPathComponent("Sources/GraftWorkbench/Errors/WorkbenchError.swift")
+        let cases = try String(contentsOf: errors, encoding: .utf8).matches(of: declaration).map { (name: String($0.1), code: String($0.2)) }
+        var sources = ""
         for folder in ["Sources/GraftWorkbench", "Sources/graft-workbench"] {
             for file in swiftFiles(under: Fixtures.root.appendingPathComponent(folder)) {
-                let source = try String(contentsOf: file, encoding: .utf8)
-                for match in source.matches(of: literal) { codes.insert(String(match.1)) }
+                sources += try String(contentsOf: file, encoding: .utf8)
             }
         }
-        return codes
+        return Set(cases.filter { sources.contains(".\($0.name), status:") }.map(\.code))
     }
 
     static func swiftFiles(under folder: URL) -> [URL] {

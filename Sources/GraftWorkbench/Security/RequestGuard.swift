@@ -22,7 +22,7 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // Requests reach the server only once it is bound, so the port is known.
         guard let address = port.address else {
-            return HTTPReply.error(WorkbenchError("starting", status: 503, "the workbench is still starting; try again."))
+            return HTTPReply.error(WorkbenchError(.starting, status: 503, "the workbench is still starting; try again."))
         }
         var response: Response
         do {
@@ -39,9 +39,9 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             response = HTTPReply.error(.notFound(request.uri.path))
         } catch let error as HTTPError {
-            response = HTTPReply.error(WorkbenchError("bad_request", status: Int(error.status.code), "\(request.uri.path): \(error.body ?? error.status.reasonPhrase)."))
+            response = HTTPReply.error(WorkbenchError(.badRequest, status: Int(error.status.code), "\(request.uri.path): \(error.body ?? error.status.reasonPhrase)."))
         } catch {
-            response = HTTPReply.error(WorkbenchError("internal_error", status: 500, "\(request.uri.path) failed: \(error)."))
+            response = HTTPReply.error(WorkbenchError(.internalError, status: 500, "\(request.uri.path) failed: \(error)."))
         }
         SecurityHeaders.apply(to: &response.headers, address: address)
         return response

@@ -57,7 +57,7 @@ final class WorkbenchServer: Sendable {
         let task = Task {
             do {
                 try await group.run()
-                started.resume(.failure(WorkbenchError("port_unavailable", status: 500, "the workbench's server stopped before it listened.")))
+                started.resume(.failure(WorkbenchError(.portUnavailable, status: 500, "the workbench's server stopped before it listened.")))
             } catch {
                 started.resume(.failure(Self.bindFailure(error, port: port)))
                 throw error
@@ -84,7 +84,7 @@ final class WorkbenchServer: Sendable {
 
     private static func bindFailure(_ error: any Error, port: Int) -> WorkbenchError {
         WorkbenchError(
-            "port_unavailable", status: 500,
+            .portUnavailable, status: 500,
             "cannot listen on \(WorkbenchAddress.loopback):\(port) (\(error)); choose another --port, or 0 for any free one.")
     }
 }
