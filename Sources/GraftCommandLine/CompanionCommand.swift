@@ -12,12 +12,12 @@ package enum CompanionCommand {
     /// Never returns on success; throws `code` when the companion is missing
     /// or cannot be started.
     package static func exec(
-        _ name: String, variable: String, subcommand: String, buildHint: String, code: GraftError.Code, json: Bool
+        _ name: String, variable: String, subcommand: String, buildHint: String, code: CommandLineError.Code, json: Bool
     ) throws -> Never {
         guard let path = CompanionExecutable.find(named: name, variable: variable) else {
             let beside = SearchPath.executableFolder.map { " beside \($0)/graft" } ?? ""
             throw CommandFailure(
-                error: GraftError(
+                error: CommandLineError(
                     code, "no \(name) found\(beside), through \(variable) or on PATH: build it with `\(buildHint)` (it belongs beside graft).",
                     path: name),
                 json: json)
@@ -28,6 +28,6 @@ package enum CompanionCommand {
         fflush(nil)
         execv(path, argv)
         throw CommandFailure(
-            error: GraftError(code, "\(path) could not be started: \(String(cString: strerror(errno))).", path: path), json: json)
+            error: CommandLineError(code, "\(path) could not be started: \(String(cString: strerror(errno))).", path: path), json: json)
     }
 }

@@ -107,7 +107,7 @@ package struct HostSettings: Equatable, Sendable {
             var status = stat()
             guard lstat(path, &status) != 0 else { continue }
             CommandFailure(
-                error: GraftError(
+                error: CommandLineError(
                     .pluginPathNotFound, "--plugin-path \(path): \(String(cString: strerror(errno))) (relative paths start at \(FileManager.default.currentDirectoryPath)).",
                     path: path),
                 json: json

@@ -25,6 +25,18 @@ struct DocsTests {
         #expect(extra.isEmpty, "codes in \(Self.errorsArticle) that GraftError.Code does not define: \(extra.joined(separator: ", "))")
     }
 
+    @Test("every code of the command line's own is in the Errors article's table of them, and the table has no other")
+    func commandLineCodes() throws {
+        let table = try ErrorTable(Self.text(Self.errorsArticle))
+        let documented = try #require(table.codes(under: "The command line's codes"), "Errors.md has no '## The command line's codes' table")
+        // GraftHostTests cannot import GraftCommandLine: the cases are read from its source.
+        let source = try String(contentsOf: Fixtures.root.appendingPathComponent("Sources/GraftCommandLine/Output.swift"), encoding: .utf8)
+        let enumBody = try #require(source.firstRange(of: "package enum Code: String").map { source[$0.upperBound...] })
+        let defined = Set(enumBody.prefix { $0 != "}" }.matches(of: #/case [a-zA-Z0-9]+ = "([a-z][a-z0-9_]*)"/#).map { String($0.1) })
+        #expect(!defined.isEmpty, "found no CommandLineError.Code cases")
+        #expect(defined == documented, "defined \(defined.sorted()), documented \(documented.sorted())")
+    }
+
     @Test("every code the workbench answers with is in the Errors article's second table, and the table has no other")
     func workbenchCodes() throws {
         let table = try ErrorTable(Self.text(Self.errorsArticle))

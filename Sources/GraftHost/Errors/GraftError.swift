@@ -6,7 +6,6 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable, CaseIterable, Codable {
         // Loading
         case pluginNotFound = "plugin_not_found"
-        case pluginPathNotFound = "plugin_path_not_found"
         case notASharedLibrary = "not_a_shared_library"
         case dlopenFailed = "dlopen_failed"
         case entrySymbolMissing = "entry_symbol_missing"
@@ -73,11 +72,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case actionFailed = "action_failed"
         case duplicateValidator = "duplicate_validator"
         case duplicateAction = "duplicate_action"
-        // Graft's own executables
-        case workbenchNotFound = "workbench_not_found"
-        case benchNotFound = "bench_not_found"
-        case projectExists = "project_exists"
-        case graftPackageNotFound = "graft_package_not_found"
+        // The conformance checker
         /// `graft check --conformance --only/--skip` named a test that does not exist.
         case unknownTest = "unknown_test"
     }

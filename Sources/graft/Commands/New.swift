@@ -72,7 +72,7 @@ struct New: ParsableCommand {
                 let text = file.text.hasSuffix("\n") ? file.text : file.text + "\n"
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             } catch {
-                throw CommandFailure(error: GraftError(.projectExists, "\(path) could not be written: \(error).", path: path), json: json)
+                throw CommandFailure(error: CommandLineError(.projectExists, "\(path) could not be written: \(error).", path: path), json: json)
             }
         }
         if json {
@@ -95,13 +95,13 @@ struct New: ParsableCommand {
     private func requireEmpty(_ folder: String) throws {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
             if FileManager.default.fileExists(atPath: folder) {
-                throw CommandFailure(error: GraftError(.projectExists, "\(folder) exists and is not a folder; choose another --output.", path: folder), json: json)
+                throw CommandFailure(error: CommandLineError(.projectExists, "\(folder) exists and is not a folder; choose another --output.", path: folder), json: json)
             }
             return
         }
         guard entries.isEmpty else {
             throw CommandFailure(
-                error: GraftError(.projectExists, "\(folder) already exists and is not empty; nothing was written (choose another NAME or --output).", path: folder),
+                error: CommandLineError(.projectExists, "\(folder) already exists and is not empty; nothing was written (choose another NAME or --output).", path: folder),
                 json: json)
         }
     }
@@ -115,14 +115,14 @@ struct New: ParsableCommand {
         }
         guard let root = graft.map({ FilePaths.standardized($0) }) ?? Self.sourceTree() else {
             throw CommandFailure(
-                error: GraftError(
+                error: CommandLineError(
                     .graftPackageNotFound,
                     "the Graft source tree this graft was built from is gone; give Graft's package with --graft (a folder holding its Package.swift, or its git URL)."),
                 json: json)
         }
         guard FileManager.default.fileExists(atPath: root + "/Package.swift") else {
             throw CommandFailure(
-                error: GraftError(.graftPackageNotFound, "--graft \(root): no Package.swift there; give the folder of Graft's package.", path: root),
+                error: CommandLineError(.graftPackageNotFound, "--graft \(root): no Package.swift there; give the folder of Graft's package.", path: root),
                 json: json)
         }
         return (".package(name: \"Graft\", path: \"\(root)\")", "Graft")
