@@ -23,6 +23,21 @@ struct PluginReportTests {
         #expect(report.debuggerText == PluginReport(host: backward).debuggerText)
     }
 
+    @Test("plugins and their components sort in natural order: rating2 before rating10, as people count")
+    func naturalOrder() throws {
+        let scratch = try Scratch()
+        let host = emptyHost()
+        for number in [10, 1, 2] {
+            let file = try Fixtures.build(
+                "hostile", into: scratch.url,
+                defines: ["HOSTILE_ID": "\"test.rating\(number)\"", "HOSTILE_KEY": "\"rating\(number)\""], outputName: "librating\(number).so")
+            try host.load(pluginAt: file.path)
+        }
+        let report = PluginReport(host: host)
+        #expect(report.plugins.map(\.id) == ["test.rating1", "test.rating2", "test.rating10"])
+        #expect(report.json["plugins"]?.listValue?.map { $0["id"] } == ["test.rating1", "test.rating2", "test.rating10"])
+    }
+
     @Test("the JSON report is written in its canonical form: keys in byte order, every plugin, contract and failure in it")
     func jsonText() throws {
         let scratch = try Scratch()

@@ -7,6 +7,17 @@ import Testing
 /// helpers Foundation's `NSString` gave them are Graft's own: they must say
 /// what `NSString` said for the paths Graft meets.
 @Suite struct TextAndPathTests {
+    @Test("natural order: numbers in names compare as numbers, the rest byte by byte, and the order is total")
+    func naturalOrder() {
+        let names = ["rating10", "rating2", "rating1", "a", "rating", "rating02", "b1c10", "b1c9", "b01", "rating2x", "10", "9"]
+        let sorted = names.sorted { $0.precedesNaturally($1) }
+        #expect(sorted == ["9", "10", "a", "b1c9", "b1c10", "b01", "rating", "rating1", "rating2", "rating2x", "rating02", "rating10"])
+        for a in names {
+            #expect(!a.precedesNaturally(a), "\(a) before itself")
+            for b in names where a != b { #expect(a.precedesNaturally(b) != b.precedesNaturally(a), "\(a) and \(b)") }
+        }
+    }
+
     @Test("path components and folders, as NSString gave them")
     func componentsAndFolders() {
         for path in ["/a/b.so", "/a", "/", "b.so", "./a", "a/b/", "/x//y/z", "../a/b", "~/q"] {

@@ -4,7 +4,8 @@ import GraftHost
 /// the data behind `graft list`, `graft debug plugins` and the debug
 /// endpoint's `plugins` request.
 ///
-/// Plugins are sorted by id then path, failures by path, and each plugin's
+/// Plugins are sorted by id then path (in natural order: `rating2` before
+/// `rating10`), failures by path, and each plugin's
 /// components, validators and actions by key (or name) then version, so two
 /// hosts with the same plugins print the same report whatever the load order.
 public struct PluginReport: Sendable {
@@ -28,15 +29,17 @@ public struct PluginReport: Sendable {
     }
 
     public init(plugins: [PluginInfo], failures: [PluginFailure]) {
-        self.plugins = plugins.map(Self.sortedContents).sorted { ($0.id, $0.path) < ($1.id, $1.path) }
+        self.plugins = plugins.map(Self.sortedContents).sorted {
+            $0.id == $1.id ? $0.path.precedesNaturally($1.path) : $0.id.precedesNaturally($1.id)
+        }
         self.failures = failures.sorted { $0.path < $1.path }
     }
 
     private static func sortedContents(of plugin: PluginInfo) -> PluginInfo {
         var plugin = plugin
-        plugin.components.sort { ($0.key, $0.version) < ($1.key, $1.version) }
-        plugin.validators.sort { ($0.name, $0.version) < ($1.name, $1.version) }
-        plugin.actions.sort { ($0.key, $0.version) < ($1.key, $1.version) }
+        plugin.components.sort { $0.key == $1.key ? $0.version < $1.version : $0.key.precedesNaturally($1.key) }
+        plugin.validators.sort { $0.name == $1.name ? $0.version < $1.version : $0.name.precedesNaturally($1.name) }
+        plugin.actions.sort { $0.key == $1.key ? $0.version < $1.version : $0.key.precedesNaturally($1.key) }
         return plugin
     }
 

@@ -75,3 +75,31 @@ package extension String {
         scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0)
     }
 }
+
+extension String {
+    /// Whether this string comes before `other` in natural order: runs of
+    /// digits compare as the numbers they write (`rating2` before
+    /// `rating10`), everything else byte by byte. Equal numbers written with
+    /// more leading zeros come later, so the order stays total.
+    package func precedesNaturally(_ other: String) -> Bool {
+        let a = Array(utf8), b = Array(other.utf8)
+        var i = 0, j = 0
+        func isDigit(_ byte: UInt8) -> Bool { (48...57).contains(byte) }
+        while i < a.count, j < b.count {
+            if isDigit(a[i]), isDigit(b[j]) {
+                let startA = i, startB = j
+                while i < a.count, isDigit(a[i]) { i += 1 }
+                while j < b.count, isDigit(b[j]) { j += 1 }
+                let runA = a[startA..<i].drop { $0 == 48 }, runB = b[startB..<j].drop { $0 == 48 }
+                if runA.count != runB.count { return runA.count < runB.count }
+                if !runA.elementsEqual(runB) { return runA.lexicographicallyPrecedes(runB) }
+                if i - startA != j - startB { return i - startA < j - startB }
+                continue
+            }
+            if a[i] != b[j] { return a[i] < b[j] }
+            i += 1
+            j += 1
+        }
+        return a.count - i < b.count - j
+    }
+}
