@@ -91,6 +91,40 @@ struct HotSwapTests {
         #expect(Set([first, second, third]).count == 3)
     }
 
+    @Test("a new file that fails to load is listed with the failures, until a good build replaces it or it goes")
+    func newFileFailureIsListed() throws {
+        let scratch = try Scratch()
+        let host = Self.inProcessHost(folders: [])
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let junk = folder.appendingPathComponent("libjunk.so")
+        try Data("not a shared library".utf8).write(to: junk)
+        guard case .failed(let error) = host.reload(pluginAt: junk.path).outcome else {
+            Issue.record("a junk file loaded")
+            return
+        }
+        #expect(host.failures.map(\.path) == [junk.path])
+        #expect(host.failures.first?.error.code == error.code)
+        // A good build at the same path: loaded, and no longer a failure.
+        try Self.replace(junk.path, with: try Self.buildEcho(scratch, prefix: "ok:"))
+        guard case .loaded = host.reload(pluginAt: junk.path).outcome else {
+            Issue.record("the good build did not load")
+            return
+        }
+        #expect(host.failures.isEmpty, "\(host.failures)")
+        // Junk again, then gone: the failure goes with the file.
+        let other = folder.appendingPathComponent("libother.so")
+        try Data("junk".utf8).write(to: other)
+        _ = host.reload(pluginAt: other.path)
+        #expect(host.failures.map(\.path) == [other.path])
+        try FileManager.default.removeItem(at: other)
+        guard case .removed = host.reload(pluginAt: other.path).outcome else {
+            Issue.record("the file's going was not a removal")
+            return
+        }
+        #expect(host.failures.isEmpty)
+    }
+
     @Test("the same content again is not reloaded")
     func unchanged() throws {
         let scratch = try Scratch()

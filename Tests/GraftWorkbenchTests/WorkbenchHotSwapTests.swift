@@ -63,6 +63,25 @@ extension WorkbenchTests {
 
             let still = try await running.json("POST", "/api/sessions/\(session)/inputs", ["inputs": ["title": "Old"]])
             #expect(still["output"]?.stringValue?.contains("<h1>widget: Old</h1>") == true, "the old build keeps serving")
+            // A refused rebuild is no failure of the plugins: the old build serves.
+            #expect(try await running.json("GET", "/api/plugins")["failures"]?.listValue?.isEmpty == true)
+            await running.stop()
+        }
+
+        @Test("a junk file dropped into a watched folder is listed with the failures by /api/plugins")
+        func newJunkFileIsAFailure() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_widget", into: folder)
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"))
+            defer { Task { await running.stop() } }
+            let live = try await running.live()
+            try Data("not a shared library".utf8).write(to: folder.appendingPathComponent("libjunk.so"))
+            let refused = try await offPool { try live.first(within: .seconds(10)) { $0["type"] == "swap" } }
+            #expect(refused?["outcome"] == "failed")
+            #expect(refused?["oldVersion"] == nil, "no build of it ran before")
+            let failures = try await running.json("GET", "/api/plugins")["failures"]?.listValue ?? []
+            #expect(failures.map { $0["path"]?.stringValue?.hasSuffix("libjunk.so") } == [true], "\(failures)")
             await running.stop()
         }
     }

@@ -30,6 +30,12 @@ extension GraftHost {
     func reload(pluginAt path: String, force: Bool, notify: Bool) -> SwapEvent {
         reloads.withLock { _ in
             let event = performReload(path: path, force: force)
+            // A file no build of which runs (new, or failed before) is listed
+            // with the failures, as a scan lists it; a running build that
+            // rejects a new one keeps serving and is not a failure.
+            if case .failed(let error) = event.outcome, event.oldVersion == nil, FileManager.default.fileExists(atPath: path) {
+                recordFailure(error, path: path)
+            }
             if notify { notifySwap(event) }
             return event
         }
@@ -52,6 +58,12 @@ extension GraftHost {
 
         guard FileManager.default.fileExists(atPath: path) else {
             guard old != nil else {
+                // A file that had failed is gone: so is its failure.
+                let failed = state.withLock { state in
+                    defer { state.failures.removeAll { $0.path == path } }
+                    return state.failures.contains { $0.path == path }
+                }
+                if failed { return event(.removed) }
                 return event(.failed(GraftError(.pluginNotFound, "\(path) does not exist.", path: path)))
             }
             remove(realPath: real)
