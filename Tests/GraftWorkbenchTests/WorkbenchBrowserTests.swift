@@ -136,6 +136,15 @@ extension WorkbenchTests {
                 try browser.wait(for: "a render on the old build", "return document.getElementById('render-frame').srcdoc.includes('v2: Still old')")
                 try Self.saveScreenshot(browser, "refused-build")
             }
+            // A junk file no build of which ever ran: it could not load, and nothing "keeps serving".
+            try Data("not a shared library".utf8).write(to: folder.appendingPathComponent("libjunk.so"))
+            try await offPool {
+                let junkBanner = "[...document.querySelectorAll('.banner.error')].map(b => b.textContent).find(t => t.includes('libjunk.so'))"
+                try browser.wait(for: "the junk file's banner", within: .seconds(10), "return !!\(junkBanner)")
+                let text = try browser.execute("return \(junkBanner)").stringValue ?? ""
+                #expect(text.hasPrefix("Could not load"), "\(text)")
+                #expect(!text.contains("keeps serving"), "\(text)")
+            }
             await running.stop()
         }
 

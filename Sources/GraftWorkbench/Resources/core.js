@@ -121,7 +121,12 @@ function connectLive() {
 wb.handlers.swap.push(message => {
   if (message.outcome === 'failed') {
     const who = message.plugin || message.path;
-    banner('error', `Rejected build of ${who}: ${message.error.code}: ${message.error.message} The previous build keeps serving.`, { sticky: true });
+    const error = `${message.error.code}: ${message.error.message}`;
+    // Without an old version no build of it ran: nothing keeps serving.
+    const text = message.oldVersion
+      ? `Rejected build of ${who}: ${error} The previous build keeps serving.`
+      : `Could not load ${who}: ${error}`;
+    banner('error', text, { sticky: true });
   } else {
     banner('info', message.summary);
   }
