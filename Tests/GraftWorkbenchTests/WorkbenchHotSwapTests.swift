@@ -11,6 +11,19 @@ import Testing
 extension WorkbenchTests {
     @Suite("Workbench: hot swap", .timeLimit(.minutes(3)))
     struct WorkbenchHotSwapTests {
+        /// A workbench watching a folder that holds the widget plugin, and its live channel.
+        static func widgetWorkbench(_ scratch: borrowing Scratch) async throws -> (URL, RunningWorkbench, LiveProbe) {
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_widget", into: folder)
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"))
+            do {
+                return (folder, running, try await running.live())
+            } catch {
+                await running.stop()
+                throw error
+            }
+        }
+
         @Test("a rebuilt plugin re-renders the open session with the same inputs, pushed to the page")
         func rebuiltPluginRerenders() async throws {
             let scratch = try Scratch()
@@ -47,11 +60,8 @@ extension WorkbenchTests {
         @Test("a refused build is announced with its error, and the old build keeps serving")
         func refusedBuildKeepsOld() async throws {
             let scratch = try Scratch()
-            let folder = scratch.url.appendingPathComponent("plugins")
-            try Fixtures.build("good_widget", into: folder)
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"))
+            let (folder, running, live) = try await Self.widgetWorkbench(scratch)
             defer { Task { await running.stop() } }
-            let live = try await running.live()
             let session = try #require(try await running.json("POST", "/api/sessions", ["component": "widget"])["session"]?.stringValue)
 
             // A "build" whose init fails, written over the widget's file.
@@ -71,11 +81,8 @@ extension WorkbenchTests {
         @Test("a junk file dropped into a watched folder is listed with the failures by /api/plugins")
         func newJunkFileIsAFailure() async throws {
             let scratch = try Scratch()
-            let folder = scratch.url.appendingPathComponent("plugins")
-            try Fixtures.build("good_widget", into: folder)
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"))
+            let (folder, running, live) = try await Self.widgetWorkbench(scratch)
             defer { Task { await running.stop() } }
-            let live = try await running.live()
             try Data("not a shared library".utf8).write(to: folder.appendingPathComponent("libjunk.so"))
             let refused = try await offPool { try live.first(within: .seconds(10)) { $0["type"] == "swap" } }
             #expect(refused?["outcome"] == "failed")
