@@ -1,6 +1,7 @@
 /* posix_spawn_file_actions_addclosefrom_np is a GNU extension (glibc 2.34). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -260,6 +261,10 @@ int graft_pidfd_open(pid_t pid) {
 }
 
 int graft_limit_address_space(unsigned long long bytes) {
+    /* One malloc arena: glibc reserves 64 MiB of address space for each
+     * thread's own, which would count against the limit (and the peak that
+     * tells a memory limit from a crash) for every worker thread. */
+    mallopt(M_ARENA_MAX, 1);
     struct rlimit limit = {.rlim_cur = bytes, .rlim_max = bytes};
     return setrlimit(RLIMIT_AS, &limit) == 0 ? 0 : errno;
 }

@@ -40,6 +40,8 @@ public final class GraftHost: Sendable {
     let scanner: Scanner?
     /// The one runner child of a host with `.shared` isolation.
     private let sharedRunner = Locked<PluginRunner?>(nil)
+    /// Every runner this host made, while it lives: `shutDown` ends their children.
+    let runners = Locked<[Weak<PluginRunner>]>([])
     /// What earlier scans found; nil without a cache.
     let cache: RegistryCache?
     /// The pins to enforce, or why the lock file could not be read; nil when
@@ -179,7 +181,7 @@ public final class GraftHost: Sendable {
     /// child is the same for every plugin in it).
     func runner(for info: PluginInfo) -> PluginRunner? {
         guard isolates, let scanner else { return nil }
-        let make = { [weak self] (id: String?) -> PluginRunner in
+        let makeRunner = { [weak self] (id: String?) -> PluginRunner in
             let limits = self?.configuration.limits ?? IsolationLimits()
             let settings = self?.sandboxSettings ?? SandboxSettings()
             return PluginRunner(
@@ -198,6 +200,14 @@ public final class GraftHost: Sendable {
                 report: { [weak self] plugin, denials in
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call")
                 })
+        }
+        let make = { [weak self] (id: String?) -> PluginRunner in
+            let runner = makeRunner(id)
+            self?.runners.withLock { runners in
+                runners.removeAll { $0.value == nil }
+                runners.append(Weak(runner))
+            }
+            return runner
         }
         let granted = !(sandboxSettings.grants[info.id] ?? []).isEmpty
         guard configuration.isolation == .shared, !granted else { return make(info.id) }

@@ -150,12 +150,17 @@ struct IsolationTests {
         #expect(try host.validate("is_even", value: 2).isValid)
     }
 
-    /// Whether `pid` still runs (a zombie does not).
+    /// Whether any thread of `pid` still runs (a zombie does not: its
+    /// first thread shows as one while the others are still ending, and
+    /// with them its descriptors).
     static func isRunning(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
-            return false
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.contains { thread in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(close, offsetBy: 2)] != "Z"
         }
-        return stat[stat.index(close, offsetBy: 2)] != "Z"
     }
 
     static let places = ["create", "render", "interact", "destroy", "validate", "action"]

@@ -55,8 +55,9 @@ int graft_contain_descendants(void);
  * close-on-exec). Returns it, or -1 with errno set (kernels before 5.3). */
 int graft_pidfd_open(pid_t pid);
 
-/* Limits the calling process's address space to `bytes` (RLIMIT_AS).
- * Returns 0, or an errno value. */
+/* Limits the calling process's address space to `bytes` (RLIMIT_AS), and
+ * keeps malloc to one arena (M_ARENA_MAX), whose per-thread reservations
+ * would count against it. Returns 0, or an errno value. */
 int graft_limit_address_space(unsigned long long bytes);
 
 /* Before a crash signal (SEGV, BUS, ILL, TRAP, ABRT, FPE) takes the calling

@@ -53,6 +53,13 @@ package final class Condition: @unchecked Sendable {
 
     package func lock() { mutex.lock() }
     package func unlock() { mutex.unlock() }
+
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body()
+    }
+
     package func signal() { pthread_cond_signal(condition) }
     package func broadcast() { pthread_cond_broadcast(condition) }
     package func wait() { pthread_cond_wait(condition, mutex.pointer) }

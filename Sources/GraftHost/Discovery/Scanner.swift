@@ -91,6 +91,14 @@ final class Scanner: @unchecked Sendable {
         child = nil
     }
 
+    /// Ends the child and waits until it is reaped (a host shutting down).
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        child?.finish()
+        child = nil
+    }
+
     /// Scans `file`; nil when no scanner could be started (the caller then
     /// decides whether to load in process). With `mapping: .copy` the child
     /// maps a private copy: a file that may be rewritten in place must never

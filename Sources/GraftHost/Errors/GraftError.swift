@@ -48,6 +48,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case instanceClosed = "instance_closed"
         /// The task awaiting a call was cancelled: the call was abandoned.
         case callCancelled = "call_cancelled"
+        case hostShutDown = "host_shut_down"
         case unknownInteraction = "unknown_interaction"
         case interactionRefused = "interaction_refused"
         case invalidConfig = "invalid_config"

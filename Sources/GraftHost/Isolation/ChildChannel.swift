@@ -30,8 +30,11 @@ package struct ChildChannel {
         return (try? reader.u32()) == Wire.justCreated
     }
 
+    /// A frame from the host, with the descriptor that came with it (or -1).
+    package typealias Request = (header: Wire.Header, payload: [UInt8], descriptor: Int32)
+
     /// The next frame, or nil when the host has gone or broke the protocol.
-    package mutating func next() -> (header: Wire.Header, payload: [UInt8], descriptor: Int32)? {
+    package mutating func next() -> Request? {
         while true {
             let available = buffer.count - start
             if available >= Wire.headerSize {

@@ -9,17 +9,24 @@ import Logging
 /// plugins given to it and serves their calls, so that a plugin that crashes,
 /// hangs or allocates without bound takes down the child, not the host.
 ///
-/// Calls are made on the caller's thread, one at a time per child (the lock).
-/// Frames carry request ids, which lets two kinds of request travel without
-/// a round trip of their own: a destroy (`post`, sent with the next request)
-/// and a render sent behind its create (`call(then:)`, collected later). Every
-/// call has a deadline: past it the child is killed and the call fails with
-/// `plugin_timeout`. A child that dies mid-call fails that call with
-/// `plugin_crashed` (the signal, or `plugin_memory_limit` when a memory limit
-/// was set and reached). The child is started again on the next call; the
-/// instances it held are re-created by their `ComponentInstance` from their
-/// last inputs. A plugin that crashes its runner three times within a minute
-/// is quarantined until its file changes.
+/// Calls are made on the callers' threads, many at once: each sends its
+/// request and waits for its answer, and one of the waiting callers at a
+/// time reads the child's channel for all of them (`waitForAnswer`), handing each
+/// answer to its caller. The child serves calls about one instance in order
+/// and the rest at once (`RunnerLanes`). Frames carry request ids, which also
+/// lets two kinds of request travel without a round trip of their own: a
+/// destroy (`post`, sent with the next request) and a render sent behind its
+/// create (`call(then:)`, collected later).
+///
+/// Every call has a deadline: past it the child is killed, the call fails
+/// with `plugin_timeout`, and the calls in flight with it fail with
+/// `plugin_restarted` (they are asked again on a new child, once). A child
+/// that dies fails every call in flight with `plugin_crashed` (the signal,
+/// or `plugin_memory_limit` when a memory limit was set and reached). The
+/// child is started again on the next call; the instances it held are
+/// re-created by their `ComponentInstance` from their last inputs. A plugin
+/// that crashes its runner three times within a minute is quarantined until
+/// its file changes.
 final class PluginRunner: @unchecked Sendable {
     /// Limits every call on a runner obeys.
     struct Limits: Sendable, Hashable {
@@ -46,18 +53,32 @@ final class PluginRunner: @unchecked Sendable {
     /// Told of every act the sandbox refused a plugin of this runner.
     private let report: @Sendable (LoadedPlugin, [SandboxDenial]) -> Void
 
-    // Guarded by `lock`.
-    private let lock = Lock()
+    // Guarded by `lock`, whose condition wakes the callers that wait.
+    private let lock = Condition()
     private var child: ChildProcess?
     /// Bumped every time a child starts: instances of an older generation are gone.
     private var generation = 0
     private var slots: [ObjectIdentifier: UInt32] = [:]
+    /// Plugins whose load is on its way to the child: other callers wait for it.
+    private var loading: Set<ObjectIdentifier> = []
     private var contexts: [UInt32: InstanceContext] = [:]
     private var nextID: UInt32 = 0
     private var crashes: [ObjectIdentifier: [ContinuousClock.Instant]] = [:]
-    /// Whether the last request could not even be sent (the child had died
-    /// between calls).
-    private var sendFailed = false
+    /// Requests sent and not answered yet, or answered and not taken yet.
+    private var pending: [UInt32: Pending] = [:]
+    /// Whether a caller is reading the channel (the others wait on `lock`).
+    private var reading = false
+    /// Why the child was killed while another caller was reading: what that
+    /// reader reports when it finds the channel closed.
+    private var doomed: (child: ChildProcess, culprit: UInt32?, error: GraftError)?
+    /// Events of instances whose create is not answered yet, by number: they
+    /// go with the create's answer (the child sends them just before it).
+    private var unclaimed: [UInt32: [(name: String, payload: GraftValue?, rest: WireReader)]] = [:]
+    private var unclaimedCount = 0
+    /// Events that came while no call about their instance was in flight
+    /// (a plugin's own thread), counted against `limits.output` until a call ends.
+    private var looseBytes = 0
+    private var looseCount = 0
     /// Requests posted without waiting (`post`): their answers are skipped
     /// when they arrive.
     private var unanswered: Set<UInt32> = []
@@ -68,13 +89,60 @@ final class PluginRunner: @unchecked Sendable {
     private var lateSendScheduled = false
     static let postDelay = Duration.milliseconds(5)
     private var quarantined: [ObjectIdentifier: GraftError] = [:]
-    /// Pipelined requests (`call(then:)`) whose answers are still to come,
-    /// and those that came during another call. Guarded by `lock`.
-    private var expected: Set<UInt32> = []
-    private var early: [UInt32: Answer] = [:]
+    /// Set by `close`: no new call is made.
+    private var closed: GraftError?
 
     static let crashesBeforeQuarantine = 3
     static let crashWindow = Duration.seconds(60)
+    /// Events one call may bring (and `limits.output` bytes of them): past
+    /// either, the call fails and the child is killed.
+    static let eventLimit = 1024
+
+    /// A request on its way, and what came for it.
+    private final class Pending {
+        let id: UInt32
+        let kind: Wire.Kind
+        let plugin: LoadedPlugin
+        let what: String
+        /// The generation of the child it was sent to.
+        let generation: Int
+        /// The instance it concerns: its events, and what the sandbox refused meanwhile, go there.
+        var context: InstanceContext?
+        /// When its caller gives up; nil while nobody waits for it (a render
+        /// sent behind its create, until it is collected).
+        var until: ContinuousClock.Instant?
+        var deadline: Duration
+        var outcome: Result<Answer, GraftError>?
+        var events: [Event] = []
+        var eventBytes = 0
+        /// Whether the request could not even be sent (the child had died between calls).
+        var sendFailed = false
+
+        init(
+            id: UInt32, kind: Wire.Kind, plugin: LoadedPlugin, what: String, generation: Int, context: InstanceContext?,
+            deadline: Duration?
+        ) {
+            self.id = id
+            self.kind = kind
+            self.plugin = plugin
+            self.what = what
+            self.generation = generation
+            self.context = context
+            self.deadline = deadline ?? .zero
+            until = deadline.map { .now + $0 }
+        }
+    }
+
+    /// An event an instance emitted: delivered once the call it came with is
+    /// over and the lock released.
+    private struct Event {
+        var context: InstanceContext
+        var name: String
+        var payload: GraftValue?
+        var warnings: [GraftWarning]
+
+        func deliver() { context.deliver(name, payload: payload, warnings: warnings) }
+    }
 
     init(
         executable: String, limits: Limits, mapsCopies: Bool, sandbox: Result<ChildSandbox.Request?, GraftError> = .success(nil),
@@ -99,16 +167,12 @@ final class PluginRunner: @unchecked Sendable {
 
     /// The running child's process id, if one runs (for tests).
     var childPID: pid_t? {
-        lock.lock()
-        defer { lock.unlock() }
-        return child?.pid
+        lock.withLock { child?.pid }
     }
 
     /// The host's descriptors for the running child (for tests).
     var childDescriptors: [Int32] {
-        lock.lock()
-        defer { lock.unlock() }
-        return child?.descriptors ?? []
+        lock.withLock { child?.descriptors ?? [] }
     }
 
     // MARK: Calls
@@ -138,60 +202,73 @@ final class PluginRunner: @unchecked Sendable {
         deadline: Duration? = nil, context: InstanceContext? = nil, then follower: (kind: Wire.Kind, payload: [UInt8])? = nil,
         _ payload: (inout WireWriter, _ slot: UInt32) -> Void
     ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
+        var events: [Event] = []
         lock.lock()
         let result = Result { () throws(GraftError) in
-            try callLocked(kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, follower: follower, payload)
+            try callLocked(
+                kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, follower: follower,
+                events: &events, payload)
         }
-        let events = arrived
-        arrived = []
-        arrivedBytes = 0
         lock.unlock()
         // Outside the lock: a handler may call into the same plugin.
-        for event in events { event.context.deliver(event.name, payload: event.payload, warnings: event.warnings) }
+        for event in events { event.deliver() }
         return try result.get()
     }
-
-    /// Events that arrived during the current call, delivered once it is over. Guarded by `lock`.
-    private var arrived: [(context: InstanceContext, name: String, payload: GraftValue?, warnings: [GraftWarning])] = []
-    /// Their bytes on the wire, counted as they arrive: past `limits.output`,
-    /// or past `eventLimit` events, the call fails and the child is killed.
-    private var arrivedBytes = 0
-    static let eventLimit = 1024
 
     private func callLocked(
         _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance?,
         deadline: Duration?, context: InstanceContext?, follower: (kind: Wire.Kind, payload: [UInt8])?,
-        _ payload: (inout WireWriter, _ slot: UInt32) -> Void
+        events: inout [Event], _ payload: (inout WireWriter, _ slot: UInt32) -> Void
     ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
+        if let closed { throw closed }
         if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
         if let instance, instance.generation != generation || child == nil {
             throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
         }
-        if kind == .create, let context { pendingContext = context }
-        currentContext = context ?? instance.flatMap { contexts[$0.number] }
-        defer {
-            pendingContext = nil
-            currentContext = nil
-        }
         for attempt in 0..<2 {
-            sendFailed = false
+            var sendFailed = false
             let child = try running()
             let posted = !unanswered.isEmpty
             do throws(GraftError) {
-                let slot = try slot(for: plugin, in: child)
+                let slot = try slot(for: plugin, in: child, events: &events)
                 var writer = WireWriter()
                 payload(&writer, slot)
-                let (answer, followerID) = try exchange(
-                    kind, writer.bytes, then: follower, with: child, plugin: plugin, what: what, deadline: deadline ?? limits.call)
-                return (answer, generation, followerID)
+                let request = Pending(
+                    id: takeID(), kind: kind, plugin: plugin, what: what, generation: generation,
+                    context: context ?? instance.flatMap { contexts[$0.number] }, deadline: deadline ?? limits.call)
+                // What `post` queued goes first, in the same write.
+                var frames = queued
+                queued.removeAll(keepingCapacity: true)
+                frames += Wire.frame(kind, id: request.id, payload: writer.bytes)
+                var followerID: UInt32?
+                if let follower {
+                    let behind = Pending(
+                        id: takeID(), kind: follower.kind, plugin: plugin, what: what, generation: generation, context: request.context,
+                        deadline: nil)
+                    frames += Wire.frame(follower.kind, id: behind.id, payload: follower.payload)
+                    pending[behind.id] = behind
+                    followerID = behind.id
+                }
+                pending[request.id] = request
+                if !child.send(frames: frames) { request.sendFailed = true }
+                do throws(GraftError) {
+                    return (try waitForAnswer(request, on: child, events: &events), request.generation, followerID)
+                } catch {
+                    sendFailed = request.sendFailed
+                    // The request failed without its child dying (a create the
+                    // plugin refused): nobody will collect the follower's answer.
+                    if let followerID { forgetLocked(followerID) }
+                    throw error
+                }
             } catch {
                 // The child died, or was found dead, with requests posted
                 // before this call still unanswered, or before this request
-                // reached it: the death is likely not this call's. Once more,
-                // on a new child (an instance is re-created there first).
-                let notThisCall = posted || sendFailed
-                guard attempt == 0, self.child == nil, notThisCall,
-                    [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout].contains(error.code)
+                // reached it, or it was killed for another call's fault: the
+                // death is likely not this call's. Once more, on a new child
+                // (an instance is re-created there first).
+                let notThisCall = posted || sendFailed || error.code == .pluginRestarted
+                guard attempt == 0, self.child !== child, notThisCall,
+                    [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout, .pluginRestarted].contains(error.code)
                 else { throw error }
                 if instance != nil {
                     throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
@@ -202,53 +279,54 @@ final class PluginRunner: @unchecked Sendable {
         throw GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': its runner could not serve \(what).", path: plugin.info.path)
     }
 
+    private func takeID() -> UInt32 {
+        nextID &+= 1
+        return nextID
+    }
+
     /// Sends a request about an instance without waiting for its answer (a
     /// destroy: nothing the caller could do with a failure), with the next
     /// request or within `postDelay`. If the child dies before the next call
     /// is answered, that call is tried once more on a new child, since the
     /// death may be this request's.
     func post(_ kind: Wire.Kind, plugin: LoadedPlugin, instance: Instance, _ payload: (inout WireWriter) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard child != nil, instance.generation == generation else { return }
-        var writer = WireWriter()
-        payload(&writer)
-        nextID &+= 1
-        queued += Wire.frame(kind, id: nextID, payload: writer.bytes)
-        unanswered.insert(nextID)
-        if !lateSendScheduled {
-            lateSendScheduled = true
-            LateSends.shared.schedule(self, after: Self.postDelay)
+        lock.withLock {
+            guard child != nil, instance.generation == generation else { return }
+            var writer = WireWriter()
+            payload(&writer)
+            let id = takeID()
+            queued += Wire.frame(kind, id: id, payload: writer.bytes)
+            unanswered.insert(id)
+            if !lateSendScheduled {
+                lateSendScheduled = true
+                LateSends.shared.schedule(self, after: Self.postDelay)
+            }
         }
     }
 
     /// Sends what `post` queued, if no request took it along meanwhile.
     func sendQueued() {
-        lock.lock()
-        defer { lock.unlock() }
-        lateSendScheduled = false
-        guard let child, !queued.isEmpty else { return }
-        _ = child.send(frames: queued)
-        queued.removeAll(keepingCapacity: true)
+        lock.withLock {
+            lateSendScheduled = false
+            guard let child, !queued.isEmpty else { return }
+            _ = child.send(frames: queued)
+            queued.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Registers where `emitted` frames for `number` go (after `create`).
     func attach(_ context: InstanceContext, to instance: Instance) {
-        lock.lock()
-        defer { lock.unlock() }
-        if instance.generation == generation { contexts[instance.number] = context }
+        lock.withLock {
+            if instance.generation == generation { contexts[instance.number] = context }
+        }
     }
 
     /// Forgets an instance (after `destroy`, or when its owner goes).
     func detach(_ instance: Instance) {
-        lock.lock()
-        defer { lock.unlock() }
-        if instance.generation == generation { contexts[instance.number] = nil }
+        lock.withLock {
+            if instance.generation == generation { contexts[instance.number] = nil }
+        }
     }
-
-    /// The context of an instance being created, for events it emits before
-    /// `create` answers. Guarded by `lock`.
-    private var pendingContext: InstanceContext?
 
     private func running() throws(GraftError) -> ChildProcess {
         if let child { return child }
@@ -264,14 +342,27 @@ final class PluginRunner: @unchecked Sendable {
         slots = [:]
         contexts = [:]
         queued = []
-        expected = []
-        early = [:]
         child = started
         return started
     }
 
-    private func slot(for plugin: LoadedPlugin, in child: ChildProcess) throws(GraftError) -> UInt32 {
-        if let slot = slots[ObjectIdentifier(plugin)] { return slot }
+    /// The plugin's slot in `child`, loading it there first (once: other
+    /// callers wait for a load on its way).
+    private func slot(for plugin: LoadedPlugin, in child: ChildProcess, events: inout [Event]) throws(GraftError) -> UInt32 {
+        let key = ObjectIdentifier(plugin)
+        while true {
+            guard self.child === child else {
+                throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted while it was loaded.")
+            }
+            if let slot = slots[key] { return slot }
+            guard loading.contains(key) else { break }
+            lock.wait()
+        }
+        loading.insert(key)
+        defer {
+            loading.remove(key)
+            lock.broadcast()
+        }
         let file = try open(plugin)
         var writer = WireWriter()
         writer.string(file.path)
@@ -282,14 +373,14 @@ final class PluginRunner: @unchecked Sendable {
             _ = child.send(frames: queued)
             queued.removeAll(keepingCapacity: true)
         }
-        nextID &+= 1
-        guard child.send(.load, id: nextID, payload: writer.bytes, descriptor: file.descriptor) else {
-            throw died(child, plugin: plugin, what: "loading it", stage: "while it was loaded")
-        }
-        var answer = try wait(for: nextID, from: child, plugin: plugin, what: "loading it", deadline: limits.load)
+        let request = Pending(
+            id: takeID(), kind: .load, plugin: plugin, what: "loading it", generation: generation, context: nil, deadline: limits.load)
+        pending[request.id] = request
+        if !child.send(.load, id: request.id, payload: writer.bytes, descriptor: file.descriptor) { request.sendFailed = true }
+        var answer = try waitForAnswer(request, on: child, events: &events)
         guard answer.kind == .loaded, let slot = try? answer.reader.u32(), let mapped = try? answer.reader.plugin(path: plugin.info.path)
         else {
-            throw abandon(child, plugin: plugin, "answered a load with \(answer.kind)")
+            throw kill(child, plugin: plugin, crashed(plugin, "its runner answered a load with \(answer.kind)"))
         }
         // The plugin must declare in its runner what its scan recorded, as it
         // must when mapped in process: a build that tells each process
@@ -300,40 +391,8 @@ final class PluginRunner: @unchecked Sendable {
                 "\(plugin.info.path) declares other components, validators, actions or permissions in its runner than when it was scanned; it is refused, as it would be in process.",
                 path: plugin.info.path))
         }
-        slots[ObjectIdentifier(plugin)] = slot
+        slots[key] = slot
         return slot
-    }
-
-    private func exchange(
-        _ kind: Wire.Kind, _ payload: [UInt8], then follower: (kind: Wire.Kind, payload: [UInt8])?,
-        with child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
-    ) throws(GraftError) -> (Answer, UInt32?) {
-        nextID &+= 1
-        let id = nextID
-        sendFailed = false
-        // What `post` queued goes first, in the same write.
-        var frames = queued
-        queued.removeAll(keepingCapacity: true)
-        frames += Wire.frame(kind, id: id, payload: payload)
-        var followerID: UInt32?
-        if let follower {
-            nextID &+= 1
-            followerID = nextID
-            frames += Wire.frame(follower.kind, id: nextID, payload: follower.payload)
-            expected.insert(nextID)
-        }
-        guard child.send(frames: frames) else {
-            sendFailed = true
-            throw died(child, plugin: plugin, what: "between two calls (found when sending \(what))", stage: "")
-        }
-        do throws(GraftError) {
-            return (try wait(for: id, from: child, plugin: plugin, what: what, deadline: deadline), followerID)
-        } catch {
-            // The request failed without its child dying (a create the plugin
-            // refused): nobody will collect the follower's answer; skip it.
-            if let followerID, expected.remove(followerID) != nil { unanswered.insert(followerID) }
-            throw error
-        }
     }
 
     // MARK: Pipelined answers
@@ -342,42 +401,34 @@ final class PluginRunner: @unchecked Sendable {
     /// if it came already. Fails with `plugin_restarted` if `instance`'s
     /// child is gone, as `call` does.
     func collect(_ id: UInt32, plugin: LoadedPlugin, what: String, instance: Instance) throws(GraftError) -> Answer {
+        var events: [Event] = []
         lock.lock()
-        currentContext = contexts[instance.number]
-        defer { currentContext = nil }
         let result = Result { () throws(GraftError) -> Answer in
-            if instance.generation != generation || child == nil {
+            guard instance.generation == generation, let child else {
                 throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
             }
-            var answer: Answer
-            if let early = early.removeValue(forKey: id) {
-                answer = early
-            } else if let child, expected.contains(id) {
-                answer = try wait(for: id, from: child, plugin: plugin, what: what, deadline: limits.call)
-            } else {
+            guard let request = pending[id] else {
                 throw GraftError(.pluginRestarted, "the answer to \(what) was lost; \(what) must be asked again.")
             }
-            if answer.kind == .failed {
-                guard let error = try? answer.reader.childError(path: plugin.info.path) else {
-                    throw GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': its runner sent an error that does not decode for \(what).", path: plugin.info.path)
-                }
-                throw error
+            request.context = contexts[instance.number] ?? request.context
+            if request.until == nil {
+                request.deadline = limits.call
+                request.until = .now + limits.call
             }
-            return answer
+            return try waitForAnswer(request, on: child, events: &events)
         }
-        let events = arrived
-        arrived = []
-        arrivedBytes = 0
         lock.unlock()
-        for event in events { event.context.deliver(event.name, payload: event.payload, warnings: event.warnings) }
+        for event in events { event.deliver() }
         return try result.get()
     }
 
     /// Gives up on a pipelined answer: it is skipped when it arrives.
     func forget(_ id: UInt32) {
-        lock.lock()
-        defer { lock.unlock() }
-        if early.removeValue(forKey: id) == nil, expected.remove(id) != nil { unanswered.insert(id) }
+        lock.withLock { forgetLocked(id) }
+    }
+
+    private func forgetLocked(_ id: UInt32) {
+        if let request = pending.removeValue(forKey: id), request.outcome == nil { unanswered.insert(id) }
     }
 
     /// The media type to render a new instance of `component` in, with its
@@ -385,25 +436,27 @@ final class PluginRunner: @unchecked Sendable {
     /// call was a render. Nil too when many such renders wait already (a host
     /// that creates instances and never uses them must not pile them up).
     func firstRender(of component: RegisteredComponent) -> MediaType? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard expected.count + early.count < Self.uncollectedLimit else { return nil }
-        return rendersFirst[FirstCallKey(component)]
+        lock.withLock {
+            guard uncollectedLocked < Self.uncollectedLimit else { return nil }
+            return rendersFirst[FirstCallKey(component)]
+        }
     }
 
     /// Pipelined answers not collected yet (for tests).
     var uncollected: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return expected.count + early.count
+        lock.withLock { uncollectedLocked }
+    }
+
+    private var uncollectedLocked: Int {
+        pending.values.count(where: { $0.until == nil })
     }
 
     /// Learns whether instances of `component` are rendered first (and in what).
     func noteFirstCall(on component: RegisteredComponent, rendering mediaType: MediaType?) {
-        lock.lock()
-        defer { lock.unlock() }
-        let key = FirstCallKey(component)
-        if rendersFirst[key] != mediaType { rendersFirst[key] = mediaType }
+        lock.withLock {
+            let key = FirstCallKey(component)
+            if rendersFirst[key] != mediaType { rendersFirst[key] = mediaType }
+        }
     }
 
     private struct FirstCallKey: Hashable {
@@ -419,125 +472,311 @@ final class PluginRunner: @unchecked Sendable {
     private var rendersFirst: [FirstCallKey: MediaType] = [:]
     static let uncollectedLimit = 32
 
-    private func wait(
-        for id: UInt32, from child: ChildProcess, plugin: LoadedPlugin, what: String, deadline: Duration
-    ) throws(GraftError) -> Answer {
-        let until = ContinuousClock.now + deadline
-        let output = { (line: String) in self.logger.notice("\(line)", metadata: ["plugin": "\(plugin.info.id)"]) }
+    // MARK: Reading the channel
+
+    /// Waits, with `lock` held, until `request` has its answer and takes it
+    /// (with its events). While nobody else reads the channel, this caller
+    /// does, for every request in flight; the others wait on the condition.
+    private func waitForAnswer(_ request: Pending, on child: ChildProcess, events: inout [Event]) throws(GraftError) -> Answer {
         while true {
-            switch child.receive(until: until, onOutput: output) {
-            case .frame(let header, let payload):
-                var reader = WireReader(payload)
-                if header.kind == .emitted {
-                    arrivedBytes += payload.count
-                    guard arrived.count < Self.eventLimit, arrivedBytes <= limits.output else {
-                        arrived = []
-                        arrivedBytes = 0
-                        throw kill(child, plugin: plugin, GraftError(
-                            .outputTooLarge,
-                            "plugin '\(plugin.info.id)' emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events in \(what); its process was killed and starts again on the next call.",
-                            path: plugin.info.path))
-                    }
-                    deliver(&reader)
-                    continue
-                }
-                if unanswered.remove(header.id) != nil {
-                    if header.kind == .failed, let error = try? reader.childError(path: plugin.info.path) { logger.warning("\(error)") }
-                    continue
-                }
-                if header.id != id, expected.remove(header.id) != nil {
-                    early[header.id] = Answer(kind: header.kind, reader: reader)
-                    continue
-                }
-                expected.remove(header.id)
-                noteDenials(child.sandboxDenials(before: child.lastFrameEnd), of: plugin)
-                guard header.id == id else { throw abandon(child, plugin: plugin, "answered request \(header.id) while \(id) was asked") }
-                if header.kind == .failed {
-                    throw (try? reader.childError(path: plugin.info.path))
-                        ?? abandon(child, plugin: plugin, "sent an error that does not decode, or carries a code only the host may give")
-                }
-                return Answer(kind: header.kind, reader: reader)
-            case .closed:
-                throw died(child, plugin: plugin, what: what, stage: "")
-            case .timedOut:
-                throw kill(child, plugin: plugin, GraftError(
-                    .pluginTimeout,
-                    "plugin '\(plugin.info.id)' (\(plugin.info.path)) did not answer \(what) within \(deadline); its process was killed and starts again on the next call.",
-                    path: plugin.info.path))
-            case .violation(let reason):
-                throw abandon(child, plugin: plugin, "broke the protocol (\(reason))")
+            if let outcome = request.outcome {
+                pending[request.id] = nil
+                events += request.events
+                looseBytes = 0
+                looseCount = 0
+                if closed != nil { lock.broadcast() }  // `close` waits for the calls in flight
+                return try outcome.get()
+            }
+            if reading {
+                lock.wait()
+                continue
+            }
+            guard self.child === child else {
+                // Gone without this request being told (it cannot be): fail it.
+                request.outcome = .failure(GraftError(.pluginRestarted, "the process of plugin '\(request.plugin.info.id)' restarted; \(request.what) must be asked again."))
+                continue
+            }
+            reading = true
+            // The nearest deadline of every caller waiting: the reader keeps them all.
+            let until = pending.values.compactMap { $0.outcome == nil ? $0.until : nil }.min() ?? .now + limits.call
+            let plugin = request.plugin
+            lock.unlock()
+            let received = child.receive(until: until) { line in
+                self.logger.notice("\(line)", metadata: ["plugin": "\(plugin.info.id)"])
+            }
+            lock.lock()
+            reading = false
+            let loose = take(received, from: child)
+            lock.broadcast()
+            if !loose.isEmpty {
+                lock.unlock()
+                for event in loose { event.deliver() }
+                lock.lock()
             }
         }
     }
 
-    /// Acts the sandbox refused while a request about `plugin` was served:
-    /// to the host (its log and reports), and to the instance the call is
-    /// about as `sandbox_denied` warnings. Called with `lock` held.
-    private func noteDenials(_ denials: [SandboxDenial], of plugin: LoadedPlugin) {
-        guard !denials.isEmpty else { return }
-        report(plugin, denials)
-        guard let context = currentContext else { return }
-        context.record(denials.map { $0.warning(pluginID: plugin.info.id, instanceID: context.instanceID) })
-    }
-
-    /// The instance the call under way concerns, if any. Guarded by `lock`.
-    private var currentContext: InstanceContext?
-
-    /// An event an instance emitted during the call: kept for delivery once
-    /// the call is over and the lock released.
-    private func deliver(_ reader: inout WireReader) {
-        guard let number = try? reader.u32(), let event = try? reader.string(), let hasPayload = try? reader.bool() else { return }
-        let payload = hasPayload ? try? reader.value() : nil
-        guard let context = contexts[number] ?? pendingContext else { return }
-        let warnings = (try? reader.warnings(instanceID: context.instanceID)) ?? []
-        arrived.append((context, event, payload, warnings))
-    }
-
-    private func reset(_ child: ChildProcess) {
-        if self.child === child {
-            self.child = nil
-            slots = [:]
-            contexts = [:]
-            unanswered = []
-            queued = []
-            expected = []
-            early = [:]
+    /// Hands what the reader received to the requests it is for; returns the
+    /// events that came with no call about their instance in flight, to be
+    /// delivered at once (outside the lock).
+    private func take(_ received: ChildProcess.Received, from child: ChildProcess) -> [Event] {
+        switch received {
+        case .frame(let header, let payload):
+            var reader = WireReader(payload)
+            if header.kind == .emitted { return route(&reader, bytes: payload.count, child: child) }
+            if unanswered.remove(header.id) != nil {
+                if header.kind == .failed, let error = try? reader.childError(path: pending.values.first?.plugin.info.path ?? "") {
+                    logger.warning("\(error)")
+                }
+                return []
+            }
+            guard let request = pending[header.id], request.outcome == nil else {
+                if let plugin = pending.values.first?.plugin {
+                    _ = abandon(child, plugin: plugin, "answered request \(header.id), which is not in flight")
+                }
+                return []
+            }
+            noteDenials(child.sandboxDenials(before: child.lastFrameEnd), of: request.plugin, context: request.context)
+            if header.kind == .failed {
+                guard let error = try? reader.childError(path: request.plugin.info.path) else {
+                    let error = abandon(child, plugin: request.plugin, "sent an error that does not decode, or carries a code only the host may give")
+                    request.outcome = .failure(error)
+                    return []
+                }
+                request.outcome = .failure(error)
+                return []
+            }
+            if header.kind == .created {
+                var number = reader
+                if let number = try? number.u32(), let events = unclaimed.removeValue(forKey: number), let context = request.context {
+                    unclaimedCount -= events.count
+                    for event in events {
+                        var rest = event.rest
+                        let warnings = (try? rest.warnings(instanceID: context.instanceID)) ?? []
+                        request.events.append(Event(context: context, name: event.name, payload: event.payload, warnings: warnings))
+                    }
+                }
+                if !pending.values.contains(where: { $0.kind == .create && $0.outcome == nil && $0 !== request }) {
+                    unclaimed = [:]
+                    unclaimedCount = 0
+                }
+            }
+            request.outcome = .success(Answer(kind: header.kind, reader: reader))
+            return []
+        case .closed:
+            died(child)
+            return []
+        case .timedOut:
+            let now = ContinuousClock.now
+            guard let late = pending.values.filter({ $0.outcome == nil && ($0.until.map { $0 <= now } ?? false) }).min(by: { $0.until! < $1.until! })
+            else { return [] }
+            _ = kill(child, plugin: late.plugin, GraftError(
+                .pluginTimeout,
+                "plugin '\(late.plugin.info.id)' (\(late.plugin.info.path)) did not answer \(late.what) within \(late.deadline); its process was killed and starts again on the next call.",
+                path: late.plugin.info.path), culprit: late)
+            return []
+        case .violation(let reason):
+            if let plugin = pending.values.first?.plugin { _ = abandon(child, plugin: plugin, "broke the protocol (\(reason))") }
+            return []
         }
     }
 
-    private func died(_ child: ChildProcess, plugin: LoadedPlugin, what: String, stage: String) -> GraftError {
-        reset(child)
-        let ended = child.termination()
-        noteDenials(child.sandboxDenials(), of: plugin)
-        var error: GraftError
-        if let memory = limits.memory, child.peakMemory >= Int(memory / 2) {
-            error = GraftError(
-                .pluginMemoryLimit,
-                "plugin '\(plugin.info.id)' (\(plugin.info.path)) reached its memory limit (\(memory >> 20) MiB) in \(what): its process \(ended) having reserved \(child.peakMemory >> 20) MiB. It starts again on the next call.",
-                path: plugin.info.path)
+    /// An event an instance emitted: to the call in flight about that
+    /// instance, else (emitted from a plugin's own thread) to be delivered at
+    /// once; an instance not created yet keeps it for its create's answer.
+    /// Past `eventLimit` events or `limits.output` bytes in one call, the
+    /// child is killed.
+    private func route(_ reader: inout WireReader, bytes: Int, child: ChildProcess) -> [Event] {
+        guard let number = try? reader.u32(), let name = try? reader.string(), let hasPayload = try? reader.bool() else { return [] }
+        let payload = hasPayload ? try? reader.value() : nil
+        guard let context = contexts[number] else {
+            // Only an instance being created may not be known yet.
+            guard let create = pending.values.first(where: { $0.kind == .create && $0.outcome == nil }) else { return [] }
+            unclaimedCount += 1
+            guard unclaimedCount <= Self.eventLimit else {
+                _ = flooded(child, create)
+                return []
+            }
+            unclaimed[number, default: []].append((name, payload, reader))
+            return []
+        }
+        let event = Event(
+            context: context, name: name, payload: payload, warnings: (try? reader.warnings(instanceID: context.instanceID)) ?? [])
+        if let request = pending.values.first(where: { $0.outcome == nil && $0.context === context }) {
+            request.eventBytes += bytes
+            request.events.append(event)
+            if request.events.count > Self.eventLimit || request.eventBytes > limits.output { _ = flooded(child, request) }
+            return []
+        }
+        looseBytes += bytes
+        looseCount += 1
+        if looseCount > Self.eventLimit || looseBytes > limits.output {
+            if let plugin = pending.values.first?.plugin {
+                _ = kill(child, plugin: plugin, GraftError(
+                    .outputTooLarge,
+                    "plugin '\(plugin.info.id)' emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events from its own threads; its process was killed and starts again on the next call.",
+                    path: plugin.info.path))
+            }
+            return []
+        }
+        return [event]
+    }
+
+    private func flooded(_ child: ChildProcess, _ request: Pending) -> GraftError {
+        request.events = []
+        return kill(child, plugin: request.plugin, GraftError(
+            .outputTooLarge,
+            "plugin '\(request.plugin.info.id)' emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events in \(request.what); its process was killed and starts again on the next call.",
+            path: request.plugin.info.path), culprit: request)
+    }
+
+    /// Acts the sandbox refused while a request about `plugin` was served
+    /// (or, with other calls in flight in the same child, while one of them
+    /// was): to the host (its log and reports), and to the instance the call
+    /// is about as `sandbox_denied` warnings. Called with `lock` held.
+    private func noteDenials(_ denials: [SandboxDenial], of plugin: LoadedPlugin, context: InstanceContext?) {
+        guard !denials.isEmpty else { return }
+        report(plugin, denials)
+        guard let context else { return }
+        context.record(denials.map { $0.warning(pluginID: plugin.info.id, instanceID: context.instanceID) })
+    }
+
+    // MARK: When a child ends
+
+    /// Makes no new call (they fail with `host_shut_down`), waits until
+    /// `until` for the calls in flight, then ends the child: asked to leave
+    /// when nothing is in flight, else killed, the calls still in flight
+    /// failing with `host_shut_down`. Returns once the child is reaped.
+    func close(by until: ContinuousClock.Instant) {
+        lock.lock()
+        defer { lock.unlock() }
+        closed = GraftError(.hostShutDown, "the host is shutting down: no plugin call is made any more.")
+        func inFlight() -> Bool { pending.values.contains { $0.outcome == nil && $0.until != nil } }
+        while inFlight(), ContinuousClock.now < until {
+            lock.wait(forSeconds: (until - .now) / .seconds(1))
+        }
+        guard let child else { return }
+        let late = GraftError(.hostShutDown, "the host shut down before this call ended; its process was stopped.")
+        if inFlight() {
+            if reading {
+                // The reader finds the channel closed, fails the calls and reaps the child.
+                doomed = (child, nil, late)
+                Glibc.kill(child.pid, SIGKILL)
+                while self.child === child || reading { lock.wait(forSeconds: 0.05) }
+                child.stop()
+                return
+            }
+            child.stop()
         } else {
-            error = GraftError(
+            if !queued.isEmpty { _ = child.send(frames: queued) }
+            queued = []
+            child.finish()
+        }
+        reset(child) { _ in late }
+    }
+
+    /// Forgets `child` (if it is the current one) and fails every request in
+    /// flight on it: `culprit` with `error`, the others with `others(request)`.
+    private func reset(_ child: ChildProcess, failing culprit: Pending? = nil, with error: GraftError? = nil, others: (Pending) -> GraftError) {
+        guard self.child === child else { return }
+        self.child = nil
+        slots = [:]
+        contexts = [:]
+        unanswered = []
+        queued = []
+        unclaimed = [:]
+        unclaimedCount = 0
+        for request in pending.values where request.outcome == nil {
+            if let culprit, request === culprit, let error {
+                request.outcome = .failure(error)
+            } else {
+                request.outcome = .failure(others(request))
+            }
+        }
+        // Answers kept for a collect that has not come are lost with the child.
+        pending = pending.filter { $0.value.until != nil }
+        lock.broadcast()
+    }
+
+    /// The child closed its channel: it died. Every call in flight fails
+    /// with how (or, when another caller killed it, with why).
+    private func died(_ child: ChildProcess) {
+        guard self.child === child else { return }
+        if let doomed, doomed.child === child {
+            self.doomed = nil
+            _ = child.termination()
+            if let first = pending.values.filter({ $0.outcome == nil }).min(by: { $0.id < $1.id }) {
+                noteDenials(child.sandboxDenials(), of: first.plugin, context: first.context)
+            }
+            let culprit = doomed.culprit.flatMap { pending[$0] }
+            reset(child, failing: culprit, with: doomed.error) { request in
+                doomed.error.code == .hostShutDown ? doomed.error : self.innocent(request, doomed.error)
+            }
+            return
+        }
+        let ended = child.termination()
+        let first = pending.values.filter { $0.outcome == nil }.min { $0.id < $1.id }
+        if let first { noteDenials(child.sandboxDenials(), of: first.plugin, context: first.context) }
+        let memoryLimit = limits.memory.flatMap { child.peakMemory >= Int($0 / 2) ? $0 : nil }
+        func error(_ plugin: LoadedPlugin, _ what: String, stage: String = "") -> GraftError {
+            if let memoryLimit {
+                return GraftError(
+                    .pluginMemoryLimit,
+                    "plugin '\(plugin.info.id)' (\(plugin.info.path)) reached its memory limit (\(memoryLimit >> 20) MiB) in \(what): its process \(ended) having reserved \(child.peakMemory >> 20) MiB. It starts again on the next call.",
+                    path: plugin.info.path)
+            }
+            return GraftError(
                 .pluginCrashed,
                 "plugin '\(plugin.info.id)' (\(plugin.info.path)) crashed in \(what): its process \(ended)\(stage.isEmpty ? "" : " " + stage). It starts again on the next call.",
                 path: plugin.info.path)
         }
-        noteCrash(of: plugin, error)
-        if let held = quarantined[ObjectIdentifier(plugin)] { error.message += " " + held.message }
-        return error
+        func error(for request: Pending) -> GraftError {
+            request.sendFailed
+                ? error(request.plugin, "between two calls (found when sending \(request.what))")
+                : error(request.plugin, request.what, stage: request.kind == .load ? "while it was loaded" : "")
+        }
+        if let first { noteCrash(of: first.plugin, error(for: first)) }
+        reset(child) { request in
+            var crash = error(for: request)
+            if let held = self.quarantined[ObjectIdentifier(request.plugin)] { crash.message += " " + held.message }
+            return crash
+        }
+    }
+
+    /// What a call in flight on a child killed for another call's fault fails with.
+    private func innocent(_ request: Pending, _ cause: GraftError) -> GraftError {
+        GraftError(
+            .pluginRestarted,
+            "the process of plugin '\(request.plugin.info.id)' was stopped while it served \(request.what), for another call: \(cause.message)",
+            path: request.plugin.info.path)
+    }
+
+    private func crashed(_ plugin: LoadedPlugin, _ reason: String) -> GraftError {
+        GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': \(reason); the process was killed.", path: plugin.info.path)
     }
 
     private func abandon(_ child: ChildProcess, plugin: LoadedPlugin, _ reason: String) -> GraftError {
-        kill(child, plugin: plugin, GraftError(
-            .pluginCrashed, "plugin '\(plugin.info.id)': its runner \(reason); the process was killed.", path: plugin.info.path))
+        kill(child, plugin: plugin, crashed(plugin, "its runner \(reason)"))
     }
 
     /// Kills a child that broke a rule or a limit: what the sandbox refused
-    /// it is reported, the crash counts towards quarantine, `error` is returned.
-    private func kill(_ child: ChildProcess, plugin: LoadedPlugin, _ error: GraftError) -> GraftError {
-        reset(child)
-        child.stop()
-        noteDenials(child.sandboxDenials(), of: plugin)
+    /// it is reported, the crash counts towards quarantine, `error` is
+    /// returned, and is what `culprit` fails with (the others in flight,
+    /// innocent, fail with `plugin_restarted`). While another caller reads
+    /// the channel, the child is only sent SIGKILL here: that reader finds
+    /// it closed and fails the calls.
+    @discardableResult
+    private func kill(_ child: ChildProcess, plugin: LoadedPlugin, _ error: GraftError, culprit: Pending? = nil) -> GraftError {
+        guard self.child === child else { return error }
         noteCrash(of: plugin, error)
+        if reading {
+            doomed = (child, culprit?.id, error)
+            Glibc.kill(child.pid, SIGKILL)
+            return error
+        }
+        child.stop()
+        noteDenials(child.sandboxDenials(), of: plugin, context: culprit?.context)
+        reset(child, failing: culprit, with: error) { request in self.innocent(request, error) }
         return error
     }
 
@@ -576,7 +815,7 @@ extension RunnerService.Server {
     /// Maps the file the host sent (with its descriptor) in a host of its
     /// own, and says what it declares here: the host holds it to what the
     /// scan saw.
-    mutating func serveLoad(_ reader: inout WireReader, descriptor: Int32) throws -> (Wire.Kind, [UInt8]) {
+    func serveLoad(_ reader: inout WireReader, descriptor: Int32) throws -> (Wire.Kind, [UInt8]) {
         let path = try reader.string(), realPath = try reader.string(), copy = try reader.bool()
         guard descriptor >= 0 else { throw GraftError(.pluginNotFound, "\(path) arrived without its descriptor.", path: path) }
         let file = try PluginFile(adopting: descriptor, path: path, realPath: realPath)
@@ -584,9 +823,9 @@ extension RunnerService.Server {
             configuration: GraftConfiguration(searchPath: SearchPath(folders: []), scanning: .inProcess, cacheFolder: nil, mapping: .atStart),
             logger: logger)
         let plugin = try host.loadInRunner(file, mapping: ChildSandbox.mapping(copy: copy))
-        slots.append(host)
+        let slot = keep(host)
         var writer = WireWriter()
-        writer.u32(UInt32(slots.count - 1))
+        writer.u32(slot)
         writer.plugin(plugin.info)
         return (.loaded, writer.bytes)
     }

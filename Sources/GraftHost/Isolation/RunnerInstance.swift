@@ -237,11 +237,25 @@ final class RunnerInstance: InstanceSide {
 
 // MARK: - The child's end
 
+extension Wire {
+    /// The instance a request is about (the first number of its payload),
+    /// for the kinds about one; nil for the rest (a create makes one).
+    static func instanceNumber(of kind: Kind, _ payload: [UInt8]) -> UInt32? {
+        switch kind {
+        case .render, .interact, .update, .saveState, .loadState, .destroy, .resize:
+            var reader = WireReader(payload)
+            return try? reader.u32()
+        default:
+            return nil
+        }
+    }
+}
+
 extension RunnerService.Server {
     /// Serves one request about an instance; nil when `kind` is not one.
-    mutating func serveInstanceCall(
-        _ kind: Wire.Kind, _ reader: inout WireReader, justCreated previous: UInt32?
-    ) throws -> (Wire.Kind, [UInt8])? {
+    /// `created` is the number a create gives its instance, which a render
+    /// of `Wire.justCreated` (sent behind that create) is about.
+    func serveInstanceCall(_ kind: Wire.Kind, _ reader: inout WireReader, created: UInt32?) throws -> (Wire.Kind, [UInt8])? {
         var writer = WireWriter()
         switch kind {
         case .create:
@@ -249,8 +263,7 @@ extension RunnerService.Server {
             let key = try reader.string(), version = Int(try reader.u32())
             guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
             let size = ContainerSize(width: try reader.f64(), height: try reader.f64())
-            nextInstance &+= 1
-            let number = nextInstance
+            guard let number = created else { throw Wire.Violation(description: "a create the runner did not number") }
             let instance = try host.makeInstance(
                 of: ComponentReference(key: key, version: version), id: String(number), inputs: inputs, containerSize: size,
                 onEvent: { event in
@@ -262,15 +275,14 @@ extension RunnerService.Server {
                     writer.warnings(event.warnings)
                     Outbox.shared.emit(Wire.frame(.emitted, id: 0, payload: writer.bytes))
                 })
-            instances[number] = instance
-            justCreated = number
+            keep(instance, as: number)
             writer.u32(number)
             writer.warnings(instance.takeWarnings())
             return (.created, writer.bytes)
 
         case .render:
             let number = try reader.u32()
-            let instance = try instance(number == Wire.justCreated ? previous ?? number : number)
+            let instance = try instance(number == Wire.justCreated ? created ?? number : number)
             let mediaType = MediaType(rawValue: try reader.string())
             let (rendering, overflowed) = try instance.render(as: mediaType, outputLimit: settings.outputLimit)
             if overflowed {
@@ -318,7 +330,7 @@ extension RunnerService.Server {
 
         case .destroy:
             let number = try reader.u32()
-            instances.removeValue(forKey: number)?.close()
+            remove(number)?.close()
             writer.bool(true)
             writer.warnings([])
             return (.answer, writer.bytes)

@@ -11,9 +11,9 @@ import Glibc
 /// descriptors) and serves calls on them: create, render, interact, update,
 /// state, destroy, validate, actions. A plugin that crashes, hangs or
 /// allocates without bound takes down this process only; the parent reports
-/// it and starts another. Requests are served one at a time, in order;
-/// events a component emits go back before the answer to the call that
-/// caused them.
+/// it and starts another. Calls about one instance are served one at a time,
+/// in order; all others at once (`RunnerLanes`). Events a component emits go
+/// back before the answer to the call that caused them.
 package enum RunnerService {
     struct Settings {
         var outputLimit = 4 << 20
@@ -35,47 +35,44 @@ package enum RunnerService {
         if let limit = settings.memoryLimit { _ = graft_limit_address_space(limit) }
         guard ChildChannel.sayHello() else { ScannerService.finish() }
 
-        var server = Server(settings: settings)
+        let server = Server(settings: settings)
+        let lanes = RunnerLanes()
         var channel = ChildChannel()
-        // A create's answer waits for the render sent behind it (one write,
-        // one wake-up of the host for both); if this child dies rendering,
-        // the host creates again on a new one and reports the render's failure.
-        var held: [UInt8] = []
-        while let (header, payload, descriptor) = channel.next() {
-            var reader = WireReader(payload)
-            let answer: (Wire.Kind, [UInt8])
-            Outbox.shared.begin()
-            do throws(GraftError) {
-                answer = try server.handle(header.kind, &reader, descriptor: descriptor)
-            } catch {
-                var writer = WireWriter()
-                writer.error(error)
-                answer = (.failed, writer.bytes)
+        // The number this reader gave the last create: a render sent behind
+        // it (`Wire.justCreated`) is about that instance, and waits in its lane.
+        var lastCreated: UInt32?
+        while let request = channel.next() {
+            var lane = Wire.instanceNumber(of: request.header.kind, request.payload)
+            var requests = [request]
+            if request.header.kind == .create {
+                lastCreated = server.reserveNumber()
+                lane = lastCreated
+                // The render sent behind it, when it is here already: served
+                // with it, both answers in one write (one wake-up of the host).
+                // If this child dies rendering, the host creates again on a
+                // new one and reports the render's failure.
+                if channel.nextIsRenderOfJustCreated, let render = channel.next() { requests.append(render) }
+            } else if lane == Wire.justCreated {
+                lane = lastCreated
             }
-            // The events of the call, then its answer: one write, one wake-up.
-            var bytes = held + Outbox.shared.end()
-            held = []
-            bytes += Wire.frame(answer.0, id: header.id, payload: answer.1)
-            if answer.0 == .created, channel.nextIsRenderOfJustCreated {
-                held = bytes
-                continue
+            let created = lane == lastCreated ? lastCreated : nil
+            lanes.run(in: lane) {
+                if !ChildChannel.send(server.serve(requests, created: created)) { ScannerService.finish() }
             }
-            if !ChildChannel.send(bytes) { break }
         }
         ScannerService.finish()
     }
 
-    struct Server {
+    final class Server: @unchecked Sendable {
         let settings: Settings
+        // Guarded by `lock`.
+        private let lock = Lock()
         /// One host per plugin loaded here: plugins sharing a runner never
         /// see each other, and a new build of a plugin (hot swap) loads beside
         /// the old one while its instances move.
-        var slots: [GraftHost] = []
-        var instances: [UInt32: ComponentInstance] = [:]
-        var nextInstance: UInt32 = 0
-        /// The instance the last create made, while no other request came
-        /// between (`Wire.justCreated`).
-        var justCreated: UInt32?
+        private var slots: [GraftHost] = []
+        private var instances: [UInt32: ComponentInstance] = [:]
+        private var nextInstance: UInt32 = 0
         let logger = Logger(label: "graft.runner", factory: { StreamLogHandler.standardError(label: $0) })
 
         init(settings: Settings) {
@@ -83,27 +80,78 @@ package enum RunnerService {
         }
 
         func host(_ slot: UInt32) throws(GraftError) -> GraftHost {
-            guard Int(slot) < slots.count else { throw GraftError(.pluginNotFound, "no plugin in slot \(slot) of this runner.") }
-            return slots[Int(slot)]
+            guard let host = lock.withLock({ Int(slot) < slots.count ? slots[Int(slot)] : nil }) else {
+                throw GraftError(.pluginNotFound, "no plugin in slot \(slot) of this runner.")
+            }
+            return host
+        }
+
+        /// Keeps a newly loaded plugin's host; returns its slot.
+        func keep(_ host: GraftHost) -> UInt32 {
+            lock.withLock {
+                slots.append(host)
+                return UInt32(slots.count - 1)
+            }
+        }
+
+        func instance(_ number: UInt32) throws(GraftError) -> ComponentInstance {
+            guard let instance = lock.withLock({ instances[number] }) else {
+                throw GraftError(.instanceCreateFailed, "no instance \(number) in this runner.")
+            }
+            return instance
+        }
+
+        /// A number for the instance a create will make (given by the
+        /// reader, in the order creates came; never `Wire.justCreated`).
+        func reserveNumber() -> UInt32 {
+            lock.withLock {
+                nextInstance &+= 1
+                if nextInstance == Wire.justCreated { nextInstance = 1 }
+                return nextInstance
+            }
+        }
+
+        func keep(_ instance: ComponentInstance, as number: UInt32) {
+            lock.withLock { instances[number] = instance }
+        }
+
+        func remove(_ number: UInt32) -> ComponentInstance? {
+            lock.withLock { instances.removeValue(forKey: number) }
         }
 
         private func malformed(_ violation: Wire.Violation) -> GraftError {
             GraftError(.invalidConfig, "the host sent a malformed request: \(violation.description).")
         }
 
-        func instance(_ number: UInt32) throws(GraftError) -> ComponentInstance {
-            guard let instance = instances[number] else {
-                throw GraftError(.instanceCreateFailed, "no instance \(number) in this runner.")
+        /// Serves `requests` in order (a create and the render behind it, or
+        /// one request): each answer after the events its call emitted, all in
+        /// one write. `created` is the number of the instance a create makes,
+        /// which a render of `Wire.justCreated` is about.
+        func serve(_ requests: [ChildChannel.Request], created: UInt32?) -> [UInt8] {
+            var bytes: [UInt8] = []
+            for request in requests {
+                var reader = WireReader(request.payload)
+                let answer: (Wire.Kind, [UInt8])
+                Outbox.shared.begin()
+                do throws(GraftError) {
+                    answer = try handle(request.header.kind, &reader, descriptor: request.descriptor, created: created)
+                } catch {
+                    var writer = WireWriter()
+                    writer.error(error)
+                    answer = (.failed, writer.bytes)
+                }
+                bytes += Outbox.shared.end()
+                bytes += Wire.frame(answer.0, id: request.header.id, payload: answer.1)
             }
-            return instance
+            return bytes
         }
 
         /// The answer to one request: its kind and payload.
-        mutating func handle(_ kind: Wire.Kind, _ reader: inout WireReader, descriptor: Int32) throws(GraftError) -> (Wire.Kind, [UInt8]) {
-            let previous = justCreated
-            justCreated = nil
+        private func handle(
+            _ kind: Wire.Kind, _ reader: inout WireReader, descriptor: Int32, created: UInt32?
+        ) throws(GraftError) -> (Wire.Kind, [UInt8]) {
             do {
-                if let answer = try serveInstanceCall(kind, &reader, justCreated: previous) { return answer }
+                if let answer = try serveInstanceCall(kind, &reader, created: created) { return answer }
                 switch kind {
                 case .load: return try serveLoad(&reader, descriptor: descriptor)
                 case .validate: return try serveValidate(&reader)
@@ -122,39 +170,31 @@ package enum RunnerService {
     }
 }
 
-/// Events emitted while the serving thread handles a call wait here and
-/// leave with the call's answer; one emitted from another thread (a plugin's
-/// own) leaves at once.
+/// Events emitted while a worker serves a call wait here and leave with the
+/// call's answer; one emitted from another thread (a plugin's own) leaves at
+/// once.
 final class Outbox: @unchecked Sendable {
     static let shared = Outbox()
-    // Guarded by `lock`.
+    // Guarded by `lock`: the events of each call being served, by the thread serving it.
     private let lock = Lock()
-    private var bytes: [UInt8] = []
-    private var serving: pthread_t?
+    private var serving: [pthread_t: [UInt8]] = [:]
 
     func begin() {
-        lock.lock()
-        serving = pthread_self()
-        lock.unlock()
+        lock.withLock { serving[pthread_self()] = [] }
     }
 
     func end() -> [UInt8] {
-        lock.lock()
-        defer { lock.unlock() }
-        serving = nil
-        defer { bytes = [] }
-        return bytes
+        lock.withLock { serving.removeValue(forKey: pthread_self()) ?? [] }
     }
 
     func emit(_ frame: [UInt8]) {
-        lock.lock()
-        if let serving, pthread_equal(serving, pthread_self()) != 0 {
-            bytes += frame
-            lock.unlock()
-            return
+        let kept = lock.withLock { () -> Bool in
+            let thread = pthread_self()
+            guard serving[thread] != nil else { return false }
+            serving[thread]! += frame
+            return true
         }
-        lock.unlock()
-        _ = ChildChannel.send(frame)
+        if !kept { _ = ChildChannel.send(frame) }
     }
 }
 

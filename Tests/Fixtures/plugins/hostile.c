@@ -22,7 +22,7 @@
 // child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s, named `target`), chmod (make `target`
 // mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
 // escape_output (write a terminal escape code and a NUL to stderr), crash_later (start a thread that crashes
-// the process `target` milliseconds later), stop_later (likewise, but stop the whole process with SIGSTOP), sleep (sleep `target` milliseconds), and, in a render only,
+// the process `target` milliseconds later), stop_later (likewise, but stop the whole process with SIGSTOP), sleep (sleep `target` milliseconds), meet (wait up to 5 s, or the milliseconds after a slash in `target`, for `target` calls in all, of any plugin in the process, to be in this act at once: 'met' or 'alone'), and, in a render only,
 // render_escape (render terminal escape codes and a NUL), emit_flood (emit `target` events of 64 KiB each) and
 // log_lines (log `target` lines through its context, and write as many to stderr).
 #define _GNU_SOURCE
@@ -42,6 +42,8 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <pthread.h>
+#include <dirent.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -198,6 +200,34 @@ static int perform(const char *act, const char *target, char *out, size_t capaci
     } else if (strcmp(act, "sleep") == 0) {
         struct timespec delay = {atol(target) / 1000, (atol(target) % 1000) * 1000000L};
         nanosleep(&delay, NULL);
+    } else if (strcmp(act, "meet") == 0) {
+        /* Waits up to 5 s (or the milliseconds after a slash: "2/1000") for `target` calls in all, of any plugin in this
+         * process, to be inside this act at once: each is a file in a folder
+         * of the process's own under $TMPDIR while it waits. */
+        char folder[300], mine[400];
+        const char *temporary = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(folder, sizeof folder, "%s/graft-meet-%d", temporary, (int)getpid());
+        mkdir(folder, 0700);
+        snprintf(mine, sizeof mine, "%s/%ld", folder, (long)syscall(SYS_gettid));
+        int file = open(mine, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        if (file < 0) return refused(out, capacity, act);
+        close(file);
+        int wanted = atoi(target), met = 0;
+        long patience = strchr(target, '/') ? atol(strchr(target, '/') + 1) : 5000;
+        struct timespec step = {0, 1000000L};
+        for (long tries = 0; tries < patience && !met; tries++) {
+            int inside = 0;
+            DIR *listing = opendir(folder);
+            for (struct dirent *entry; listing && (entry = readdir(listing));) inside += entry->d_name[0] != '.';
+            if (listing) closedir(listing);
+            met = inside >= wanted;
+            if (!met) nanosleep(&step, NULL);
+        }
+        /* Met: stay a little longer, so that the others see it too before this one leaves. */
+        struct timespec linger = {0, 300000000L};
+        if (met) nanosleep(&linger, NULL);
+        unlink(mine);
+        snprintf(detail, sizeof detail, "%s", met ? "met" : "alone");
     } else if (strcmp(act, "chmod") == 0) {
         if (chmod(target, 0777) != 0) return refused(out, capacity, act);
     } else {
