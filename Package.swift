@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "GraftKit", targets: ["GraftKit"]),
         .library(name: "GraftInProcess", targets: ["GraftInProcess"]),
         .library(name: "GraftWorkbench", targets: ["GraftWorkbench"]),
+        .library(name: "GraftService", targets: ["GraftService"]),
         // First-party plugins: each is a shared library the host loads at run time.
         .library(name: "DatePicker", type: .dynamic, targets: ["DatePicker"]),
         .library(name: "Checkout", type: .dynamic, targets: ["Checkout"]),
@@ -63,6 +64,10 @@ let package = Package(
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
         .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),
+        // A host as a swift-service-lifecycle Service, for Swift servers: started and stopped by a ServiceGroup.
+        .target(
+            name: "GraftService",
+            dependencies: ["GraftHost", "GraftDebugger", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // The workbench: a local web page over the report, the sandbox, the action log, flows and hot swap.
         // The only module that depends on Hummingbird.
         .target(
@@ -150,6 +155,13 @@ let package = Package(
             dependencies: ["GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport"]),
         .testTarget(name: "GraftConformanceTests", dependencies: ["GraftConformance", "GraftHost", "GraftTestSupport"]),
         .testTarget(name: "GraftKitTests", dependencies: ["GraftKit", "CGraft"]),
+        .testTarget(
+            name: "GraftServiceTests",
+            dependencies: [
+                "GraftService", "GraftHost", "GraftTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "GraftFlowsTests", dependencies: ["GraftFlows", "GraftHost", "GraftTestSupport"]),
         .testTarget(
             name: "GraftInProcessTests",

@@ -198,6 +198,8 @@ static int perform(const char *act, const char *target, char *out, size_t capaci
         if (pthread_create(&thread, NULL, stop_after, (void *)(intptr_t)atol(target)) != 0) return refused(out, capacity, act);
         pthread_detach(thread);
     } else if (strcmp(act, "sleep") == 0) {
+        fprintf(stderr, "sleeping %s ms\n", target); /* the host logs it: a test sees the call is in flight */
+        fflush(stderr);
         struct timespec delay = {atol(target) / 1000, (atol(target) % 1000) * 1000000L};
         nanosleep(&delay, NULL);
     } else if (strcmp(act, "meet") == 0) {
