@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Per-plugin metrics and a span around each plugin call: nothing is recorded until the app bootstraps a backend.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         // The C ABI: graft.h is the only contract between host and plugins.
@@ -54,6 +57,8 @@ let package = Package(
                 "CGraft", "CFFI", "CGraftSystem", "CGraftSandbox", "GraftTypes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         // `graft check --conformance`: the tests a plugin author runs, each in a scanner child of its own.
         .target(
@@ -152,7 +157,11 @@ let package = Package(
         .target(name: "GraftTestSupport", path: "Tests/GraftTestSupport"),
         .testTarget(
             name: "GraftHostTests",
-            dependencies: ["GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport"]),
+            dependencies: [
+                "GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]),
         .testTarget(name: "GraftConformanceTests", dependencies: ["GraftConformance", "GraftHost", "GraftTestSupport"]),
         .testTarget(name: "GraftKitTests", dependencies: ["GraftKit", "CGraft"]),
         .testTarget(

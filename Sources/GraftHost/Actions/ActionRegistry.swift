@@ -114,6 +114,11 @@ extension GraftHost {
         _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
     ) throws(GraftError) -> ActionResult {
         let action = try actionRegistry.resolve(ComponentReference(parsing: key))
+        guard let telemetry = action.plugin.telemetry else { return try invoke(action, params: params, payload: payload) }
+        return try telemetry.measure(.action) { () throws(GraftError) in try invoke(action, params: params, payload: payload) }
+    }
+
+    private func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionResult {
         if let runner = action.plugin.runner { return try runner.invoke(action, params: params, payload: payload) }
         let descriptor = try action.descriptor()
         let recorder = ActionRecorder()

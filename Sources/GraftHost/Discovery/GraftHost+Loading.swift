@@ -332,6 +332,7 @@ extension GraftHost {
     /// An isolated plugin crashed its runners too often: it is quarantined
     /// (in the cache, so other hosts refuse it too) until its file changes.
     func quarantine(_ plugin: LoadedPlugin, _ error: GraftError) {
+        plugin.telemetry?.quarantined()
         recordFailure(error, path: plugin.info.path)
         guard let cache, let file = try? PluginFile(opening: plugin.info.path) else { return }
         cache.record(file.realPath, file.identity, .quarantined(error))

@@ -227,7 +227,7 @@ final class PluginRunner: @unchecked Sendable {
         }
         for attempt in 0..<2 {
             var sendFailed = false
-            let child = try running()
+            let child = try running(for: plugin)
             let posted = !unanswered.isEmpty
             do throws(GraftError) {
                 let slot = try slot(for: plugin, in: child, events: &events)
@@ -328,8 +328,10 @@ final class PluginRunner: @unchecked Sendable {
         }
     }
 
-    private func running() throws(GraftError) -> ChildProcess {
+    /// The child, started (again, after one ended) for a call about `plugin`.
+    private func running(for plugin: LoadedPlugin) throws(GraftError) -> ChildProcess {
         if let child { return child }
+        if generation > 0 { plugin.telemetry?.restarted() }
         var arguments = ["serve", "--output-limit", String(limits.output)]
         if let memory = limits.memory { arguments += ["--memory-limit", String(memory)] }
         let request = try sandbox.get()

@@ -66,11 +66,14 @@ package final class LoadedPlugin: @unchecked Sendable {
     /// The child process that runs the plugin, for a host that isolates its
     /// plugins; nil when the plugin runs in this process.
     let runner: PluginRunner?
+    /// Its calls' metrics and spans; nil when the app bootstrapped no backend.
+    let telemetry: PluginTelemetry?
 
     /// A plugin whose image is already mapped.
     package init(info: PluginInfo, image: Image) {
         self.info = info
         self.runner = nil
+        telemetry = PluginTelemetry.make(pluginID: info.id)
         self.image = image
         isMappedFlag.store(true, ordering: .releasing)
     }
@@ -80,12 +83,14 @@ package final class LoadedPlugin: @unchecked Sendable {
         self.info = info
         self.mapper = mapper
         self.runner = nil
+        telemetry = PluginTelemetry.make(pluginID: info.id)
     }
 
     /// A plugin that runs in `runner`'s child process: never mapped here.
     init(described info: PluginInfo, runner: PluginRunner) {
         self.info = info
         self.runner = runner
+        telemetry = PluginTelemetry.make(pluginID: info.id)
     }
 
     var isMapped: Bool { isMappedFlag.load(ordering: .acquiring) }

@@ -42,7 +42,14 @@ final class InstanceCore: @unchecked Sendable {
         self.cContext = context.makeCContext()
         let side: any InstanceSide
         do throws(GraftError) {
-            side = try component.makeSide(inputs: inputs, context: context, cContext: cContext, renderingAhead: true)
+            let make = { [context, cContext] () throws(GraftError) -> any InstanceSide in
+                try component.makeSide(inputs: inputs, context: context, cContext: cContext, renderingAhead: true)
+            }
+            if let telemetry = component.plugin.telemetry {
+                side = try telemetry.measure(.create, make)
+            } else {
+                side = try make()
+            }
         } catch {
             cContext.deinitialize(count: 1)
             cContext.deallocate()
@@ -79,13 +86,17 @@ final class InstanceCore: @unchecked Sendable {
 
     // MARK: Calls
 
-    /// Runs `body` on the live side, under the instance's lock.
+    /// Runs `body` on the live side, under the instance's lock; as the
+    /// plugin's call `call` (counted, timed and traced) when given one.
     private func withSide<T>(
-        _ body: (inout Live, any InstanceSide) throws(GraftError) -> T
+        _ call: PluginCall? = nil, _ body: (inout Live, any InstanceSide) throws(GraftError) -> T
     ) throws(GraftError) -> T {
         let result: Result<T, GraftError> = live.withLock { live in
             guard let side = live.side else { return .failure(closedError(live.component)) }
             do throws(GraftError) {
+                if let call, let telemetry = live.component.plugin.telemetry {
+                    return .success(try telemetry.measure(call) { () throws(GraftError) in try body(&live, side) })
+                }
                 return .success(try body(&live, side))
             } catch {
                 return .failure(error)
@@ -100,14 +111,14 @@ final class InstanceCore: @unchecked Sendable {
 
     /// Renders, writing at most `outputLimit` bytes; says whether the output was cut.
     func render(as mediaType: MediaType, outputLimit: Int) throws(GraftError) -> (rendering: Rendering, overflowed: Bool) {
-        try withSide { (_, side) throws(GraftError) in try side.render(as: mediaType, outputLimit: outputLimit) }
+        try withSide(.render) { (_, side) throws(GraftError) in try side.render(as: mediaType, outputLimit: outputLimit) }
     }
 
     /// Whether the instance answered; a call that did not complete says why in a warning.
     @discardableResult
     func interact(_ action: String, data: GraftValue? = nil) -> Bool {
         do throws(GraftError) {
-            return try withSide { (_, side) throws(GraftError) in try side.interact(action, data: data) }
+            return try withSide(.interact) { (_, side) throws(GraftError) in try side.interact(action, data: data) }
         } catch {
             context.record([GraftWarning(error.code, error.message, instanceID: id)])
             return false
@@ -115,7 +126,7 @@ final class InstanceCore: @unchecked Sendable {
     }
 
     func update(inputs: [String: GraftValue]) throws(GraftError) {
-        try withSide { (live, side) throws(GraftError) in
+        try withSide(.update) { (live, side) throws(GraftError) in
             if try side.update(inputs: inputs) {
                 live.inputs = inputs
             } else {

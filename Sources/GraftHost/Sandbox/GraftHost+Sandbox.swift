@@ -7,6 +7,7 @@ extension GraftHost {
     /// debugger, the workbench).
     func noteSandboxDenials(_ denials: [SandboxDenial], pluginID: String?, path: String, during: String) {
         guard !denials.isEmpty else { return }
+        PluginTelemetry.denied(denials.count, plugin: pluginID ?? path)
         let name = pluginID.map { "plugin '\($0)'" } ?? path
         for denial in denials {
             logger.warning(

@@ -17,6 +17,14 @@ extension RegisteredValidator {
     package func validate(
         _ value: GraftValue, params: [String] = [], path: NativeCallPath
     ) throws(GraftError) -> ValidationResult {
+        guard let telemetry = plugin.telemetry else { return try validateUnmeasured(value, params: params, path: path) }
+        return try telemetry.measure(.validate) { () throws(GraftError) in try validateUnmeasured(value, params: params, path: path) }
+    }
+
+    @inline(__always)
+    private func validateUnmeasured(
+        _ value: GraftValue, params: [String], path: NativeCallPath
+    ) throws(GraftError) -> ValidationResult {
         guard let nativeCall else { return try validateGeneric(value, params: params) }
         // The hot path first: a common native signature whose arguments convert.
         if path == .automatic, let fastPath, let valid = fastPath.call(value: value, params: params) {
