@@ -42,13 +42,13 @@ final class InstanceCore: @unchecked Sendable {
         self.cContext = context.makeCContext()
         let side: any InstanceSide
         do throws(GraftError) {
-            let make = { [context, cContext] () throws(GraftError) -> any InstanceSide in
-                try component.makeSide(inputs: inputs, context: context, cContext: cContext, renderingAhead: true)
-            }
             if let telemetry = component.plugin.telemetry {
-                side = try telemetry.measure(.create, make)
+                let (context, cContext) = (context, cContext)
+                side = try telemetry.measure(.create) { () throws(GraftError) in
+                    try component.makeSide(inputs: inputs, context: context, cContext: cContext, renderingAhead: true)
+                }
             } else {
-                side = try make()
+                side = try component.makeSide(inputs: inputs, context: context, cContext: cContext, renderingAhead: true)
             }
         } catch {
             cContext.deinitialize(count: 1)

@@ -17,8 +17,16 @@ extension RegisteredValidator {
     package func validate(
         _ value: GraftValue, params: [String] = [], path: NativeCallPath
     ) throws(GraftError) -> ValidationResult {
-        guard let telemetry = plugin.telemetry else { return try validateUnmeasured(value, params: params, path: path) }
-        return try telemetry.measure(.validate) { () throws(GraftError) in try validateUnmeasured(value, params: params, path: path) }
+        if let telemetry { return try validateMeasured(telemetry, value, params: params, path: path) }
+        return try validateUnmeasured(value, params: params, path: path)
+    }
+
+    /// Out of line: a host with a metrics or tracing backend pays for it, the hot path above does not.
+    @inline(never)
+    private func validateMeasured(
+        _ telemetry: PluginTelemetry, _ value: GraftValue, params: [String], path: NativeCallPath
+    ) throws(GraftError) -> ValidationResult {
+        try telemetry.measure(.validate) { () throws(GraftError) in try validateUnmeasured(value, params: params, path: path) }
     }
 
     @inline(__always)

@@ -16,10 +16,13 @@ public final class RegisteredValidator: Sendable {
     let fastPath: NativeFunction.FastPath?
     /// Keeps the image mapped while a lookup's result is in use.
     let plugin: LoadedPlugin
+    /// The plugin's telemetry, kept here: the hot path reads one field.
+    let telemetry: PluginTelemetry?
 
     init(contract: ValidatorContract, plugin: LoadedPlugin, descriptor: UnsafeDescriptor?, native: NativeFunction?) {
         self.contract = contract
         self.plugin = plugin
+        self.telemetry = plugin.telemetry
         self.pluginID = plugin.info.id
         self.pluginPath = plugin.info.path
         self.descriptor = descriptor
