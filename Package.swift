@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "graft", targets: ["graft"]),
         .executable(name: "graft-bench", targets: ["graft-bench"]),
         .executable(name: "graft-example-host", targets: ["graft-example-host"]),
+        .executable(name: "graft-example-server", targets: ["graft-example-server"]),
         // The child process hosts start to load plugins they have not seen yet (see DESIGN.md, Trust and isolation).
         .executable(name: "graft-child", targets: ["graft-child"]),
         .executable(name: "graft-workbench", targets: ["graft-workbench"]),
@@ -147,6 +148,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Examples/HostApp", exclude: ["README.md"]),
+        // A Hummingbird server rendering a flow's screens with plugin components, per request (what `graft bench server` drives).
+        .executableTarget(
+            name: "graft-example-server",
+            dependencies: [
+                "GraftHost", "GraftDebugger", "GraftFlows", "GraftService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/FlowServer", exclude: ["README.md"]),
 
         .target(
             name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker", linkerSettings: pluginLinkerSettings),
