@@ -12,19 +12,26 @@ struct Bench: ParsableCommand {
         commandName: "graft bench",
         abstract: "Time the paths that matter against a baseline in the same run, and print ratios.",
         discussion: """
-            Parts: registry, components, validators, load, hotswap, discovery, isolation, sandbox (default: all), and workbench (run only
-            when named: it drives headless Chromium, from Debian's chromium and chromium-driver). Build with -c release first
+            Parts: registry, components, validators, load, hotswap, discovery, isolation, sandbox (default: all), and, run only
+            when named: workbench (it drives headless Chromium, from Debian's chromium and chromium-driver) and server (the
+            example server over HTTP with 1 to 32 clients, a few minutes). Build with -c release first
             (with the Swift runtime linked into the executables, as they ship):
               swift build -c release --static-swift-stdlib && .build/release/graft bench
             Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, workbench, all
+        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, workbench, server, all
     }
 
     @Argument(help: "The parts to run.")
     var parts: [Part] = [.all]
+
+    @Option(help: "Rounds of the server part, each running every configuration once.")
+    var serverRounds: Int = 3
+
+    @Option(help: "Seconds the clients of the server part send requests in each configuration.")
+    var serverSeconds: Double = 2
 
     @Option(help: "Iterations per round for the per-call figures.")
     var iterations: Int = 200_000
@@ -80,8 +87,8 @@ struct Bench: ParsableCommand {
         #if DEBUG
         writeToStandardError("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n")
         #endif
-        // `all` leaves out the workbench, which needs a browser: name it to run it.
-        let selected = Set(parts.contains(.all) ? Part.allCases.filter { $0 != .all && $0 != .workbench } : parts)
+        // `all` leaves out the workbench, which needs a browser, and the server, which takes minutes: name them to run them.
+        let selected = Set(parts.contains(.all) ? Part.allCases.filter { ![.all, .workbench, .server].contains($0) } : parts)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -133,6 +140,10 @@ struct Bench: ParsableCommand {
             attempt("workbench") {
                 try WorkbenchBench.run(folder: folder, pageRounds: pageLoads, changes: controlChanges, swaps: workbenchSwaps)
             }
+        }
+
+        if selected.contains(.server) {
+            attempt("server") { try ServerBench.run(folder: folder, rounds: serverRounds, seconds: serverSeconds) }
         }
 
         if options.json {

@@ -8,6 +8,7 @@ import Glibc
 /// A small C plugin the benchmarks compile with `cc`: one component, `echo`,
 /// whose render is a prefix and an input and whose `say` interaction emits
 /// (`BENCH_ID`, `BENCH_KEY` and `BENCH_PREFIX` make distinct builds;
+/// `BENCH_TROUBLE` makes a render of the text "hang" hang and of "crash" crash;
 /// `BENCH_STATELESS` drops save/load state, whose state is the text, so that
 /// new inputs show: the workbench part changes them).
 /// Its Swift twin is `SwiftEcho` (GraftKit, registered in process); its
@@ -17,6 +18,7 @@ enum BenchPlugin {
         #include "graft.h"
         #include <stdlib.h>
         #include <string.h>
+        #include <unistd.h>
         #ifndef BENCH_ID
         #define BENCH_ID "bench.echo"
         #endif
@@ -37,6 +39,10 @@ enum BenchPlugin {
         typedef struct { graft_component_instance_t base; const graft_component_context_t *ctx; char *text; size_t n; } echo_t;
         static bool render(const graft_component_instance_t *self, const char *type, const graft_writer_t *w) {
             (void)type; const echo_t *e = self->plugin_data;
+        #ifdef BENCH_TROUBLE
+            if (strcmp(e->text, "hang") == 0) for (;;) sleep(3600);
+            if (strcmp(e->text, "crash") == 0) *(volatile int *)0 = 1;
+        #endif
             return w->write(w, BENCH_PREFIX, sizeof BENCH_PREFIX - 1) && w->write(w, e->text, e->n);
         }
         static bool interact(const graft_component_instance_t *self, const char *action, const graft_value_t *data) {
