@@ -14,18 +14,22 @@ struct Bench: ParsableCommand {
         discussion: """
             Parts: registry, components, validators, load, hotswap, discovery, isolation, sandbox (default: all), and, run only
             when named: workbench (it drives headless Chromium, from Debian's chromium and chromium-driver) and server (the
-            example server over HTTP with 1 to 32 clients, a few minutes). Build with -c release first
+            example server over HTTP with 1 to 32 clients, a few minutes) and soak (a host under a mixed load for --minutes,
+            30 by default, its memory, descriptors, threads and children sampled). Build with -c release first
             (with the Swift runtime linked into the executables, as they ship):
               swift build -c release --static-swift-stdlib && .build/release/graft bench
             Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, workbench, server, all
+        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, workbench, server, soak, all
     }
 
     @Argument(help: "The parts to run.")
     var parts: [Part] = [.all]
+
+    @Option(help: "Minutes the soak part runs its host under load.")
+    var minutes: Double = 30
 
     @Option(help: "Rounds of the server part, each running every configuration once.")
     var serverRounds: Int = 3
@@ -87,8 +91,8 @@ struct Bench: ParsableCommand {
         #if DEBUG
         writeToStandardError("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n")
         #endif
-        // `all` leaves out the workbench, which needs a browser, and the server, which takes minutes: name them to run them.
-        let selected = Set(parts.contains(.all) ? Part.allCases.filter { ![.all, .workbench, .server].contains($0) } : parts)
+        // `all` leaves out the workbench, which needs a browser, and the server and soak parts, which take minutes: name them to run them.
+        let selected = Set(parts.contains(.all) ? Part.allCases.filter { ![.all, .workbench, .server, .soak].contains($0) } : parts)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("graft-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -144,6 +148,10 @@ struct Bench: ParsableCommand {
 
         if selected.contains(.server) {
             attempt("server") { try ServerBench.run(folder: folder, rounds: serverRounds, seconds: serverSeconds) }
+        }
+
+        if selected.contains(.soak) {
+            attempt("soak") { try SoakBench.run(folder: folder, minutes: minutes) }
         }
 
         if options.json {
