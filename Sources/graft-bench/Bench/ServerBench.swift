@@ -139,10 +139,13 @@ enum ServerBench {
     final class Server {
         let pid: pid_t
         let port: UInt16
+        let socketFolder: URL
 
         init(executable: String, plugins: [String], flow: String, inProcess: Bool, folder: URL) throws {
-            let socketFolder = folder.appendingPathComponent(inProcess ? "debug-in-process" : "debug-isolated")
+            // A socket's path must fit in 108 bytes: a short folder of its own in /tmp, whatever TMPDIR is.
+            let socketFolder = URL(fileURLWithPath: "/tmp/graft-bench-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            self.socketFolder = socketFolder
             var arguments = [
                 "--port", "0", "--only-plugin-path", "--flow", flow, "--call-timeout", "1",
                 "--debug-socket", socketFolder.appendingPathComponent("debug.sock").path,
@@ -167,11 +170,15 @@ enum ServerBench {
                 port = try Self.announcedPort(ends[0], within: .seconds(60))
             } catch {
                 BenchProcess.stop(started, within: .seconds(5))
+                try? FileManager.default.removeItem(at: socketFolder)
                 throw error
             }
         }
 
-        func stop() { BenchProcess.stop(pid, within: .seconds(15)) }
+        func stop() {
+            BenchProcess.stop(pid, within: .seconds(15))
+            try? FileManager.default.removeItem(at: socketFolder)
+        }
 
         /// The port in the "listening on http://HOST:PORT …" line the server prints once it listens.
         private static func announcedPort(_ descriptor: Int32, within timeout: Duration) throws -> UInt16 {

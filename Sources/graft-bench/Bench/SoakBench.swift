@@ -34,7 +34,10 @@ enum SoakBench {
         var descriptors: Int
         var threads: Int
         var children: Int
+        /// Children that were zombies in this sample and the one before: a
+        /// child caught between its death and its reaping is not one.
         var zombies: Int
+        var zombiePIDs: Set<Int32>
     }
 
     static func run(folder: URL, minutes: Double) throws -> BenchPart {
@@ -72,15 +75,36 @@ enum SoakBench {
         guard host.components.contains(where: { $0.contract.key == "soak" }) else {
             throw Failure(description: "the soak's echo plugin did not load: \(host.failures.map(\.error.message))")
         }
-        let log = ActionLog()
+        // A log that fills within seconds: what it holds once full stays the same size.
+        let log = ActionLog(capacity: 1_000)
         _ = log.recordSwaps(of: host)
         let watcher = try host.watchPluginFolders([plugins.path])
         defer { watcher.stop() }
-        let socketFolder = root.appendingPathComponent("debug")
+        // A socket's path must fit in 108 bytes: a short folder of its own in /tmp, whatever TMPDIR is.
+        let socketFolder = URL(fileURLWithPath: "/tmp/graft-soak-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: socketFolder) }
         let socket = socketFolder.appendingPathComponent("debug.sock").path
         let endpoint = try host.openDebugEndpoint(socketPath: socket, log: log)
         defer { endpoint.close() }
+
+        // Every plugin used once before the first sample, so that each has the
+        // child it keeps while idle: the children the load starts later are
+        // replacements, and a growth in their number is a leak.
+        for index in 0..<troubles {
+            if let instance = try? host.makeInstance(of: ComponentReference(key: "trouble\(index)"), inputs: ["text": "ok"]) {
+                _ = try? instance.render()
+                instance.close()
+            }
+        }
+        if let instance = try? host.makeInstance(of: ComponentReference(key: "soak"), inputs: ["text": "ok"]) {
+            _ = try? instance.render()
+            instance.close()
+        }
+        if firstParty.count == 2 {
+            _ = try? host.validate("iso_date", value: "2026-12-24")
+            _ = try? host.validate("luhn", value: "4242 4242 4242 4242")
+        }
 
         let stop = Atomic(false)
         let counts = Locked([String: Int]())
@@ -141,7 +165,7 @@ enum SoakBench {
         var samples = [sample(since: start)]
         while ContinuousClock.now - start < total {
             sleep(for: min(interval, total - (ContinuousClock.now - start)))
-            samples.append(sample(since: start))
+            samples.append(sample(since: start, after: samples.last))
         }
         stop.store(true, ordering: .relaxed)
         let deadline = ContinuousClock.now + .seconds(30)
@@ -151,7 +175,7 @@ enum SoakBench {
         let done = counts.withLock { $0 }
         part.notes.append(
             "load: \(done["instances"] ?? 0) instance cycles (create, render, interact, update, render, close), \(done["validators"] ?? 0) validator pairs, \(done["actions"] ?? 0) actions, \(done["swaps"] ?? 0) swaps, \(done["crashes"] ?? 0) crashes, \(done["followers"] ?? 0) debugger follows, \(done["abusers"] ?? 0) abusive clients")
-        part.notes.append("host: isolated per plugin, sandboxed, swapping from copies; \(host.plugins.count) plugins; samples every \(interval)")
+        part.notes.append("host: isolated per plugin, sandboxed, swapping from copies; \(host.plugins.count) plugins; an action log of 1,000 records; samples every \(interval)")
         return part
     }
 
@@ -193,18 +217,19 @@ enum SoakBench {
         for (name, value) in [("descriptors", growth { Double($0.descriptors) }), ("threads", growth { Double($0.threads) }), ("children", growth { Double($0.children) })] {
             part.notes.append("\(name) after warm-up: \(value == 0 ? "flat" : "\(value > 0 ? "+" : "")\(Int(value)) from the first sample to the last")")
         }
-        part.notes.append("zombies: \(samples.map(\.zombies).max() ?? 0) at most")
+        part.notes.append("zombies left for a sample interval or more: \(samples.map(\.zombies).max() ?? 0) at most (\(samples.map(\.zombiePIDs.count).max() ?? 0) seen at one sample)")
         part.notes.append("\(samples.count) samples over \(minutes) min; warm-up: the first \(samples.count - warm.count)")
     }
 
     /// Resident memory, descriptors, threads, children and zombies of this process now.
-    static func sample(since start: ContinuousClock.Instant) -> Sample {
+    static func sample(since start: ContinuousClock.Instant, after previous: Sample? = nil) -> Sample {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { line in
             line.split(separator: " ").compactMap { Double($0) }.first
         } ?? 0
         let me = getpid()
-        var children = 0, zombies = 0
+        var children = 0
+        var zombies: Set<Int32> = []
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
@@ -212,13 +237,13 @@ enum SoakBench {
             let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
             guard fields.count > 1, Int32(fields[1]) == me else { continue }
             children += 1
-            if fields[0] == "Z" { zombies += 1 }
+            if fields[0] == "Z" { zombies.insert(pid) }
         }
         return Sample(
             seconds: Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000, residentMB: rss / 1024,
             descriptors: ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count,
             threads: ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).count,
-            children: children, zombies: zombies)
+            children: children, zombies: zombies.intersection(previous?.zombiePIDs ?? []).count, zombiePIDs: zombies)
     }
 
     /// Puts `build` at `path` in one step (a new file renamed over the old), as a build tool does.
