@@ -74,6 +74,9 @@ extension WorkbenchTests {
                         "plugin HTML is in a frame with no rights")
                 #expect(try browser.execute("return [...document.querySelectorAll('#controls .control')].map(c => c.dataset.type)")
                         == ["string", "number", "boolean", "list"])
+                // The Contract panel spells each output's payload (it printed `{,[object HTMLElement],: string, …}`).
+                #expect(try browser.execute("return document.querySelector('#contract .outputs li').textContent")
+                        == "tapped {title: string, count: number} — the user tapped the widget")
 
                 try browser.type("From the browser", into: "#input-title")
                 try browser.wait(for: "the re-render", "return document.getElementById('render-frame').srcdoc.includes('widget: From the browser')")

@@ -21,7 +21,8 @@ function el(tag, props, ...children) {
     else if (key in node && typeof value !== 'string') node[key] = value;
     else node.setAttribute(key, value === true ? '' : value);
   }
-  for (const child of children.flat()) {
+  // Children may be nested arrays (a map returning [separator, node, text]): flatten them all.
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
