@@ -48,6 +48,14 @@ extension WorkbenchTests {
                 #expect(failure.stringValue?.contains("plugin_init_failed") == true)
                 #expect(failure.stringValue?.contains("libbad_init_false.so") == true)
                 #expect(try browser.execute("return document.querySelectorAll('a.component-link').length") == 200)
+                // A filter that matches nothing says so (the page was blank), and clearing it brings every card back.
+                try browser.type("no-such-plugin", into: ".filter")
+                try browser.wait(for: "the no-match note", "return !document.querySelector('.no-match').hidden")
+                #expect(try browser.execute("return document.querySelector('.no-match').textContent") == "No plugin matches “no-such-plugin”.")
+                #expect(try browser.execute("return document.querySelectorAll('#plugin-list .plugin:not([hidden])').length") == 0)
+                _ = try browser.execute("const f = document.querySelector('.filter'); f.value = ''; f.dispatchEvent(new Event('input'))")
+                #expect(try browser.execute("return document.querySelector('.no-match').hidden") == true)
+                #expect(try browser.execute("return document.querySelectorAll('#plugin-list .plugin:not([hidden])').length") == 200)
                 try browser.wait(for: "the live channel", "return window.graftWorkbench.socketOpen === true")
                 try Self.saveScreenshot(browser, "plugins-200")
             }

@@ -17,16 +17,25 @@ function reportView(report, options) {
         f.quarantined ? el('span', { class: 'badge quarantined', text: 'quarantined' }) : null,
         el('span', { class: 'path', text: f.path })),
       el('p', { class: 'failure-message', text: f.message })))) : null;
+  // A filter that hides every card says so, instead of leaving a blank page.
+  const noMatch = el('p', { class: 'muted no-match', hidden: true });
   const filter = el('input', { type: 'search', class: 'filter', placeholder: 'Filter by id, name, component, validator or action…',
+    'aria-label': 'Filter plugins',
     oninput: () => {
       const needle = filter.value.trim().toLowerCase();
-      for (const card of list.children) card.hidden = needle !== '' && !card.dataset.search.includes(needle);
+      let shown = 0;
+      for (const card of list.children) {
+        card.hidden = needle !== '' && !card.dataset.search.includes(needle);
+        if (!card.hidden) shown += 1;
+      }
+      noMatch.hidden = shown > 0 || plugins.length === 0;
+      noMatch.textContent = `No plugin matches “${filter.value.trim()}”.`;
     } });
   return el('div', {},
     el('p', { class: 'summary', id: 'plugin-summary',
       text: `${plugins.length} plugin${plugins.length === 1 ? '' : 's'} loaded, ${failures.length} failed` }),
     report.sandbox ? el('p', { class: 'muted', id: 'sandbox-summary', text: `Sandbox: ${report.sandbox.summary}` }) : null,
-    failed, filter, list);
+    failed, filter, noMatch, list);
 }
 
 function pluginCard(plugin, linked) {
