@@ -104,6 +104,12 @@ extension WorkbenchTests {
                 try browser.wait(for: "a second entry", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 2")
                 try Self.saveScreenshot(browser, "component")
 
+                // No --flow: the Flow page says how to get one (it was an empty page with a Restart button).
+                try browser.navigate(url + "#/flow")
+                try browser.wait(for: "the no-flow notice", "return !!document.getElementById('no-flow')")
+                #expect(try browser.execute("return document.getElementById('no-flow').textContent.includes('--flow FLOW.json')") == true)
+                #expect(try browser.execute("return document.getElementById('flow-restart') === null") == true)
+
                 try browser.navigate(url + "#/component/fragile@1")
                 try browser.wait(for: "the error card", "return !!document.querySelector('#error-card .error-code')")
                 #expect(try browser.execute("return document.querySelector('#error-card .error-code').textContent") == "plugin_crashed")

@@ -61,7 +61,16 @@ views.flow = main => {
     document.body.dataset.flowEntries = String((state.transcript || []).length);
   }
   async function call(method, path, body) {
-    try { show(await api(method, path, body)); } catch (error) { banner('error', errorText(error)); }
+    try { show(await api(method, path, body)); } catch (error) {
+      // A workbench started without --flow: say how to get one, rather than an empty page with a Restart button.
+      if (error.code === 'no_flow') {
+        clear(main).append(el('h1', { text: 'Flow' }), el('p', { class: 'notice', id: 'no-flow' },
+          'This workbench runs no flow. Start it with ', el('code', { text: '--flow FLOW.json' }),
+          ' to run one screen by screen, its transcript and variables beside it.'));
+        return;
+      }
+      banner('error', errorText(error));
+    }
   }
   call('GET', '/api/flow');
   return keyed(wb.handlers.flow, show);
