@@ -165,6 +165,33 @@ extension WorkbenchTests {
             await running.stop()
         }
 
+        @Test("the validators form: Enter validates, and another validator's result never shows under the next one")
+        func validatorsForm() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: try BuildProducts.plugin("Checkout"), to: folder.appendingPathComponent("libCheckout.so"))
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver(niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url + "#/try")
+                try browser.wait(for: "the validators", "return !!document.querySelector('#validator option[value=\"luhn@1\"]')")
+                _ = try browser.execute("const s = document.getElementById('validator'); s.value = 'luhn@1'; s.dispatchEvent(new Event('change'))")
+                // Enter in the value validates (it did nothing).
+                try browser.type("4242 4242 4242 4241\u{E007}", into: "#validator-value")
+                try browser.wait(for: "the result", "return document.getElementById('validator-result').textContent.startsWith('invalid')")
+                // Another validator: the last result goes (luhn's "invalid" showed under iban).
+                _ = try browser.execute("const s = document.getElementById('validator'); s.value = 'iban@1'; s.dispatchEvent(new Event('change'))")
+                #expect(try browser.execute("return document.getElementById('validator-result').textContent") == "")
+                try browser.type("4242 4242 4242 4242\u{E007}", into: "#validator-value")
+                try browser.wait(for: "iban's result", "return document.getElementById('validator-result').textContent !== ''")
+            }
+            await running.stop()
+        }
+
         @Test("the Flow page runs the flow screen by screen, the transcript and variables beside it")
         func flowPage() async throws {
             let scratch = try Scratch()

@@ -16,7 +16,7 @@ function readTyped(type, input) {
 function validatorForm(validators) {
   const select = el('select', { id: 'validator' }, validators.map(v =>
     el('option', { value: `${v.name}@${v.version}`, text: `${v.name}@${v.version} (${v.kind}${v.signature ? ' ' + v.signature : ''})` })));
-  const value = el('input', { type: 'text', id: 'validator-value', placeholder: 'value' });
+  const value = el('input', { type: 'text', id: 'validator-value', placeholder: 'value', 'aria-label': 'Value to validate' });
   const params = el('div', { class: 'params', id: 'validator-params' });
   const result = el('div', { class: 'result', id: 'validator-result' });
   const showParams = () => {
@@ -25,7 +25,9 @@ function validatorForm(validators) {
       el('label', { class: 'param' }, el('span', { text: `${p.name} (${p.type})` }),
         el('input', { type: 'text', class: 'validator-param', dataset: { index: i } }))));
   };
-  select.addEventListener('change', showParams);
+  // Another validator: its params, and no result of the last one left under it.
+  select.addEventListener('change', () => { showParams(); clear(result); });
+  select.setAttribute('aria-label', 'Validator');
   showParams();
   const run = async () => {
     const sent = { validator: select.value, value: value.value,
@@ -36,9 +38,11 @@ function validatorForm(validators) {
         answer.message ? ` — ${answer.message}` : '');
     } catch (error) { clear(result).append(el('span', { class: 'bad', text: errorText(error) })); }
   };
+  // A form, so that Enter in the value or a param validates.
   return el('section', { class: 'card', id: 'validators' }, el('h2', { text: 'Validators' }),
-    validators.length ? [el('div', { class: 'form-row' }, select, value), params,
-      el('button', { type: 'button', id: 'validate-button', text: 'Validate', onclick: run }), result]
+    validators.length ? el('form', { id: 'validator-form', onsubmit: event => { event.preventDefault(); run(); } },
+      el('div', { class: 'form-row' }, select, value), params,
+      el('button', { type: 'submit', id: 'validate-button', text: 'Validate' }), result)
       : el('p', { class: 'muted', text: 'No plugin provides a validator.' }));
 }
 
@@ -53,7 +57,9 @@ function actionForm(actions) {
     fields = Object.entries(chosen ? chosen.params : {}).map(([key, type]) => ({ key, type, input: typedInput(type, `action-param-${key}`) }));
     clear(params).append(...fields.map(f => el('label', { class: 'param' }, el('span', { text: `${f.key} (${f.type})` }), f.input)));
   };
-  select.addEventListener('change', showParams);
+  // Another validator: its params, and no result of the last one left under it.
+  select.addEventListener('change', () => { showParams(); clear(result); });
+  select.setAttribute('aria-label', 'Validator');
   showParams();
   const run = async () => {
     const sent = { action: select.value, params: {} };
