@@ -95,6 +95,12 @@ extension WorkbenchTests {
                 let drift = try await running.json(
                     "POST", "/api/sessions/\(session)/inputs", ["inputs": ["title": "T", "count": "many", "colour": "red"]])
                 #expect(Set(drift["warnings"]?.listValue?.compactMap { $0["code"]?.stringValue } ?? []) == ["input_type_mismatch", "unknown_input"])
+                // The drift reaches the action log as a warning record of this instance (its "warning" filter matched nothing).
+                let log = try await running.json("GET", "/api/log?instance=workbench-\(session)")
+                let warned = log["records"]?.listValue?.filter { $0["type"] == "warning" } ?? []
+                #expect(warned.count == 1, "\(log)")
+                #expect(Set(warned.first?["warnings"]?.listValue?.compactMap { $0["code"]?.stringValue } ?? []) == ["input_type_mismatch", "unknown_input"])
+                #expect(warned.first?["component"] == "widget@1")
 
                 let plain = try await running.json("POST", "/api/sessions/\(session)/media-type", ["html": false])
                 #expect(plain["mediaType"] == "text/plain")
@@ -132,7 +138,11 @@ extension WorkbenchTests {
                 let simulated = try await running.json("POST", "/api/sessions/\(session)/emit", ["event": "shouted", "payload": ["x": 1]])
                 #expect(simulated["warnings"]?.listValue?.first?["code"] == "undeclared_event")
                 let log = try await running.json("GET", "/api/log?instance=workbench-\(session)")
-                #expect(log["records"]?.listValue?.map { $0["event"] } == ["tapped", "shouted"])
+                let records = log["records"]?.listValue ?? []
+                #expect(records.map { $0["type"] } == ["event", "warning", "event"], "\(log)")
+                #expect(records.compactMap { $0["event"] } == ["tapped", "shouted"])
+                // The unknown interaction's warning, between them.
+                #expect(records.dropFirst().first?["warnings"]?.listValue?.first?["code"] == "unknown_interaction")
             }
         }
 

@@ -160,6 +160,11 @@ final class ComponentSession: @unchecked Sendable {
     ) -> RenderReport {
         sequence += 1
         let serving = component ?? (try? host.resolve(reference))
+        // Drift and runtime warnings of a render reach the action log too, where its "warning" filter finds them.
+        if !warnings.isEmpty {
+            log.record(ActionLogRecord(
+                pluginID: serving?.pluginID, component: serving?.reference, instance: instanceID, warnings: warnings, detail: .warning))
+        }
         return RenderReport(
             session: id, instance: instanceID, component: reference, pluginID: serving?.pluginID, sequence: sequence,
             reason: reason, inputs: inputs, rendering: rendering, error: error, warnings: warnings, contract: serving?.contract)
