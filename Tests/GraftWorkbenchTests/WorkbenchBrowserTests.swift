@@ -153,6 +153,13 @@ extension WorkbenchTests {
                 try browser.wait(for: "a render on the old build", "return document.getElementById('render-frame').srcdoc.includes('v2: Still old')")
                 try Self.saveScreenshot(browser, "refused-build")
             }
+            // A good build after it: the red banner goes (it stayed above the green one).
+            _ = try await offPool { try Fixtures.build("good_widget", into: folder, defines: ["WIDGET_PREFIX": "\"v3:\""]) }
+            try await offPool {
+                try browser.wait(for: "the good build's render", within: .seconds(10),
+                                 "return document.getElementById('render-frame').srcdoc.includes('v3: Still old')")
+                try browser.wait(for: "the red banner to go", within: .seconds(5), "return !document.querySelector('.banner.error')")
+            }
             // A junk file no build of which ever ran: it could not load, and nothing "keeps serving".
             try Data("not a shared library".utf8).write(to: folder.appendingPathComponent("libjunk.so"))
             try await offPool {

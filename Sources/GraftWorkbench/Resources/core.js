@@ -59,9 +59,15 @@ function banner(kind, text, options) {
   const node = el('div', { class: `banner ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
     el('span', { class: 'banner-text', text }),
     el('button', { class: 'banner-close', type: 'button', title: 'dismiss', text: '×', onclick: () => node.remove() }));
+  if (options && options.key) node.dataset.key = options.key;
   document.getElementById('banners').append(node);
   if (!sticky) setTimeout(() => node.remove(), 4000);
   return node;
+}
+
+// Removes the banners kept for `key` (a plugin file's path).
+function dropBanners(key) {
+  for (const node of document.querySelectorAll('#banners .banner')) if (node.dataset.key === key) node.remove();
 }
 
 function errorCard(error, title) {
@@ -127,8 +133,11 @@ wb.handlers.swap.push(message => {
     const text = message.oldVersion
       ? `Rejected build of ${who}: ${error} The previous build keeps serving.`
       : `Could not load ${who}: ${error}`;
-    banner('error', text, { sticky: true });
+    dropBanners(message.path);
+    banner('error', text, { sticky: true, key: message.path });
   } else {
+    // A good build of that file answers its earlier failure: the red banner goes.
+    dropBanners(message.path);
     banner('info', message.summary);
   }
 });
