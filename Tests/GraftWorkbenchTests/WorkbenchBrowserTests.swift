@@ -223,6 +223,16 @@ extension WorkbenchTests {
                 let variables = try browser.execute("return document.getElementById('variables').textContent")
                 #expect(variables.stringValue?.contains("taps1") == true)
                 try Self.saveScreenshot(browser, "flow")
+
+                // The widget's own page lists its session's records, not the flow's instance of the same component.
+                try browser.navigate(url + "#/component/widget@1")
+                try browser.wait(for: "the component's render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget:') === true")
+                try browser.wait(for: "the log loaded", "return document.getElementById('record-count').textContent !== ''")
+                #expect(try browser.execute("return document.querySelectorAll('#records .record[data-instance=hero]').length") == 0)
+                try browser.type("tap", into: "#interaction-name")
+                try browser.click("#interact-button")
+                try browser.wait(for: "the page's own record", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 1")
+                #expect(try browser.execute("return document.querySelectorAll('#records .record[data-instance=hero]').length") == 0)
             }
             await running.stop()
         }

@@ -78,7 +78,10 @@ function actionsPanel(scope) {
     redraw();
   }).catch(() => {});
   redraw();
-  return { node, stop };
+  // Narrows the panel to one instance (a component page's own session:
+  // records of a flow's instance of the same component are not its own).
+  const scopeTo = instance => { fields.instance.value = instance; redraw(); };
+  return { node, stop, scopeTo };
 }
 
 views.log = main => {

@@ -264,6 +264,7 @@ views.component = (main, reference) => {
       const report = await api('POST', '/api/sessions', { component: reference, html: true });
       session = report.session;
       document.body.dataset.session = session;
+      panel.scopeTo(report.instance);
       buildControls(report.contract || { inputs: [], outputs: [] }, report.inputs);
       declared = (report.contract && report.contract.interactions) || [];
       buildInteractions();
