@@ -172,6 +172,41 @@ extension WorkbenchTests {
             await running.stop()
         }
 
+        @Test("at 600 px no page scrolls sideways")
+        func narrowWindow() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_widget", into: folder)
+            try FileManager.default.copyItem(at: try BuildProducts.plugin("Checkout"), to: folder.appendingPathComponent("libCheckout.so"))
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver(width: 600, height: 900, niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url)
+                try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '2'")
+                for (page, ready) in [
+                    ("", "return document.body.dataset.pluginsShown === '2'"),
+                    ("#/component/widget@1", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget:') === true"),
+                    ("#/try", "return !!document.getElementById('validator')"),
+                    ("#/log", "return !!document.getElementById('records')"),
+                ] {
+                    try browser.navigate(url + page)
+                    try browser.wait(for: "page '\(page)'", ready)
+                    // The elements sticking out on the right, if any, to say which.
+                    let wide = try browser.execute("""
+                        const width = document.documentElement.clientWidth;
+                        if (document.documentElement.scrollWidth <= width) return [];
+                        return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > width + 1)
+                          .slice(0, 5).map(e => e.tagName + '.' + e.className + '#' + e.id + ' ' + Math.round(e.getBoundingClientRect().right));
+                        """)
+                    #expect(wide == [], "page '\(page)' scrolls sideways at 600 px: \(wide)")
+                }
+            }
+            await running.stop()
+        }
+
         @Test("the validators form: Enter validates, and another validator's result never shows under the next one")
         func validatorsForm() async throws {
             let scratch = try Scratch()
