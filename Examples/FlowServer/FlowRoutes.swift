@@ -100,6 +100,7 @@ struct FlowRoutes: Sendable {
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>\(escape(title))</title></head>\n<body>\n\(body)\n</body></html>\n"
     }
 
+    /// Its own escaping: an example uses only what a host app can call (Graft's helpers are package-internal).
     static func escape(_ text: String) -> String {
         var escaped = ""
         for character in text {

@@ -23,5 +23,9 @@ struct ServerBenchTests {
         let notes = (part["notes"] as? [String] ?? []).joined(separator: "\n")
         #expect(!notes.contains("requests failed"), "\(notes)")
         #expect(try leftBehind(scratch).isEmpty)
+
+        let bad = try runCommand(BuildProducts.graft(), ["bench", "server", "--server-rounds", "0"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--server-rounds takes a whole number at least 1"), "\(bad.stderr)")
     }
 }

@@ -27,5 +27,9 @@ struct SoakBenchTests {
         #expect(!notes.contains(" 0 swaps"), "\(notes)")
         #expect(!notes.contains(" 0 crashes"), "\(notes)")
         #expect(try leftBehind(scratch).isEmpty)
+
+        let bad = try runCommand(BuildProducts.graft(), ["bench", "soak", "--minutes", "0"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--minutes takes a positive number of minutes"), "\(bad.stderr)")
     }
 }

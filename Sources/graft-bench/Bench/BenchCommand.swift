@@ -85,6 +85,10 @@ struct Bench: ParsableCommand {
         guard !sizes.isEmpty, sizes.count == loadSizes.split(separator: ",").count, sizes.allSatisfy({ $0 > 0 }), loadRounds > 0 else {
             throw ValidationError("--load-sizes takes positive whole numbers separated by commas (not '\(loadSizes)'), --load-rounds at least 1")
         }
+        guard minutes > 0, minutes.isFinite else { throw ValidationError("--minutes takes a positive number of minutes (not \(minutes))") }
+        guard serverRounds > 0, serverSeconds > 0, serverSeconds.isFinite else {
+            throw ValidationError("--server-rounds takes a whole number at least 1 (not \(serverRounds)), --server-seconds a positive number (not \(serverSeconds))")
+        }
     }
 
     func run() throws {

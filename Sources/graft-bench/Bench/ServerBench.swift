@@ -1,3 +1,4 @@
+import CGraftSystem
 import FoundationEssentials
 import GraftCommandLine
 import GraftHost
@@ -153,8 +154,8 @@ enum ServerBench {
             arguments += plugins.flatMap { ["--plugin-path", $0] }
             if inProcess { arguments.append("--in-process") }
             var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
-            _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+            // Both ends close-on-exec: the spawn puts the write end on the server's stdout, and no other child gets either.
+            guard graft_pipe_cloexec(&ends) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
             let started: pid_t
             do {
                 started = try BenchProcess.start(executable, arguments, output: ends[1])
@@ -318,7 +319,7 @@ enum ServerBench {
                 lines.dropFirst().compactMap { line -> Int? in
                     let parts = line.split(separator: ":", maxSplits: 1)
                     guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-                    return Int(parts[1].filter { $0 != " " && $0 != "\t" })
+                    return Int(parts[1].trimmingSpaces)
                 }.first ?? 0
             let total = headEnd! + 4 + length
             while buffer.count < total { try fill() }

@@ -171,6 +171,8 @@ enum SoakBench {
         let deadline = ContinuousClock.now + .seconds(30)
         while running.withLock({ $0 }) > 0, ContinuousClock.now < deadline { sleep(for: .milliseconds(20)) }
 
+        // Every child ended and reaped before the report: nothing of the soak outlives it.
+        host.shutDown(grace: .seconds(5))
         report(samples, minutes: minutes, into: &part)
         let done = counts.withLock { $0 }
         part.notes.append(
