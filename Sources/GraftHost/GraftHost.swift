@@ -22,18 +22,20 @@ public final class GraftHost: Sendable {
 
     public let configuration: GraftConfiguration
     package var searchPath: SearchPath { configuration.searchPath }
-    package let registry = ComponentRegistry()
-    let validatorRegistry = ValidatorRegistry()
-    let actionRegistry = ActionRegistry()
+    /// The loaded plugins and every name they hold.
+    let table = PluginTable()
+    package var registry: ComponentRegistry { table.components }
     /// Whether every plugin is mapped from a private copy of its file, so the
     /// file can be rebuilt or rewritten in place while the host runs (hot swap).
     package var loadsFromCopies: Bool { configuration.loadsFromCopies }
     let loader: PluginLoader
     let logger: Logger
-    let state = Locked(State())
+    /// What the scanners said of files scanned together at the start of
+    /// `loadPlugins`, until each file's own load takes it.
+    let scannedTogether = Locked<[FileIdentity: ScanOutcome]>([:])
     let images = ImageStore()
-    /// Folders found trusted a moment ago, for loads one file at a time.
-    let trustedFolders = TrustedFolders()
+    /// Whether a file may load under the configuration's trust policy.
+    let trust: TrustGate
     /// Whether a failure to save the cache was already logged.
     let cacheWarning = Atomic<Bool>(false)
     /// The scanner child's client; nil when scanning in process.
@@ -59,55 +61,6 @@ public final class GraftHost: Sendable {
     /// Told of every refused act (`addSandboxObserver`), by token.
     let sandboxObservers = Locked<[Int: @Sendable (_ pluginID: String?, _ path: String, [GraftWarning]) -> Void]>([:])
 
-    struct State: Sendable {
-        /// Loaded plugins by real path (`order` keeps their load order).
-        /// Changed only through `insert` and `remove`, which keep `pathsByID`.
-        private(set) var plugins: [String: LoadedPlugin] = [:]
-        /// The real path of the loaded plugin with each id: the duplicate-id
-        /// check is a lookup, not a scan of every plugin.
-        private(set) var pathsByID: [String: String] = [:]
-        /// The real path each loaded file goes by: one file, one plugin, however
-        /// many links lead to it.
-        var files: [FileKey: String] = [:]
-        var order: [String] = []
-        var failures: [PluginFailure] = []
-        /// The content hash of each loaded file, by real path.
-        var hashes: [String: String] = [:]
-        /// The identity each isolated plugin's file had when it was described, by real path.
-        var identities: [String: FileIdentity] = [:]
-        /// Files removed while instances still used their plugin.
-        var removedInUse: Set<String> = []
-        /// What the scanners said of files scanned together at the start of
-        /// `loadPlugins`, until each file's own load takes it.
-        var scanned: [FileIdentity: ScanOutcome] = [:]
-
-        /// Room for `count` more plugins.
-        mutating func reserve(_ count: Int) {
-            plugins.reserveCapacity(plugins.count + count)
-            pathsByID.reserveCapacity(pathsByID.count + count)
-            files.reserveCapacity(files.count + count)
-        }
-
-        mutating func insert(_ plugin: LoadedPlugin, at realPath: String) {
-            if let previous = plugins[realPath], pathsByID[previous.info.id] == realPath { pathsByID[previous.info.id] = nil }
-            plugins[realPath] = plugin
-            pathsByID[plugin.info.id] = realPath
-        }
-
-        @discardableResult
-        mutating func remove(at realPath: String) -> LoadedPlugin? {
-            guard let plugin = plugins.removeValue(forKey: realPath) else { return nil }
-            if pathsByID[plugin.info.id] == realPath { pathsByID[plugin.info.id] = nil }
-            return plugin
-        }
-
-        /// The loaded plugin with `id`, other than the one at `realPath`.
-        func plugin(withID id: String, except realPath: String? = nil) -> LoadedPlugin? {
-            guard let path = pathsByID[id], path != realPath else { return nil }
-            return plugins[path]
-        }
-    }
-
     /// - Parameter loadsFromCopies: map every plugin from a private copy of its
     ///   file (see `ImageStore`): set it when plugin files may be rebuilt while
     ///   the host runs. `reload(pluginAt:)` always maps new builds from copies.
@@ -122,6 +75,7 @@ public final class GraftHost: Sendable {
         self.configuration = configuration
         let searchPath = configuration.searchPath
         self.logger = logger
+        self.trust = TrustGate(configuration.trust)
         var loaderLogger = logger
         loaderLogger[metadataKey: "subsystem"] = "loader"
         self.loader = PluginLoader(logger: loaderLogger)
@@ -165,7 +119,7 @@ public final class GraftHost: Sendable {
     deinit {
         // A host that goes away (the process ending, most often) unloads
         // nothing: a plugin's own threads may still run in its image.
-        for plugin in state.withLock({ Array($0.plugins.values) }) {
+        for plugin in table.loaded {
             plugin.staysMapped.store(true, ordering: .relaxed)
         }
     }
@@ -238,127 +192,14 @@ public final class GraftHost: Sendable {
     package func register(
         _ plugin: LoadedPlugin, file: PluginFile? = nil, realPath: String? = nil, overriding: Bool = false
     ) throws(GraftError) -> [RegisteredComponent] {
-        let realPath = file?.realPath ?? realPath ?? plugin.info.path
-        // Loads are rare; one lock for the whole registration keeps the
-        // duplicate checks and the publication consistent.
-        let result: Result<[RegisteredComponent], GraftError> = state.withLock { state in
-            if let other = state.plugin(withID: plugin.info.id) {
-                return .failure(GraftError(
-                    .duplicatePlugin,
-                    "plugin '\(plugin.info.id)' at \(plugin.info.path) is already loaded from \(other.info.path); the first stays.",
-                    path: plugin.info.path))
-            }
-            let replaced: [RegisteredComponent]
-            let prepared: ValidatorRegistry.Prepared
-            do throws(GraftError) {
-                prepared = try validatorRegistry.prepare(plugin)
-                try actionRegistry.check(plugin)
-                replaced = try registry.register(
-                    plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) }, replacing: overriding)
-            } catch {
-                return .failure(error)
-            }
-            validatorRegistry.register(plugin, prepared: prepared)
-            actionRegistry.register(plugin)
-            state.insert(plugin, at: realPath)
-            if let file { state.files[file.identity.file] = realPath }
-            state.order.append(realPath)
-            state.failures.removeAll { $0.path == plugin.info.path }
-            return .success(replaced)
-        }
-        return try result.get()
-    }
-
-    /// Registers plugins known from their description (the registry cache)
-    /// in one step: each is checked as `register` checks one (its id, its
-    /// components, validators and actions against what is registered and what
-    /// came before it in the batch), and everything that passes is published
-    /// at once, so loading N plugins costs N checks, not N copies of the
-    /// registry. Returns the refused ones with why.
-    func registerDescribed(_ batch: [(plugin: LoadedPlugin, file: FileKey, realPath: String)]) -> [(path: String, error: GraftError)] {
-        state.withLock { state in
-            // Ids taken by this batch; those already loaded are in the state's index.
-            var ids: [String: String] = [:]
-            ids.reserveCapacity(batch.count)
-            let componentCount = batch.reduce(0) { $0 + $1.plugin.info.components.count }
-            var components = registry.snapshot.components.mapValues(\.pluginPath)
-            components.reserveCapacity(components.count + componentCount)
-            var validators = validatorRegistry.references
-            var actions = actionRegistry.references
-            var accepted: [(plugin: LoadedPlugin, file: FileKey, realPath: String)] = []
-            var refused: [(path: String, error: GraftError)] = []
-            for item in batch {
-                let info = item.plugin.info
-                if let other = ids[info.id] ?? state.plugin(withID: info.id)?.info.path {
-                    refused.append((info.path, GraftError(
-                        .duplicatePlugin, "plugin '\(info.id)' at \(info.path) is already loaded from \(other); the first stays.",
-                        path: info.path)))
-                    continue
-                }
-                if let taken = info.components.first(where: { components[$0.reference] != nil }) {
-                    refused.append((info.path, GraftError(
-                        .duplicateComponent,
-                        "component '\(taken.reference)' from \(info.path) is already registered by \(components[taken.reference]!); the first registration stays.",
-                        path: info.path, key: taken.key)))
-                    continue
-                }
-                let names = info.validators.map { ComponentReference(key: $0.name, version: $0.version) }
-                if let taken = names.first(where: validators.contains) {
-                    refused.append((info.path, GraftError(
-                        .duplicateValidator, "validator '\(taken)' from \(info.path) is already registered; the first stays.",
-                        path: info.path, key: taken.key)))
-                    continue
-                }
-                let keys = info.actions.map { ComponentReference(key: $0.key, version: $0.version) }
-                if let taken = keys.first(where: actions.contains) {
-                    refused.append((info.path, GraftError(
-                        .duplicateAction, "action '\(taken)' from \(info.path) is already registered; the first stays.",
-                        path: info.path, key: taken.key)))
-                    continue
-                }
-                ids[info.id] = info.path
-                for contract in info.components { components[contract.reference] = info.path }
-                validators.formUnion(names)
-                actions.formUnion(keys)
-                accepted.append(item)
-            }
-            // No key is taken (checked above): publishing cannot fail.
-            _ = try? registry.register(accepted.flatMap { item in
-                item.plugin.info.components.map { RegisteredComponent(contract: $0, plugin: item.plugin) }
-            })
-            validatorRegistry.registerDescribed(accepted.map(\.plugin))
-            actionRegistry.register(accepted.map(\.plugin))
-            // Room for the whole batch at once, not a rehash per doubling.
-            state.reserve(accepted.count)
-            for item in accepted {
-                state.insert(item.plugin, at: item.realPath)
-                state.files[item.file] = item.realPath
-                state.order.append(item.realPath)
-            }
-            if !state.failures.isEmpty {
-                let paths = Set(accepted.map(\.plugin.info.path))
-                state.failures.removeAll { paths.contains($0.path) }
-            }
-            return refused
-        }
-    }
-
-    /// Forgets a plugin registered in-process: its components leave the
-    /// registry unless something else has replaced them since.
-    func forget(_ plugin: LoadedPlugin, realPath: String) {
-        state.withLock { state in
-            state.remove(at: realPath)
-            state.files = state.files.filter { $0.value != realPath }
-            state.order.removeAll { $0 == realPath }
-        }
-        for contract in plugin.info.components {
-            registry.unregister(contract.reference, ifProvidedBy: plugin)
-        }
+        try table.register(
+            PluginTable.Entry(plugin: plugin, realPath: file?.realPath ?? realPath ?? plugin.info.path, file: file?.identity.file),
+            overriding: overriding)
     }
 
     /// Every loaded plugin, in load order.
     public var plugins: [PluginInfo] {
-        state.withLock { state in state.order.compactMap { state.plugins[$0] } }.map { plugin in
+        table.loaded.map { plugin in
             var info = plugin.info
             info.isMapped = plugin.isMapped
             return info
@@ -366,7 +207,7 @@ public final class GraftHost: Sendable {
     }
 
     /// Every plugin file that failed to load, with why.
-    public var failures: [PluginFailure] { state.withLock { $0.failures } }
+    public var failures: [PluginFailure] { table.failures }
 
     // MARK: Components
 

@@ -57,6 +57,28 @@ struct LoaderTests {
         #expect(host.plugins.map(\.id) == ["test.dup-a"])
     }
 
+    @Test("a clash is refused in the same words whether the plugin was scanned or came from the registry cache")
+    func duplicateWordingIsOne() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let a = try Fixtures.build("dup_a", into: folder)
+        let b = try Fixtures.build("dup_b", into: folder)
+        func failure() -> GraftError? {
+            let host = GraftHost(
+                configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path),
+                logger: quietLogger)
+            host.loadPlugins()
+            #expect(host.plugins.map(\.id) == ["test.dup-a"])
+            return host.failures.first { $0.path == b.path }?.error
+        }
+        let scanned = try #require(failure())
+        let cached = try #require(failure())
+        #expect(scanned.code == .duplicateComponent)
+        #expect(cached.message == scanned.message)
+        #expect(scanned.message.contains(a.path) && scanned.message.contains(b.path) && scanned.message.contains("plugin 'test.dup-a'"))
+    }
+
     @Test("init returning false refuses the plugin and deinit is not called; one whose init succeeded gets it")
     func initFalse() throws {
         let scratch = try Scratch()

@@ -36,37 +36,14 @@ public struct RegisteredAction: Sendable {
 final class ActionRegistry: Sendable {
     private let actions = Locked<[ComponentReference: RegisteredAction]>([:])
 
-    func check(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) {
-        let current = actions.withLock { $0 }
-        for contract in plugin.info.actions {
-            let reference = ComponentReference(key: contract.key, version: contract.version)
-            if let existing = current[reference], existing.plugin !== replacing {
-                throw GraftError(
-                    .duplicateAction,
-                    "action '\(reference)' from \(plugin.info.path) is already registered by \(existing.pluginPath); the first stays.",
-                    path: plugin.info.path, key: reference.key)
-            }
-        }
-    }
+    /// Every action by key + version, as registered now.
+    var current: [ComponentReference: RegisteredAction] { actions.withLock { $0 } }
 
-    /// Publishes `plugin`'s actions, removing those of `replacing`, if any.
-    func register(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) {
+    /// Publishes the actions of `plugins` in one step, removing those of
+    /// `replacing`, if any; the caller (`PluginTable`) has checked the keys are free.
+    func publish(_ plugins: [LoadedPlugin], replacing: LoadedPlugin? = nil) {
         actions.withLock { actions in
             if let replacing { actions = actions.filter { $0.value.plugin !== replacing } }
-            for contract in plugin.info.actions {
-                actions[ComponentReference(key: contract.key, version: contract.version)] = RegisteredAction(
-                    contract: contract, pluginID: plugin.info.id, pluginPath: plugin.info.path, plugin: plugin)
-            }
-        }
-    }
-
-    /// Every action key + version taken.
-    var references: Set<ComponentReference> { actions.withLock { Set($0.keys) } }
-
-    /// Publishes the actions of many plugins in one step; the caller has
-    /// checked the keys are free.
-    func register(_ plugins: [LoadedPlugin]) {
-        actions.withLock { actions in
             for plugin in plugins {
                 for contract in plugin.info.actions {
                     actions[ComponentReference(key: contract.key, version: contract.version)] = RegisteredAction(
@@ -105,7 +82,7 @@ private final class ActionRecorder {
 
 extension GraftHost {
     /// Every registered custom action, sorted by key then version.
-    public var actions: [RegisteredAction] { actionRegistry.all }
+    public var actions: [RegisteredAction] { table.actions.all }
 
     /// Invokes the custom action `key` (`format_currency` or `format_currency@2`)
     /// with its configured `params` and the triggering event's `payload`.
@@ -113,7 +90,7 @@ extension GraftHost {
     public func invokeAction(
         _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
     ) throws(GraftError) -> ActionResult {
-        let action = try actionRegistry.resolve(ComponentReference(parsing: key))
+        let action = try table.actions.resolve(ComponentReference(parsing: key))
         guard let telemetry = action.plugin.telemetry else { return try invoke(action, params: params, payload: payload) }
         return try telemetry.measure(.action) { () throws(GraftError) in try invoke(action, params: params, payload: payload) }
     }

@@ -17,25 +17,24 @@ extension GraftHost {
         let (entries, problems) = searchPath.discoverEntries()
         for problem in problems { recordFailure(problem.error, path: problem.path) }
         scanTogether(entries)
-        defer { state.withLock { $0.scanned = [:] } }
+        defer { scannedTogether.withLock { $0 = [:] } }
         // Files the registry cache knows take the quick way: what `stat` said
         // of them, their folders' trust checked once per folder, and one
         // registration for all. Everything else, and everything odd, goes
         // through `load`, which opens, checks and scans each file.
-        var folders: [String: String?] = [:]
         let user = geteuid()
-        var quick: [(plugin: LoadedPlugin, file: FileKey, realPath: String)] = []
+        var quick: [PluginTable.Entry] = []
         var seen: Set<FileKey> = []
         // Registered in search order: the quick ones found so far go first.
         func flush() {
-            for (path, error) in registerDescribed(quick) {
+            for (path, error) in table.register(quick).refused {
                 recordFailure(error, path: path)
                 logger.error("\(error)", metadata: ["path": "\(path)"])
             }
             quick.removeAll()
         }
         for entry in entries {
-            if let described = quickDescription(of: entry, user: user, folders: &folders), seen.insert(described.file).inserted {
+            if let described = quickDescription(of: entry, user: user), let file = described.file, seen.insert(file).inserted {
                 quick.append(described)
                 continue
             }
@@ -99,18 +98,16 @@ extension GraftHost {
                 kept.withLock { $0.merge(found) { first, _ in first } }
             }
         }
-        state.withLock { $0.scanned = kept.withLock { $0 } }
+        scannedTogether.withLock { $0 = kept.withLock { $0 } }
     }
 
     /// `entries` opened, checked against the trust rules and the pins, with
     /// their hashes when pinned; those that fail are left out.
     private func openForScanning(_ entries: ArraySlice<SearchPath.Entry>) -> [(file: PluginFile, hash: String?)] {
-        var folders: [String: String?] = [:]
         var files: [(file: PluginFile, hash: String?)] = []
         for entry in entries {
-            guard let file = try? PluginFile(opening: entry),
-                state.withLock({ $0.files[file.identity.file] == nil }),
-                configuration.trust.violation(of: file, folders: &folders) == nil || configuration.trust.allowsUntrusted,
+            guard let file = try? PluginFile(opening: entry), !table.isLoaded(file.identity.file),
+                trust.admits(trust.violation(of: file)),
                 case .success(let hash) = Result(catching: { () throws(GraftError) in try checkPin(file) })
             else { continue }
             files.append((file, hash))
@@ -127,33 +124,31 @@ extension GraftHost {
     /// A plugin for `entry` straight from the registry cache, when `stat`
     /// says the file is the one described, it passes the trust rules and
     /// (when locked) its cached hash is pinned; else nil.
-    private func quickDescription(
-        of entry: SearchPath.Entry, user: uid_t, folders: inout [String: String?]
-    ) -> (plugin: LoadedPlugin, file: FileKey, realPath: String)? {
+    private func quickDescription(of entry: SearchPath.Entry, user: uid_t) -> PluginTable.Entry? {
         let status = entry.status
         guard let cache, configuration.mapping == .onFirstUse, (status.st_mode & S_IFMT) == S_IFREG,
             status.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0, Int64(status.st_size) <= PluginFile.maximumSize
         else { return nil }
         let identity = FileIdentity(status)
         guard case .described(var info) = cache.lookup(entry.realPath, identity) else { return nil }
-        if state.withLock({ $0.files[identity.file] != nil }) { return nil }
-        if configuration.trust.violation(
-            path: entry.path, realPath: entry.realPath, owner: status.st_uid, mode: status.st_mode, user: user, folders: &folders) != nil
-        {
+        if table.isLoaded(identity.file) { return nil }
+        // An untrusted file takes the slow way, which refuses it or warns.
+        if trust.violation(path: entry.path, realPath: entry.realPath, owner: status.st_uid, mode: status.st_mode, user: user) != nil {
             return nil
         }
         // A locked host hashes every file it loads (see `checkPin`): not from here.
         if pins != nil { return nil }
         info.path = entry.path
         info.imagePath = entry.realPath
-        return (describedPlugin(info, identity: identity, realPath: entry.realPath), identity.file, entry.realPath)
+        return PluginTable.Entry(
+            plugin: describedPlugin(info, identity: identity, realPath: entry.realPath), realPath: entry.realPath, file: identity.file)
     }
 
     /// A plugin known from its description, whose code runs in its runner
     /// child (a host that isolates) or is mapped here on first use.
     private func describedPlugin(_ info: PluginInfo, identity: FileIdentity, realPath: String) -> LoadedPlugin {
         if let runner = runner(for: info) {
-            state.withLock { $0.identities[realPath] = identity }
+            table.setIdentity(identity, of: realPath)
             return LoadedPlugin(described: info, runner: runner)
         }
         return LoadedPlugin(described: info) { [weak self] plugin throws(GraftError) in
@@ -179,8 +174,7 @@ extension GraftHost {
     private func load(pluginAt path: String, mapping when: GraftConfiguration.Mapping) throws(GraftError) -> PluginInfo {
         do throws(GraftError) {
             let file = try PluginFile(opening: path)
-            let known: LoadedPlugin? = state.withLock { state in state.files[file.identity.file].flatMap { state.plugins[$0] } }
-            if let known {
+            if let known = table.plugin(loadedFrom: file.identity.file) {
                 if known.info.path == path { return known.info }
                 throw GraftError(
                     .duplicatePlugin,
@@ -206,7 +200,7 @@ extension GraftHost {
             // that expects reloads pays for it.
             if loadsFromCopies {
                 let hash = try ContentHash.of(file)
-                state.withLock { $0.hashes[file.realPath] = hash }
+                table.setHash(hash, of: file.realPath)
             }
             logger.debug(
                 "registered \(plugin.info.id) \(plugin.info.version)\(plugin.isMapped ? "" : " (maps on first use)")",
@@ -223,19 +217,8 @@ extension GraftHost {
     /// Refuses a file other users could have written, unless the host allows
     /// untrusted files (then it only warns).
     func checkTrust(_ file: PluginFile) throws(GraftError) {
-        let trust = configuration.trust
-        let folder = TrustPolicy.parent(of: file.realPath)
-        let violation: GraftError?
-        if trustedFolders.contains(folder) {
-            violation = trust.fileViolation(path: file.path, realPath: file.realPath, owner: file.owner, mode: file.mode)
-        } else {
-            var folders: [String: String?] = [:]
-            violation = trust.violation(of: file, folders: &folders)
-            // The file's own folder stands for its whole chain.
-            if let verdict = folders[folder], verdict == nil { trustedFolders.insert(folder) }
-        }
-        guard let violation else { return }
-        guard configuration.trust.allowsUntrusted else { throw violation }
+        guard let violation = trust.violation(of: file) else { return }
+        guard trust.policy.allowsUntrusted else { throw violation }
         logger.warning("loading an untrusted plugin: \(violation.message)", metadata: ["path": "\(file.path)"])
     }
 
@@ -268,7 +251,7 @@ extension GraftHost {
     /// quarantined and never loaded in process. Nil when there is no scanner:
     /// only loading the file in process can tell.
     func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil, hash: String? = nil) throws(GraftError) -> PluginInfo? {
-        let scannedTogether = state.withLock { $0.scanned.removeValue(forKey: file.identity) }
+        let scannedTogether = self.scannedTogether.withLock { $0.removeValue(forKey: file.identity) }
         switch scannedTogether == nil ? cache?.lookup(file.realPath, file.identity) : nil {
         case .described(var info):
             info.path = file.path
@@ -310,23 +293,33 @@ extension GraftHost {
     }
 
     /// Opens an isolated plugin's file for its runner child, with the same
-    /// checks as a first mapping: trust, pins, and a rebuilt file scanned again.
+    /// checks as a first mapping (`reopen`).
     func openForRunner(_ plugin: LoadedPlugin) throws(GraftError) -> PluginFile {
+        let (file, changed) = try reopen(plugin) { table.identity(of: $0.realPath) }
+        if changed { table.setIdentity(file.identity, of: file.realPath) }
+        return file
+    }
+
+    /// Opens the file of a plugin registered from its description, checked
+    /// as a first load is: its trust and, when it is no longer the file
+    /// described (`identity`), its pin and a new scan, which must declare the
+    /// same things (a changed plugin comes in through `reload`, not behind
+    /// the registry's back). Returns it, and whether it changed.
+    private func reopen(
+        _ plugin: LoadedPlugin, describedAs identity: (PluginFile) -> FileIdentity?
+    ) throws(GraftError) -> (file: PluginFile, changed: Bool) {
         let path = plugin.info.path
         let file = try PluginFile(opening: path)
         try checkTrust(file)
-        let identity = state.withLock { $0.identities[file.realPath] }
-        if file.identity != identity {
-            try checkPin(file)
-            if let rescanned = try describe(file), !rescanned.declaresSame(as: plugin.info) {
-                throw GraftError(
-                    .invalidDescriptor,
-                    "\(path) changed since it was registered and now declares other components, validators or actions; reload it (hot swap) to use the new build.",
-                    path: path)
-            }
-            state.withLock { $0.identities[file.realPath] = file.identity }
+        guard file.identity != identity(file) else { return (file, false) }
+        try checkPin(file)
+        if let rescanned = try describe(file), !rescanned.declaresSame(as: plugin.info) {
+            throw GraftError(
+                .invalidDescriptor,
+                "\(path) changed since it was registered and now declares other components, validators or actions; reload it (hot swap) to use the new build.",
+                path: path)
         }
-        return file
+        return (file, true)
     }
 
     /// An isolated plugin crashed its runners too often: it is quarantined
@@ -340,21 +333,11 @@ extension GraftHost {
     }
 
     /// Maps a plugin registered from its description, the first time it is
-    /// used. The file must still be the file described; a rebuilt file is
-    /// scanned again first, and must declare the same things (a changed
-    /// plugin comes in through `reload`, not behind the registry's back).
+    /// used, from its file checked by `reopen`.
     func map(_ plugin: LoadedPlugin, describedAs identity: FileIdentity) throws(GraftError) -> LoadedPlugin.Image {
         let path = plugin.info.path
         do throws(GraftError) {
-            let file = try PluginFile(opening: path)
-            try checkTrust(file)
-            if file.identity != identity { try checkPin(file) }
-            if file.identity != identity, let rescanned = try describe(file), !rescanned.declaresSame(as: plugin.info) {
-                throw GraftError(
-                    .invalidDescriptor,
-                    "\(path) changed since it was registered and now declares other components, validators or actions; reload it (hot swap) to use the new build.",
-                    path: path)
-            }
+            let (file, _) = try reopen(plugin) { _ in identity }
             let loaded = try loader.load(file, mapping: imageMapping, images: images)
             guard loaded.info.declaresSame(as: plugin.info) else { throw declaredDifferently(path) }
             logger.debug("mapped \(plugin.info.id) on first use", metadata: ["path": "\(path)"])
@@ -372,12 +355,7 @@ extension GraftHost {
             path: path)
     }
 
-    func recordFailure(_ error: GraftError, path: String) {
-        state.withLock { state in
-            state.failures.removeAll { $0.path == path }
-            state.failures.append(PluginFailure(path: path, error: error))
-        }
-    }
+    func recordFailure(_ error: GraftError, path: String) { table.recordFailure(error, path: path) }
 
     func saveCache() {
         guard let cache, let problem = cache.save() else { return }

@@ -45,7 +45,7 @@ extension GraftHost {
         let clock = ContinuousClock()
         let start = clock.now
         let real = FilePaths.resolvingSymlinks(path)
-        let old = state.withLock { $0.plugins[real] }
+        let old = table.plugin(at: real)
         func event(
             _ outcome: SwapEvent.Outcome, new: PluginInfo? = nil, recreated: [SwapEvent.Recreated] = [],
             failed: [(instanceID: String, error: GraftError)] = [], orphaned: [String] = []
@@ -59,11 +59,7 @@ extension GraftHost {
         guard FileManager.default.fileExists(atPath: path) else {
             guard old != nil else {
                 // A file that had failed is gone: so is its failure.
-                let failed = state.withLock { state in
-                    defer { state.failures.removeAll { $0.path == path } }
-                    return state.failures.contains { $0.path == path }
-                }
-                if failed { return event(.removed) }
+                if table.clearFailure(path: path) { return event(.removed) }
                 return event(.failed(GraftError(.pluginNotFound, "\(path) does not exist.", path: path)))
             }
             remove(realPath: real)
@@ -77,7 +73,7 @@ extension GraftHost {
         } catch {
             return event(.failed(error))
         }
-        if !force, old != nil, state.withLock({ $0.hashes[real] }) == hash { return event(.unchanged) }
+        if !force, old != nil, table.hash(of: real) == hash { return event(.unchanged) }
 
         let plugin: LoadedPlugin
         do throws(GraftError) {
@@ -90,14 +86,11 @@ extension GraftHost {
                 // Isolated: the new build runs in a new child, which must
                 // create every live instance's component before it takes over.
                 plugin = LoadedPlugin(described: description, runner: runner)
-                let previous = state.withLock { state in
-                    defer { state.identities[file.realPath] = file.identity }
-                    return state.identities[file.realPath]
-                }
+                let previous = table.setIdentity(file.identity, of: file.realPath)
                 do throws(GraftError) {
                     try rehearse(plugin, for: old)
                 } catch {
-                    state.withLock { $0.identities[file.realPath] = previous }
+                    table.setIdentity(previous, of: file.realPath)
                     throw error
                 }
             } else {
@@ -115,12 +108,12 @@ extension GraftHost {
             } catch {
                 return event(.failed(error))
             }
-            state.withLock { $0.hashes[real] = hash }
+            table.setHash(hash, of: real)
             return event(.loaded, new: plugin.info)
         }
 
         do throws(GraftError) {
-            try publish(plugin, replacing: old, file: file, hash: hash)
+            try table.replace(old, with: PluginTable.Entry(plugin: plugin, realPath: file.realPath, file: file.identity.file), hash: hash)
         } catch {
             return event(.failed(error), new: plugin.info)
         }
@@ -130,7 +123,7 @@ extension GraftHost {
         var recreated: [SwapEvent.Recreated] = []
         var failed: [(instanceID: String, error: GraftError)] = []
         var orphaned: [String] = []
-        let published = registry.snapshot.components
+        let published = table.components.snapshot.components
         for instance in tracker.cores where instance.component.plugin === old {
             let reference = instance.component.reference
             guard let replacement = published[reference], replacement.plugin === plugin else {
@@ -177,49 +170,14 @@ extension GraftHost {
         }
     }
 
-    /// Publishes `plugin` in place of `old`: validators, actions and
-    /// components, each in one step, after every check has passed.
-    private func publish(_ plugin: LoadedPlugin, replacing old: LoadedPlugin, file: PluginFile, hash: String) throws(GraftError) {
-        let realPath = file.realPath
-        let result: Result<Void, GraftError> = state.withLock { state in
-            if let other = state.plugin(withID: plugin.info.id, except: realPath) {
-                return .failure(GraftError(
-                    .duplicatePlugin,
-                    "plugin '\(plugin.info.id)' at \(plugin.info.path) is already loaded from \(other.info.path); the running build stays.",
-                    path: plugin.info.path))
-            }
-            let prepared: ValidatorRegistry.Prepared
-            do throws(GraftError) {
-                prepared = try validatorRegistry.prepare(plugin, replacing: old)
-                try actionRegistry.check(plugin, replacing: old)
-                try registry.swap(
-                    replacing: old, with: plugin.info.components.map { RegisteredComponent(contract: $0, plugin: plugin) })
-            } catch {
-                return .failure(error)
-            }
-            validatorRegistry.register(plugin, prepared: prepared, replacing: old)
-            actionRegistry.register(plugin, replacing: old)
-            state.insert(plugin, at: realPath)
-            state.files = state.files.filter { $0.value != realPath }
-            state.files[file.identity.file] = realPath
-            state.hashes[realPath] = hash
-            state.removedInUse.remove(realPath)
-            return .success(())
-        }
-        try result.get()
-    }
-
     /// The file is gone: unregister now if no instance uses the plugin, else
     /// once the last one closes.
     func remove(realPath: String) {
-        guard let plugin = state.withLock({ $0.plugins[realPath] }) else { return }
-        // Instances are asked outside the state lock: an instance's own lock
-        // may be held by a thread that is calling into the host.
+        guard let plugin = table.plugin(at: realPath) else { return }
+        // Instances are asked outside the table's lock: an instance's own
+        // lock may be held by a thread that is calling into the host.
         if tracker.cores.contains(where: { $0.component.plugin === plugin }) {
-            state.withLock { state in
-                state.removedInUse.insert(realPath)
-                tracker.removalsPending.store(true, ordering: .releasing)
-            }
+            table.markRemovedInUse(realPath, raising: tracker.removalsPending)
             finishRemovals()  // in case the last instance closed meanwhile
         } else {
             forgetFile(realPath: realPath)
@@ -228,31 +186,17 @@ extension GraftHost {
 
     /// Unregisters removed files whose last instance has closed.
     func finishRemovals() {
-        let pending = state.withLock { state in
-            if state.removedInUse.isEmpty { tracker.removalsPending.store(false, ordering: .releasing) }
-            return state.removedInUse
-        }
+        let pending = table.removedInUse(lowering: tracker.removalsPending)
         guard !pending.isEmpty else { return }
         let live = tracker.cores
         for realPath in pending {
-            let plugin = state.withLock { $0.plugins[realPath] }
-            if let plugin, live.contains(where: { $0.component.plugin === plugin }) { continue }
+            if let plugin = table.plugin(at: realPath), live.contains(where: { $0.component.plugin === plugin }) { continue }
             forgetFile(realPath: realPath)
         }
     }
 
     private func forgetFile(realPath: String) {
-        let plugin: LoadedPlugin? = state.withLock { state in
-            state.removedInUse.remove(realPath)
-            state.hashes[realPath] = nil
-            state.files = state.files.filter { $0.value != realPath }
-            state.order.removeAll { $0 == realPath }
-            return state.remove(at: realPath)
-        }
-        guard let plugin else { return }
-        registry.removeAll(providedBy: plugin)
-        validatorRegistry.removeAll(providedBy: plugin)
-        actionRegistry.removeAll(providedBy: plugin)
+        guard let plugin = table.forget(realPath: realPath) else { return }
         logger.info("unregistered \(plugin.info.id): \(plugin.info.path) was removed")
     }
 

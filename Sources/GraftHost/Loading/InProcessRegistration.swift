@@ -22,8 +22,8 @@ public final class InProcessRegistration: Sendable {
     /// Unregisters the in-process components and puts back what they replaced.
     public func remove() {
         guard let host else { return }
-        host.forget(loaded, realPath: key)
-        for component in replaced { host.registry.restore(component) }
+        host.table.forget(realPath: key)
+        for component in replaced { host.table.components.restore(component) }
     }
 }
 

@@ -72,58 +72,31 @@ package final class ComponentRegistry: Sendable {
         snapshot.components.values.sorted { ($0.contract.key, $0.contract.version) < ($1.contract.key, $1.contract.version) }
     }
 
-    /// Registers all of `components` or none: a key + version already taken
-    /// is refused with `duplicate_component` naming both plugin files, and
-    /// the first registration stays. With `replacing`, taken ones are replaced
-    /// instead and returned, so they can be put back.
+    /// Publishes `components` in one step; the caller (`PluginTable`) has
+    /// checked that no key + version is taken. With `replacing`, those that
+    /// are taken are replaced and returned, so they can be put back.
     @discardableResult
-    func register(_ components: [RegisteredComponent], replacing: Bool = false) throws(GraftError) -> [RegisteredComponent] {
-        let result: Result<[RegisteredComponent], GraftError> = update { snapshot in
-            var replaced: [RegisteredComponent] = []
-            for component in components {
-                if let existing = snapshot.components[component.reference] {
-                    if replacing {
-                        replaced.append(existing)
-                        continue
-                    }
-                    return .failure(GraftError(
-                        .duplicateComponent,
-                        "component '\(component.reference)' from \(component.pluginPath) is already registered by \(existing.pluginPath) (plugin '\(existing.pluginID)'); the first registration stays.",
-                        path: component.pluginPath, key: component.contract.key))
-                }
-            }
-            for component in replaced { _ = snapshot.remove(component.reference) }
+    func register(_ components: [RegisteredComponent], replacing: Bool = false) -> [RegisteredComponent] {
+        update { snapshot in
+            let replaced = replacing ? components.compactMap { snapshot.remove($0.reference) } : []
             snapshot.components.reserveCapacity(snapshot.components.count + components.count)
             snapshot.versions.reserveCapacity(snapshot.versions.count + components.count)
             for component in components { snapshot.insert(component) }
-            return .success(replaced)
+            return replaced
         }
-        return try result.get()
     }
 
     /// Replaces every component `old` provides with `components` (a new build
     /// of the same plugin) in one published step: a lookup on any thread sees
-    /// the old build or the new one, never neither. A key + version another
-    /// plugin holds is refused with `duplicate_component` and nothing changes.
-    func swap(replacing old: LoadedPlugin, with components: [RegisteredComponent]) throws(GraftError) {
-        let result: Result<Void, GraftError> = current.withLock { published in
-            var next = published.snapshot
-            for (reference, existing) in next.components where existing.plugin === old {
-                _ = next.remove(reference)
+    /// the old build or the new one, never neither. The caller has checked
+    /// that no other plugin holds their keys.
+    func swap(replacing old: LoadedPlugin, with components: [RegisteredComponent]) {
+        update { snapshot in
+            for (reference, existing) in snapshot.components where existing.plugin === old {
+                _ = snapshot.remove(reference)
             }
-            for component in components {
-                if let existing = next.components[component.reference] {
-                    return .failure(GraftError(
-                        .duplicateComponent,
-                        "component '\(component.reference)' from \(component.pluginPath) is already registered by \(existing.pluginPath) (plugin '\(existing.pluginID)'); the running build stays.",
-                        path: component.pluginPath, key: component.contract.key))
-                }
-                next.insert(component)
-            }
-            published = Published(next)
-            return .success(())
+            for component in components { snapshot.insert(component) }
         }
-        try result.get()
     }
 
     /// Removes every component `plugin` provides.

@@ -96,7 +96,7 @@ public final class ComponentInstance: Sendable {
 final class InstanceTracker: @unchecked Sendable {
     private let open = Locked<[ObjectIdentifier: InstanceCore]>([:])
     /// Told after a close while a removed plugin file waits for its last
-    /// instance (`removalsPending`, set and cleared under the host's state lock).
+    /// instance (`removalsPending`, set and cleared under the plugin table.s lock).
     weak var host: GraftHost?
     let removalsPending = Atomic<Bool>(false)
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Folders whose whole chain up to "/" a host found trusted in the last
 /// moment, so that loading files one after another does not `stat` every
 /// ancestor folder of every file again (about a fifth of loading 200 plugins
@@ -31,4 +35,37 @@ final class TrustedFolders: Sendable {
         let now = ContinuousClock.now
         folders.withLock { $0[folder] = now }
     }
+}
+
+/// The one way a host asks whether a file may load under its `TrustPolicy`:
+/// every load path (the quick path from the cache, the scan ahead, a load,
+/// a runner's open, a first mapping and a hot swap) comes here, with the
+/// folders found trusted a moment ago remembered across them.
+final class TrustGate: Sendable {
+    let policy: TrustPolicy
+    private let trustedFolders = TrustedFolders()
+
+    init(_ policy: TrustPolicy) { self.policy = policy }
+
+    /// The first rule the file breaks, from what `stat` says of it, or nil.
+    /// `user` is this process's effective user, asked once by a caller
+    /// checking many files.
+    func violation(path: String, realPath: String, owner: uid_t, mode: mode_t, user: uid_t = geteuid()) -> GraftError? {
+        let folder = TrustPolicy.parent(of: realPath)
+        if trustedFolders.contains(folder) {
+            return policy.fileViolation(path: path, realPath: realPath, owner: owner, mode: mode, user: user)
+        }
+        var folders: [String: String?] = [:]
+        let violation = policy.violation(path: path, realPath: realPath, owner: owner, mode: mode, user: user, folders: &folders)
+        // The file's own folder stands for its whole chain.
+        if let verdict = folders[folder], verdict == nil { trustedFolders.insert(folder) }
+        return violation
+    }
+
+    func violation(of file: PluginFile) -> GraftError? {
+        violation(path: file.path, realPath: file.realPath, owner: file.owner, mode: file.mode)
+    }
+
+    /// Whether a file with this verdict loads: trusted, or untrusted files allowed.
+    func admits(_ violation: GraftError?) -> Bool { violation == nil || policy.allowsUntrusted }
 }

@@ -1,6 +1,6 @@
 extension GraftHost {
     /// Every registered validator, sorted by name then version.
-    public var validators: [RegisteredValidator] { validatorRegistry.all }
+    public var validators: [RegisteredValidator] { table.validators.all }
 
     /// Validates `value` with the validator `name` (`luhn` or `luhn@2`) and
     /// the editor's string `params`.
@@ -10,7 +10,7 @@ extension GraftHost {
     /// for params of the wrong count or that do not convert (naming the
     /// position and the text).
     public func validate(_ name: String, value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationResult {
-        try validatorRegistry.validate(name: name, value: value, params: params, path: .automatic)
+        try table.validators.validate(name: name, value: value, params: params, path: .automatic)
     }
 
     /// `validate` on a chosen call path: `.libffi` skips the typed fast path
@@ -18,12 +18,12 @@ extension GraftHost {
     package func validate(
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath
     ) throws(GraftError) -> ValidationResult {
-        try validatorRegistry.validate(name: name, value: value, params: params, path: path)
+        try table.validators.validate(name: name, value: value, params: params, path: path)
     }
 
     /// The validator flows call `name` (`luhn` or `luhn@2`), to call many
     /// times without a lookup each time. Throws `validator_not_found`.
     public func validator(_ name: String) throws(GraftError) -> RegisteredValidator {
-        try validatorRegistry.resolve(name: name)
+        try table.validators.resolve(name: name)
     }
 }

@@ -44,22 +44,10 @@ package final class ValidatorRegistry: Sendable {
         var isPending: Bool
     }
 
-    /// Throws when `plugin` cannot be registered: a name taken by another
-    /// plugin (other than `replacing`), or a native signature libffi cannot
-    /// prepare.
-    package func prepare(_ plugin: LoadedPlugin, replacing: LoadedPlugin? = nil) throws(GraftError) -> Prepared {
-        let current = table.value.entries
-        let waiting = pending.withLock { $0 }
-        for contract in plugin.info.validators {
-            let reference = ComponentReference(key: contract.name, version: contract.version)
-            let holder = current[reference]?.plugin ?? waiting[reference]
-            if let holder, holder !== replacing, holder !== plugin {
-                throw GraftError(
-                    .duplicateValidator,
-                    "validator '\(reference)' from \(plugin.info.path) is already registered by \(holder.info.path); the first stays.",
-                    path: plugin.info.path, key: reference.key)
-            }
-        }
+    /// Prepares `plugin`'s native validators for libffi; throws for a
+    /// signature libffi cannot call. (Whether its names are free is
+    /// `PluginTable`'s to check.)
+    package func prepare(_ plugin: LoadedPlugin) throws(GraftError) -> Prepared {
         if plugin.runner != nil { return Prepared(entries: [:], functions: [:], isPending: false) }
         guard plugin.isMapped else { return Prepared(entries: [:], functions: [:], isPending: true) }
         let entries = try plugin.mapped().validators
@@ -73,76 +61,58 @@ package final class ValidatorRegistry: Sendable {
         return Prepared(entries: entries, functions: functions, isPending: false)
     }
 
-    /// Publishes `plugin`'s validators in one step, removing those of
-    /// `replacing` (the build it replaces), if any.
-    func register(_ plugin: LoadedPlugin, prepared: Prepared, replacing: LoadedPlugin? = nil) {
+    /// Publishes the validators of `plugins` in one step, removing those of
+    /// `replacing` (the build a new one replaces), if any: in the table, or
+    /// waiting for their plugin to map, or answering from its runner child.
+    func publish(_ plugins: [(plugin: LoadedPlugin, prepared: Prepared)], replacing: LoadedPlugin? = nil) {
         pending.withLock { pending in
-            pending = pending.filter { $0.value !== replacing && $0.value !== plugin }
-            if prepared.isPending {
+            if let replacing { pending = pending.filter { $0.value !== replacing } }
+            for (plugin, prepared) in plugins where prepared.isPending {
                 for contract in plugin.info.validators {
                     pending[ComponentReference(key: contract.name, version: contract.version)] = plugin
                 }
             }
         }
-        let functions = prepared.functions
-        // A plugin waiting to map adds nothing to the table yet.
-        if prepared.entries.isEmpty && replacing == nil && plugin.runner == nil { return }
+        // Plugins waiting to map add nothing to the table yet.
+        let ready = plugins.filter { !$0.prepared.isPending && !$0.plugin.info.validators.isEmpty }
+        if ready.isEmpty && replacing == nil { return }
         table.update { table in
             var entries = table.entries
             if let replacing { entries = entries.filter { $0.value.plugin !== replacing } }
-            for (reference, entry) in prepared.entries {
-                entries[reference] = RegisteredValidator(
-                    contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
-                    native: functions[reference])
-            }
-            // An isolated plugin's validators answer from its runner child.
-            if plugin.runner != nil {
-                for contract in plugin.info.validators {
-                    entries[ComponentReference(key: contract.name, version: contract.version)] = RegisteredValidator(
-                        contract: contract, plugin: plugin, descriptor: nil, native: nil)
+            for (plugin, prepared) in ready {
+                for (reference, entry) in prepared.entries {
+                    entries[reference] = RegisteredValidator(
+                        contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
+                        native: prepared.functions[reference])
+                }
+                // An isolated plugin's validators answer from its runner child.
+                if plugin.runner != nil {
+                    for contract in plugin.info.validators {
+                        entries[ComponentReference(key: contract.name, version: contract.version)] = RegisteredValidator(
+                            contract: contract, plugin: plugin, descriptor: nil, native: nil)
+                    }
                 }
             }
             return (Table(entries), ())
         }
     }
 
-    /// Every validator name taken, published or waiting for its plugin.
-    var references: Set<ComponentReference> {
-        Set(table.value.entries.keys).union(pending.withLock { Set($0.keys) })
+    /// The plugin holding each validator name, published or waiting to map.
+    struct Holders {
+        fileprivate let published: [ComponentReference: RegisteredValidator]
+        fileprivate let waiting: [ComponentReference: LoadedPlugin]
+
+        subscript(reference: ComponentReference) -> LoadedPlugin? { published[reference]?.plugin ?? waiting[reference] }
     }
 
-    /// Registers the validators of plugins known from their description, in
-    /// one step: waiting for their plugin to map, or answering from its
-    /// runner child. The caller has checked the names are free.
-    func registerDescribed(_ plugins: [LoadedPlugin]) {
-        let remote = plugins.filter { $0.runner != nil }
-        pending.withLock { pending in
-            for plugin in plugins where plugin.runner == nil {
-                for contract in plugin.info.validators {
-                    pending[ComponentReference(key: contract.name, version: contract.version)] = plugin
-                }
-            }
-        }
-        guard remote.contains(where: { !$0.info.validators.isEmpty }) else { return }
-        table.update { table in
-            var entries = table.entries
-            for plugin in remote {
-                for contract in plugin.info.validators {
-                    entries[ComponentReference(key: contract.name, version: contract.version)] = RegisteredValidator(
-                        contract: contract, plugin: plugin, descriptor: nil, native: nil)
-                }
-            }
-            return (Table(entries), ())
-        }
-    }
+    var holders: Holders { Holders(published: table.value.entries, waiting: pending.withLock { $0 }) }
 
     /// Maps the plugin that declares `reference`, if it is waiting, and
     /// publishes its validators. False when no plugin waits with it.
     private func mapPending(_ reference: ComponentReference) throws(GraftError) -> Bool {
         guard let plugin = pending.withLock({ $0[reference] }) else { return false }
         _ = try plugin.mapped()
-        let prepared = try prepare(plugin)
-        register(plugin, prepared: prepared)
+        publish([(plugin, try prepare(plugin))])
         return true
     }
 

@@ -9,7 +9,7 @@ extension GraftHost {
     /// The C function behind a native validator, so a benchmark can call it
     /// directly as the baseline for `validate`.
     package func nativeFunctionAddress(ofValidator name: String) -> UnsafeRawPointer? {
-        guard let validator = try? validatorRegistry.resolve(ComponentReference(parsing: name)),
+        guard let validator = try? table.validators.resolve(ComponentReference(parsing: name)),
             let function = validator.descriptor?.pointer.pointee.function
         else { return nil }
         return unsafeBitCast(function, to: UnsafeRawPointer.self)
