@@ -2,8 +2,8 @@ import GraftHost
 
 /// One thing a conformance test found: what it exercised (`key`), what
 /// graft.h or the test expected and what happened.
-package struct ConformanceFinding: Sendable, Hashable {
-    package enum Severity: String, Sendable, Hashable {
+package struct ConformanceFinding: Sendable, Hashable, Codable {
+    package enum Severity: String, Sendable, Hashable, Codable {
         /// Breaks graft.h, or takes the test's process down: the test fails.
         case failure
         /// Legal but likely wrong; fails the test only with `--strict`.

@@ -27,10 +27,7 @@ final class ConformanceProbe: @unchecked Sendable {
 
     /// Tells the host what comes next, before it is done.
     func step(_ key: String, _ what: String) {
-        var writer = WireWriter()
-        writer.string(key)
-        writer.string(what)
-        _ = ChildChannel.send(.conformStep, id: 0, writer.bytes)
+        ChildJob.Service.step(ConformanceStep(key: key, what: what).jobBytes)
     }
 
     func fail(_ key: String, expected: String, got actual: String) {
@@ -63,19 +60,8 @@ final class ConformanceProbe: @unchecked Sendable {
     private(set) lazy var load: Load = {
         step("plugin", "loading it (constructors, graft_entry, init, descriptors)")
         let started = ContinuousClock.now
-        switch PluginLoader(logger: logger).open(file, mapping: ChildSandbox.mapping(copy: false), images: ImageStore()) {
-        case .failure(let problems):
-            return Load(plugin: nil, problems: problems.errors, duration: ContinuousClock.now - started)
-        case .success(let plugin):
-            // Never unloaded: the child ends with _exit.
-            plugin.staysMapped.store(true, ordering: .relaxed)
-            do throws(GraftError) {
-                _ = try ValidatorRegistry().prepare(plugin)
-            } catch {
-                return Load(plugin: nil, problems: [error], duration: ContinuousClock.now - started)
-            }
-            return Load(plugin: plugin, problems: [], duration: ContinuousClock.now - started)
-        }
+        let (plugin, problems) = PluginInspection.load(file, logger: logger)
+        return Load(plugin: plugin, problems: problems, duration: ContinuousClock.now - started)
     }()
 
     /// The loaded plugin; nil, and the test skipped, when it does not load

@@ -12,15 +12,10 @@ import Glibc
 /// that no plugin deinit or destructor can turn a verdict into a crash.
 package enum ConformanceService {
     package static func serve() -> Never {
-        guard ChildChannel.sayHello() else { ScannerService.finish() }
-        var channel = ChildChannel()
-        guard let (header, payload, descriptor) = channel.next(), header.kind == .conform else { ScannerService.finish() }
-        var reader = WireReader(payload)
-        guard let name = try? reader.string(), let test = ConformanceTest(rawValue: name), let path = try? reader.string(),
-            let realPath = try? reader.string(), descriptor >= 0
-        else {
-            if descriptor >= 0 { close(descriptor) }
-            ScannerService.finish()
+        guard let (request, descriptor) = ChildJob.Service.request() else { ChildJob.Service.finish() }
+        guard let job = ConformanceJob(jobBytes: request), let test = ConformanceTest(rawValue: job.test) else {
+            close(descriptor)
+            ChildJob.Service.finish()
         }
         // To the host's log (it shows them at notice level): the plugin's own
         // warnings and the drift a hostile input causes.
@@ -28,16 +23,14 @@ package enum ConformanceService {
         logger.logLevel = .warning
         var verdict = ConformanceVerdict()
         do throws(GraftError) {
-            let probe = ConformanceProbe(file: try PluginFile(adopting: descriptor, path: path, realPath: realPath), logger: logger)
+            let probe = ConformanceProbe(
+                file: try PluginFile(adopting: descriptor, path: job.path, realPath: job.realPath), logger: logger)
             test.check(probe)
             verdict = probe.verdict
         } catch {
             verdict.findings = [ConformanceFinding(.failure, key: "image", expected: "a plugin file the test can open", actual: error.message)]
         }
-        var writer = WireWriter()
-        writer.verdict(verdict)
-        _ = ChildChannel.send(.conformed, id: header.id, writer.bytes)
-        ScannerService.finish()
+        ChildJob.Service.answer(verdict.jobBytes)
     }
 }
 

@@ -7,8 +7,8 @@ import Glibc
 #endif
 
 /// The host's side of `graft check --conformance`: each test runs in a child
-/// of its own (`graft-child conform`, started and reaped by `ChildProcess`
-/// like every Graft child), so a plugin that crashes or hangs in one test
+/// of its own (`graft-child conform`, a `ChildJob`, started and reaped like
+/// every Graft child), so a plugin that crashes or hangs in one test
 /// fails that test only and the next one starts on a fresh process. Every
 /// wait has the test's deadline; past it the child is killed.
 package struct ConformanceSupervisor: Sendable {
@@ -78,15 +78,11 @@ package struct ConformanceSupervisor: Sendable {
         let deadline = testTimeout ?? test.deadline
         let output = { (line: String) in self.logger.notice("\(test.name): \(line)", metadata: ["plugin": "\(file.path)"]) }
         let data = sandbox.flatMap { request in request.policy.writeFolders.first }
-        let child = try ChildProcess.startGraftChild(
-            executable: executable, arguments: ["conform"], environment: data.map { ["GRAFT_DATA_DIR": $0] } ?? [:],
+        let child = try ChildJob(
+            executable: executable, mode: "conform", environment: data.map { ["GRAFT_DATA_DIR": $0] } ?? [:],
             sandbox: sandbox, logger: logger, onOutput: output)
-        var request = WireWriter()
-        request.string(test.name)
-        request.string(file.path)
-        request.string(file.realPath)
         // What the child said it was about to do: where a crash or hang happened.
-        var step = (key: "plugin", what: "starting the test")
+        var step = ConformanceStep(key: "plugin", what: "starting the test")
         func result(_ verdict: ConformanceVerdict) -> ConformanceResult {
             // What the sandbox refused the plugin during the test (its filter
             // tells the host, whatever the test's process says or does).
@@ -105,33 +101,25 @@ package struct ConformanceSupervisor: Sendable {
                 ConformanceFinding(.failure, key: step.key, expected: "the test to run to its end", actual: actual, code: code)
             ]))
         }
-        guard child.send(.conform, id: 1, payload: request.bytes, descriptor: file.descriptor) else {
+        let job = ConformanceJob(test: test.name, path: file.path, realPath: file.realPath)
+        guard child.send(job.jobBytes, file: file) else {
             return died("its process \(child.termination()) before it was given the plugin", .pluginCrashed)
         }
         let until = started + deadline
         while true {
-            switch child.receive(until: until, onOutput: output) {
-            case .frame(let header, let payload) where header.kind == .conformStep:
-                var reader = WireReader(payload)
-                if let key = try? reader.string(), let what = try? reader.string() { step = (key, what) }
-            case .frame(let header, let payload) where header.kind == .conformed:
-                var reader = WireReader(payload)
-                guard let verdict = try? reader.verdict() else {
-                    child.stop()
+            switch child.next(until: until, onOutput: output) {
+            case .step(let bytes):
+                if let said = ConformanceStep(jobBytes: bytes) { step = said }
+            case .answer(let bytes):
+                guard let verdict = ConformanceVerdict(jobBytes: bytes) else {
                     return died("an answer that does not decode", .pluginCrashed)
                 }
-                child.finish()
                 return result(verdict)
-            case .frame(let header, _):
-                child.stop()
-                return died("an unexpected \(header.kind) frame from the test's process", .pluginCrashed)
-            case .violation(let reason):
-                child.stop()
+            case .brokeProtocol(let reason):
                 return died("the test's process broke the protocol (\(reason))", .pluginCrashed)
-            case .closed:
-                return died("its process \(child.termination()) while \(step.what)", .pluginCrashed)
+            case .died(let termination):
+                return died("its process \(termination) while \(step.what)", .pluginCrashed)
             case .timedOut:
-                child.stop()
                 return died("no answer within \(deadline) (it was still \(step.what)); its process was killed", .pluginTimeout)
             }
         }

@@ -49,17 +49,14 @@ public final class GraftHost: Sendable {
     /// The pins to enforce, or why the lock file could not be read; nil when
     /// the host does not pin.
     let pins: Result<LockFile, GraftError>?
-    let swapObservers = Locked<[Int: @Sendable (SwapEvent) -> Void]>([:])
-    let observerTokens = Atomic<Int>(0)
+    let swapObservers = Observers<SwapEvent>()
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
     let reloads = Locked(())
     private let instanceCounter = Atomic<Int>(0)
     /// The open instances; tells the host when one closes.
     let tracker = InstanceTracker()
-    /// The latest acts the sandbox refused each plugin, by its path (see `noteSandboxDenials`).
-    let sandboxDenialLog = Locked<[String: [SandboxDenial]]>([:])
-    /// Told of every refused act (`addSandboxObserver`), by token.
-    let sandboxObservers = Locked<[Int: @Sendable (_ pluginID: String?, _ path: String, [GraftWarning]) -> Void]>([:])
+    /// The latest acts the sandbox refused each plugin, and who is told of them.
+    let sandboxReports = SandboxReports()
 
     /// - Parameter loadsFromCopies: map every plugin from a private copy of its
     ///   file (see `ImageStore`): set it when plugin files may be rebuilt while

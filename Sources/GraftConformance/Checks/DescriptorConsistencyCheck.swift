@@ -28,35 +28,32 @@ enum DescriptorConsistencyCheck {
         }
         guard let image = try? plugin.mapped(), let entry = image.entry, let getFactory = entry.pointee.get_factory else { return }
         probe.step("get_factory", "reading every factory a second time")
-        var reader = DescriptorReader(path: plugin.info.path, abiMinor: plugin.info.abi.minor)
         if let raw = getFactory(GRAFT_COMPONENT_FACTORY_ID) {
             let factory = raw.assumingMemoryBound(to: graft_component_factory_t.self)
             stable("component", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.contracts(factory)
-            compare("component", plugin.info.components.map(ConformanceKey.component), again.map(ConformanceKey.component),
-                plugin.info.components == again, probe)
         }
         if let raw = getFactory(GRAFT_VALIDATOR_FACTORY_ID) {
             let factory = raw.assumingMemoryBound(to: graft_validator_factory_t.self)
             stable("validator", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.contracts(factory)
-            compare("validator", plugin.info.validators.map(ConformanceKey.validator), again.map(ConformanceKey.validator),
-                plugin.info.validators == again, probe)
         }
         if let raw = getFactory(GRAFT_ACTION_FACTORY_ID) {
             let factory = raw.assumingMemoryBound(to: graft_action_factory_t.self)
             stable("action", count: factory.pointee.count.map { count in { count(factory) } }, probe) { index in
                 factory.pointee.get_descriptor?(factory, index) != nil
             }
-            let again = reader.contracts(factory)
-            compare("action", plugin.info.actions.map(ConformanceKey.action), again.map(ConformanceKey.action),
-                plugin.info.actions == again, probe)
         }
-        for problem in reader.problems {
+        let again = PluginInspection.Declarations(reading: { getFactory($0) }, path: plugin.info.path, abiMinor: plugin.info.abi.minor)
+        compare("component", plugin.info.components.map(ConformanceKey.component), again.components.map(ConformanceKey.component),
+            plugin.info.components == again.components, probe)
+        compare("validator", plugin.info.validators.map(ConformanceKey.validator), again.validators.map(ConformanceKey.validator),
+            plugin.info.validators == again.validators, probe)
+        compare("action", plugin.info.actions.map(ConformanceKey.action), again.actions.map(ConformanceKey.action),
+            plugin.info.actions == again.actions, probe)
+        for problem in again.problems {
             probe.fail(problem.key ?? "descriptors", expected: "the same valid descriptors on a second read", got: problem.message)
         }
         probe.note(
@@ -72,7 +69,7 @@ enum DescriptorConsistencyCheck {
         if first != second {
             probe.fail("\(kind) factory", expected: "count() to stay the same between init and deinit", got: "\(first), then \(second)")
         }
-        guard first < UInt32(DescriptorReader.maximumDescriptors) else { return }
+        guard first < UInt32(PluginInspection.maximumDescriptors) else { return }
         if descriptorExists(first) {
             probe.fail("\(kind) factory", expected: "get_descriptor(\(first)) = NULL (count() is \(first))", got: "a descriptor")
         }

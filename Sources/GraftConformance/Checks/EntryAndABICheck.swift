@@ -10,14 +10,14 @@ import Glibc
 /// image (not through the loader, which stops at the first refusal).
 enum EntryAndABICheck {
     static func run(_ probe: ConformanceProbe) {
-        let image: ELFImage
+        let entrySymbol: PluginInspection.EntrySymbol
         do throws(GraftError) {
-            image = try ELFImage(file: probe.file)
+            entrySymbol = try PluginInspection.entrySymbol(of: probe.file)
         } catch {
             probe.fail("image", expected: "a 64-bit ELF shared object for this machine", got: error.message)
             return
         }
-        switch image.entry {
+        switch entrySymbol {
         case .function: break
         case .missing:
             probe.fail("graft_entry", expected: "graft_entry exported as a function", got: "no exported graft_entry")
@@ -28,15 +28,16 @@ enum EntryAndABICheck {
         }
         probe.step("graft_entry", "running its constructors (dlopen)")
         // As this child maps any plugin: from memory when it is sandboxed.
-        let name: ImageStore.Name
         do throws(GraftError) {
-            name = try ImageStore().name(for: probe.file, mapping: ChildSandbox.mapping(copy: false))
+            try PluginInspection.withMappingName(of: probe.file) { path in callEntry(mappedAt: path, probe) }
         } catch {
             probe.fail("image", expected: "a name to map the file through", got: error.message)
-            return
         }
-        defer { name.release() }
-        guard let handle = dlopen(name.path, RTLD_NOW | RTLD_LOCAL) else {
+    }
+
+    /// dlopen, graft_entry, the entry's fields, init, get_factory.
+    private static func callEntry(mappedAt path: String, _ probe: ConformanceProbe) {
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
             probe.fail("image", expected: "dlopen to succeed", got: reason)
             return

@@ -12,7 +12,7 @@ enum ExportedSymbolsCheck {
     static func run(_ probe: ConformanceProbe) {
         let exports: [String]
         do throws(GraftError) {
-            exports = try ELFImage.exportedSymbols(of: probe.file)
+            exports = try PluginInspection.exportedSymbols(of: probe.file)
         } catch {
             probe.fail("image", expected: "a 64-bit ELF shared object for this machine", got: error.message)
             return

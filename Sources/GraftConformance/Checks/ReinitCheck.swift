@@ -22,27 +22,18 @@ enum ReinitCheck {
             return
         }
         probe.step("get_factory", "reading the descriptors after the second init")
-        var reader = DescriptorReader(path: plugin.info.path, abiMinor: plugin.info.abi.minor)
-        let components = getFactory(GRAFT_COMPONENT_FACTORY_ID).map {
-            reader.contracts($0.assumingMemoryBound(to: graft_component_factory_t.self))
-        } ?? []
-        let validators = getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
-            reader.contracts($0.assumingMemoryBound(to: graft_validator_factory_t.self))
-        } ?? []
-        let actions = getFactory(GRAFT_ACTION_FACTORY_ID).map {
-            reader.contracts($0.assumingMemoryBound(to: graft_action_factory_t.self))
-        } ?? []
-        for problem in reader.problems {
+        let again = PluginInspection.Declarations(reading: { getFactory($0) }, path: plugin.info.path, abiMinor: plugin.info.abi.minor)
+        for problem in again.problems {
             probe.fail(problem.key ?? "descriptors", expected: "valid descriptors after the second init", got: problem.message)
         }
-        if components != plugin.info.components || validators != plugin.info.validators || actions != plugin.info.actions {
+        if !again.declare(sameAs: plugin.info) {
             probe.fail(
                 "descriptors", expected: "the same descriptors after the second init",
-                got: "components \(components.map(ConformanceKey.component)), validators \(validators.map(ConformanceKey.validator)), actions \(actions.map(ConformanceKey.action))")
+                got: "components \(again.components.map(ConformanceKey.component)), validators \(again.validators.map(ConformanceKey.validator)), actions \(again.actions.map(ConformanceKey.action))")
         }
         // The first init's factories are gone (valid until deinit): the
         // components are made again through the second init's.
-        let again = LoadedPlugin(
+        let reloaded = LoadedPlugin(
             info: plugin.info,
             image: LoadedPlugin.Image(
                 handle: image.handle, entry: entry, host: host,
@@ -50,9 +41,9 @@ enum ReinitCheck {
                 validators: [], actions: []))
         // Never released: releasing a LoadedPlugin calls deinit, which this
         // test calls itself, once per init.
-        _ = Unmanaged.passRetained(again)
-        for contract in components {
-            let component = RegisteredComponent(contract: contract, plugin: again)
+        _ = Unmanaged.passRetained(reloaded)
+        for contract in again.components {
+            let component = RegisteredComponent(contract: contract, plugin: reloaded)
             let key = ConformanceKey.component(contract)
             probe.step(key, "creating it from its debugConfig after the second init")
             guard case .instance(let instance) = RawInstance.create(component, inputs: contract.debugConfig, logger: probe.logger) else {

@@ -206,14 +206,11 @@ extension GraftHost {
     /// Returns a token for `removeSwapObserver`.
     @discardableResult
     public func addSwapObserver(_ observer: @escaping @Sendable (SwapEvent) -> Void) -> Int {
-        // A counter, not the largest token + 1: a removed token is never handed out again.
-        let token = observerTokens.wrappingAdd(1, ordering: .relaxed).newValue
-        swapObservers.withLock { $0[token] = observer }
-        return token
+        swapObservers.add(observer)
     }
 
     public func removeSwapObserver(_ token: Int) {
-        swapObservers.withLock { _ = $0.removeValue(forKey: token) }
+        swapObservers.remove(token)
     }
 
     /// Every reload's event from now on, until the stream is dropped.
@@ -230,6 +227,6 @@ extension GraftHost {
         case .unchanged: logger.debug("\(event.summary)")
         default: logger.info("\(event.summary)")
         }
-        for observer in swapObservers.withLock({ Array($0.values) }) { observer(event) }
+        swapObservers.notify(event)
     }
 }

@@ -23,7 +23,7 @@ import Glibc
 ///   mapped or refused it (a mapped image keeps its pages), and the folder
 ///   lives only while a load is under way, except in the scanner child,
 ///   which keeps it until it ends (its host removes it if it dies).
-package final class ImageStore: Sendable {
+final class ImageStore: Sendable {
     /// `graft-images-PID-RANDOM`; its parent is looked up only when a copy is first made.
     private let folderName: String
     var folder: String { Self.parent + folderName }
@@ -40,7 +40,7 @@ package final class ImageStore: Sendable {
     /// whichever store or host asks.
     private static let descriptorNames = Atomic<Int>(0)
 
-    package init(keepsFolder: Bool = false) {
+    init(keepsFolder: Bool = false) {
         folderName = Self.prefix + "\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))"
         self.keepsFolder = keepsFolder
     }
@@ -124,13 +124,13 @@ package final class ImageStore: Sendable {
 
     /// A name `dlopen` maps `file` through, and what to release once it has
     /// mapped or refused it (a copy is removed, a memory copy's descriptor closed).
-    package struct Name {
-        package let path: String
-        package let release: () -> Void
+    struct Name {
+        let path: String
+        let release: () -> Void
     }
 
     /// The name for `file` under `mapping` (see `PluginLoader.Mapping`).
-    package func name(for file: PluginFile, mapping: PluginLoader.Mapping) throws(GraftError) -> Name {
+    func name(for file: PluginFile, mapping: PluginLoader.Mapping) throws(GraftError) -> Name {
         switch mapping {
         case .descriptorName:
             return Name(path: descriptorName(for: file), release: {})

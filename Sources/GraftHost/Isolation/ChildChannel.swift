@@ -8,7 +8,7 @@ import Glibc
 /// The child's end of the socket to its host (descriptor 3): frames in, with
 /// the descriptor that came with each, and frames out. Shared by the scanner
 /// and the runner; the host's end is `ChildProcess`.
-package struct ChildChannel {
+struct ChildChannel {
     static let descriptor: Int32 = 3
     private var buffer: [UInt8] = []
     private var start = 0
@@ -17,7 +17,7 @@ package struct ChildChannel {
     /// for the life of the child.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
-    package init() {}
+    init() {}
 
     /// Whether the next frame has arrived already and is a render of the
     /// instance just created (`Wire.justCreated`), sent behind its create.
@@ -31,10 +31,10 @@ package struct ChildChannel {
     }
 
     /// A frame from the host, with the descriptor that came with it (or -1).
-    package typealias Request = (header: Wire.Header, payload: [UInt8], descriptor: Int32)
+    typealias Request = (header: Wire.Header, payload: [UInt8], descriptor: Int32)
 
     /// The next frame, or nil when the host has gone or broke the protocol.
-    package mutating func next() -> Request? {
+    mutating func next() -> Request? {
         while true {
             let available = buffer.count - start
             if available >= Wire.headerSize {
@@ -65,7 +65,7 @@ package struct ChildChannel {
 
     /// Sends one frame; false when the host has gone. Frames from several
     /// threads (a plugin may emit from its own) never interleave.
-    package static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
+    static func send(_ kind: Wire.Kind, id: UInt32, _ payload: [UInt8]) -> Bool {
         send(Wire.frame(kind, id: id, payload: payload))
     }
 
@@ -85,14 +85,14 @@ package struct ChildChannel {
     // Safe: set once by the child's main thread before any other thread exists, read by `sayHello` on it.
 
     /// Enters the sandbox (see `ChildSandbox`); the hello says how it went.
-    package static func enterSandbox(_ policy: SandboxPolicy) {
+    static func enterSandbox(_ policy: SandboxPolicy) {
         sandbox = ChildSandbox.enter(policy)
     }
 
     /// The child's first frame: what it is, what it applied of its sandbox,
     /// and with it the seccomp listener, which this process then closes.
     /// False when the host has gone.
-    package static func sayHello() -> Bool {
+    static func sayHello() -> Bool {
         let frame = Wire.frame(.hello, id: 0, payload: Wire.helloPayload(sandbox: sandbox?.status))
         let listener = sandbox?.listener ?? -1
         defer { if listener >= 0 { close(listener) } }

@@ -71,7 +71,7 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     /// What `receive` got.
-    package enum Received {
+    enum Received {
         case frame(Wire.Header, [UInt8])
         /// The child closed its end or died.
         case closed
@@ -351,7 +351,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// Sends one frame, with `descriptor` attached when given. False when the
     /// child is gone.
     @discardableResult
-    package func send(_ kind: Wire.Kind, id: UInt32, payload: [UInt8], descriptor: Int32 = -1) -> Bool {
+    func send(_ kind: Wire.Kind, id: UInt32, payload: [UInt8], descriptor: Int32 = -1) -> Bool {
         let frame = Wire.frame(kind, id: id, payload: payload)
         return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
     }
@@ -366,7 +366,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// `outputLimit` bytes per call; the rest is counted and dropped, so a
     /// child that floods its output can neither starve the wait nor grow the
     /// host. `lastFrameEnd` then says where the frame ended in the stream.
-    package func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> Received {
+    func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> Received {
         var outputBudget = Self.outputLimit
         var droppedOutput = 0
         defer {

@@ -18,7 +18,7 @@
 /// (`ScanRequest`), `load` at the end of `PluginRunner.swift`, the instance
 /// calls in `RunnerInstance.swift`, `validate` in `RunnerValidation.swift`,
 /// `action` in `RunnerActions.swift`.
-package enum Wire {
+enum Wire {
     static let magic: [UInt8] = Array("GRFT".utf8)
     /// Bump it whenever a frame's layout changes: host and child must be
     /// built from the same source (2: the hello says what the child applied
@@ -33,7 +33,7 @@ package enum Wire {
     /// created", for a render pipelined behind its create.
     static let justCreated = UInt32.max
 
-    package enum Kind: UInt16, Sendable {
+    enum Kind: UInt16, Sendable {
         /// child → host, first frame: protocol version, ABI, architecture.
         case hello = 1
         /// host → child: describe the file whose descriptor travels with the frame.
@@ -85,28 +85,29 @@ package enum Wire {
         /// instance, event, payload?, warnings.
         case emitted = 29
 
-        // A conformance test's child (`graft-child conform`): one test on one file.
-        /// host → child, with the plugin file's descriptor: test name, path, real path.
-        case conform = 40
-        /// child → host, unasked, before each call that may crash or hang: what (key) and how.
-        case conformStep = 41
-        /// child → host: the test's verdict (findings, notes, skip reason).
-        case conformed = 42
+        // A tool's one job in a child of its own (`ChildJob`; the conformance
+        // checker's tests): the payloads are the tool's bytes.
+        /// host → child, with the plugin file's descriptor: the request.
+        case job = 40
+        /// child → host, unasked, before each step that may crash or hang.
+        case jobStep = 41
+        /// child → host: the answer; the child then ends.
+        case jobDone = 42
     }
 
-    package struct Header: Sendable, Equatable {
-        package var kind: Kind
-        package var id: UInt32
+    struct Header: Sendable, Equatable {
+        var kind: Kind
+        var id: UInt32
         var length: Int
     }
 
-    package struct Violation: Error, Sendable, CustomStringConvertible {
-        package var description: String
+    struct Violation: Error, Sendable, CustomStringConvertible {
+        var description: String
     }
 
     /// The payload of a child's `hello`: the ABI and architecture it was
     /// built for, and what it applied of its sandbox (nil: not sandboxed).
-    package static func helloPayload(sandbox: ChildSandbox.Status?) -> [UInt8] {
+    static func helloPayload(sandbox: ChildSandbox.Status?) -> [UInt8] {
         var writer = WireWriter()
         writer.u16(UInt16(ABIVersion.host.major))
         writer.u16(UInt16(ABIVersion.host.minor))
@@ -168,12 +169,12 @@ package enum Wire {
 }
 
 /// Appends little-endian fields to a byte array.
-package struct WireWriter {
-    package var bytes: [UInt8] = []
+struct WireWriter {
+    var bytes: [UInt8] = []
 
-    package init() {}
+    init() {}
 
-    package mutating func u8(_ value: UInt8) { bytes.append(value) }
+    mutating func u8(_ value: UInt8) { bytes.append(value) }
     mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
     mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
     mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
@@ -181,7 +182,7 @@ package struct WireWriter {
     mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
     mutating func f64(_ value: Double) { u64(value.bitPattern) }
 
-    package mutating func string(_ value: String) {
+    mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             u32(UInt32(utf8.count))
@@ -189,12 +190,12 @@ package struct WireWriter {
         }
     }
 
-    package mutating func optional(_ value: String?) {
+    mutating func optional(_ value: String?) {
         bool(value != nil)
         if let value { string(value) }
     }
 
-    package mutating func list<Element>(_ elements: [Element], _ write: (inout WireWriter, Element) -> Void) {
+    mutating func list<Element>(_ elements: [Element], _ write: (inout WireWriter, Element) -> Void) {
         u32(UInt32(elements.count))
         for element in elements { write(&self, element) }
     }
@@ -202,7 +203,7 @@ package struct WireWriter {
 
 /// Reads what `WireWriter` wrote; any read past the end, or a count larger
 /// than the bytes left, is a `Wire.Violation`.
-package struct WireReader {
+struct WireReader {
     private let bytes: ArraySlice<UInt8>
     private var position: Int
 
@@ -211,7 +212,7 @@ package struct WireReader {
         position = bytes.startIndex
     }
 
-    package init(_ bytes: [UInt8]) { self.init(bytes[...]) }
+    init(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
     var isAtEnd: Bool { position == bytes.endIndex }
 
@@ -237,7 +238,7 @@ package struct WireReader {
         return T(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) })
     }
 
-    package mutating func u8() throws(Wire.Violation) -> UInt8 { try integer(UInt8.self) }
+    mutating func u8() throws(Wire.Violation) -> UInt8 { try integer(UInt8.self) }
     mutating func bool() throws(Wire.Violation) -> Bool { try u8() != 0 }
     mutating func u16() throws(Wire.Violation) -> UInt16 { try integer(UInt16.self) }
     mutating func u32() throws(Wire.Violation) -> UInt32 { try integer(UInt32.self) }
@@ -245,21 +246,21 @@ package struct WireReader {
     mutating func i64() throws(Wire.Violation) -> Int64 { Int64(bitPattern: try u64()) }
     mutating func f64() throws(Wire.Violation) -> Double { Double(bitPattern: try u64()) }
 
-    package mutating func string() throws(Wire.Violation) -> String {
+    mutating func string() throws(Wire.Violation) -> String {
         let count = Int(try u32())
         let offset = try claim(count)
         // From the bytes in place: no slice (and its retain) per string.
         return bytes.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]), as: UTF8.self) }
     }
 
-    package mutating func optional() throws(Wire.Violation) -> String? {
+    mutating func optional() throws(Wire.Violation) -> String? {
         try bool() ? try string() : nil
     }
 
     /// A count followed by that many elements; each element takes at least
     /// one byte, so a count beyond the bytes left is refused before any
     /// allocation.
-    package mutating func list<Element>(_ read: (inout WireReader) throws(Wire.Violation) -> Element) throws(Wire.Violation) -> [Element] {
+    mutating func list<Element>(_ read: (inout WireReader) throws(Wire.Violation) -> Element) throws(Wire.Violation) -> [Element] {
         let count = Int(try u32())
         guard count <= bytes.endIndex - position else {
             throw Wire.Violation(description: "a list of \(count) elements in fewer bytes")

@@ -1,7 +1,7 @@
 import CGraft
 
 extension DescriptorReader {
-    package static let maximumPermissions = Int(GRAFT_MAX_PERMISSIONS)
+    static let maximumPermissions = Int(GRAFT_MAX_PERMISSIONS)
     static let maximumPorts = Int(GRAFT_MAX_PORTS)
 
     /// Every permission the plugin declares (`graft.permissions/1`), each

@@ -3,18 +3,18 @@ import CGraft
 /// Reads a plugin's factories into contracts and checks every rule graft.h
 /// states, collecting every problem rather than stopping at the first, so
 /// `graft check` can report them all at once.
-package struct DescriptorReader {
+struct DescriptorReader {
     /// Bounds on what a plugin may declare; a plugin beyond them is broken or hostile.
-    package static let maximumDescriptors = Int(GRAFT_MAX_DESCRIPTORS)
-    package static let maximumFields = Int(GRAFT_MAX_FIELDS)
+    static let maximumDescriptors = Int(GRAFT_MAX_DESCRIPTORS)
+    static let maximumFields = Int(GRAFT_MAX_FIELDS)
 
     let path: String
     /// The minor ABI version the plugin's entry declares: fields a later
     /// minor added to a descriptor are read only when it has them.
     let abiMinor: Int
-    package private(set) var problems: [GraftError] = []
+    private(set) var problems: [GraftError] = []
 
-    package init(path: String, abiMinor: Int = ABIVersion.host.minor) {
+    init(path: String, abiMinor: Int = ABIVersion.host.minor) {
         self.path = path
         self.abiMinor = abiMinor
     }
@@ -63,9 +63,9 @@ package struct DescriptorReader {
 
     /// The contracts `read(_:)` gives, for the conformance checker, which
     /// reads a plugin's factories a second time.
-    package mutating func contracts(_ factory: UnsafePointer<graft_component_factory_t>) -> [ComponentContract] { read(factory).map(\.0) }
-    package mutating func contracts(_ factory: UnsafePointer<graft_validator_factory_t>) -> [ValidatorContract] { read(factory).map(\.0) }
-    package mutating func contracts(_ factory: UnsafePointer<graft_action_factory_t>) -> [ActionContract] { read(factory).map(\.0) }
+    mutating func contracts(_ factory: UnsafePointer<graft_component_factory_t>) -> [ComponentContract] { read(factory).map(\.0) }
+    mutating func contracts(_ factory: UnsafePointer<graft_validator_factory_t>) -> [ValidatorContract] { read(factory).map(\.0) }
+    mutating func contracts(_ factory: UnsafePointer<graft_action_factory_t>) -> [ActionContract] { read(factory).map(\.0) }
 
     mutating func readFields(
         _ pointer: UnsafePointer<graft_field_t>?, count: UInt32, what: String, allowObject: Bool, key: String?

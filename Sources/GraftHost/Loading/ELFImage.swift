@@ -3,7 +3,7 @@
 /// `graft_entry` as a function, and whether it contains Swift (such an image
 /// must never be closed: see the LoadingAndTrust article). Only the headers, the dynamic
 /// section and the dynamic symbol table are read, with `pread`.
-package struct ELFImage: Sendable {
+struct ELFImage: Sendable {
     /// The image registers with the Swift runtime (a `swift5_*` section or a
     /// `libswiftCore.so` dependency), so unloading it would leave dangling
     /// metadata in the runtime.
@@ -11,12 +11,12 @@ package struct ELFImage: Sendable {
     /// The libraries it depends on (DT_NEEDED).
     var needed: [String]
     /// How `graft_entry` appears in the dynamic symbol table.
-    package var entry: EntrySymbol
+    var entry: EntrySymbol
     /// Every defined global or weak dynamic symbol; filled only when asked
     /// for (`exportedSymbols(of:)`): a Swift plugin has thousands.
     var exports: [String] = []
 
-    package enum EntrySymbol: Sendable, Equatable {
+    enum EntrySymbol: Sendable, Equatable {
         case function
         case missing
         /// Exported, but not as a function (STT_OBJECT, say): calling it would jump into data.
@@ -34,12 +34,12 @@ package struct ELFImage: Sendable {
 
     /// The names the image exports (defined, global or weak, in its dynamic
     /// symbol table), for the conformance checker.
-    package static func exportedSymbols(of file: PluginFile) throws(GraftError) -> [String] {
+    static func exportedSymbols(of file: PluginFile) throws(GraftError) -> [String] {
         try ELFImage(file: file, listingExports: true).exports
     }
 
     /// Inspects the file. Throws `not_a_shared_library` naming the file and what is wrong.
-    package init(file: PluginFile, listingExports: Bool = false) throws(GraftError) {
+    init(file: PluginFile, listingExports: Bool = false) throws(GraftError) {
         let path = file.path
         func refuse(_ reason: String) -> GraftError {
             GraftError(.notASharedLibrary, "\(path) is not a loadable shared library: \(reason).", path: path)

@@ -12,24 +12,24 @@ import Glibc
 /// `GraftError` naming the file; nothing a plugin does wrong stops the host.
 /// (A plugin that crashes or hangs does, in process: that is why hosts scan
 /// every file in a child first; see `Scanner`.)
-package struct PluginLoader: Sendable {
+struct PluginLoader: Sendable {
     var logger: Logger
 
-    package init(logger: Logger) { self.logger = logger }
+    init(logger: Logger) { self.logger = logger }
 
     /// How the image is mapped: through a name of its own for the open file's
     /// descriptor, from a private copy of it (hosts whose plugins are rebuilt
     /// in place), or from a private copy in memory (a sandboxed child, which
     /// may not open the file again by any path). See `ImageStore`.
-    package enum Mapping: Sendable {
+    enum Mapping: Sendable {
         case descriptorName, copy, memory
     }
 
     /// Where a load has got to, for reports of a crash or a hang.
-    package enum Stage: UInt8, Sendable, CustomStringConvertible {
+    enum Stage: UInt8, Sendable, CustomStringConvertible {
         case checks = 0, constructors, entry, initialize, describe, done
 
-        package var description: String {
+        var description: String {
             switch self {
             case .checks: "while its file was checked"
             case .constructors: "in its constructors (while dlopen ran them)"
@@ -55,13 +55,13 @@ package struct PluginLoader: Sendable {
         }
     }
 
-    package struct Problems: Error {
-        package var errors: [GraftError]
+    struct Problems: Error {
+        var errors: [GraftError]
     }
 
     /// Loads `file` and collects every problem found. `stage` hears each
     /// stage before it starts (the scanner child reports it to the host).
-    package func open(
+    func open(
         _ file: PluginFile, mapping: Mapping, images: ImageStore, stage: (Stage) -> Void = { _ in }
     ) -> Result<LoadedPlugin, Problems> {
         func fail(_ error: GraftError) -> Result<LoadedPlugin, Problems> { .failure(Problems(errors: [error])) }

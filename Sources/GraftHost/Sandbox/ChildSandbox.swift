@@ -38,7 +38,7 @@ package enum ChildSandbox {
 
     /// How a child maps the file it was sent: from memory when sandboxed,
     /// else through the descriptor's name or a copy (a hot-swapping host).
-    package static func mapping(copy: Bool) -> PluginLoader.Mapping {
+    static func mapping(copy: Bool) -> PluginLoader.Mapping {
         isEntered ? .memory : copy ? .copy : .descriptorName
     }
 

@@ -1,7 +1,4 @@
 extension GraftHost {
-    /// Refused acts kept per plugin for reports; older ones are dropped first.
-    static let keptDenials = 32
-
     /// Logs each act the sandbox refused a plugin as a `sandbox_denied`
     /// warning naming it, and keeps the latest for reports (`graft list`, the
     /// debugger, the workbench).
@@ -14,15 +11,9 @@ extension GraftHost {
                 "sandbox_denied: the sandbox refused \(name) during \(during): \(denial.act.escapingControls) (\(denial.call)).",
                 metadata: ["plugin": "\(path)"])
         }
-        sandboxDenialLog.withLock { log in
-            var kept = log[path, default: []] + denials
-            if kept.count > Self.keptDenials { kept.removeFirst(kept.count - Self.keptDenials) }
-            log[path] = kept
-        }
-        let observers = sandboxObservers.withLock { Array($0.values) }
-        guard !observers.isEmpty else { return }
-        let warnings = denials.map { $0.warning(pluginID: pluginID ?? path) }
-        for observer in observers { observer(pluginID, path, warnings) }
+        sandboxReports.keep(denials, ofPluginAt: path)
+        guard !sandboxReports.observers.isEmpty else { return }
+        sandboxReports.observers.notify((pluginID, path, denials.map { $0.warning(pluginID: pluginID ?? path) }))
     }
 
     /// Calls `observer` with the `sandbox_denied` warnings of every act the
@@ -32,18 +23,36 @@ extension GraftHost {
     package func addSandboxObserver(
         _ observer: @escaping @Sendable (_ pluginID: String?, _ path: String, [GraftWarning]) -> Void
     ) -> Int {
-        let token = observerTokens.wrappingAdd(1, ordering: .relaxed).newValue
-        sandboxObservers.withLock { $0[token] = observer }
-        return token
+        sandboxReports.observers.add { observer($0.pluginID, $0.path, $0.warnings) }
     }
 
     package func removeSandboxObserver(_ token: Int) {
-        sandboxObservers.withLock { _ = $0.removeValue(forKey: token) }
+        sandboxReports.observers.remove(token)
     }
 
     /// The latest acts the sandbox refused the plugin at `path` (as it was
     /// loaded), oldest first.
     package func sandboxDenials(ofPluginAt path: String) -> [SandboxDenial] {
-        sandboxDenialLog.withLock { $0[path] ?? [] }
+        sandboxReports.denials(ofPluginAt: path)
     }
+}
+
+/// What the sandbox refused a host's plugins: the latest acts of each, for
+/// reports, and who is told of each act as it is learned.
+final class SandboxReports: Sendable {
+    /// Refused acts kept per plugin; older ones are dropped first.
+    static let kept = 32
+
+    private let log = Locked<[String: [SandboxDenial]]>([:])
+    let observers = Observers<(pluginID: String?, path: String, warnings: [GraftWarning])>()
+
+    func keep(_ denials: [SandboxDenial], ofPluginAt path: String) {
+        log.withLock { log in
+            var kept = log[path, default: []] + denials
+            if kept.count > Self.kept { kept.removeFirst(kept.count - Self.kept) }
+            log[path] = kept
+        }
+    }
+
+    func denials(ofPluginAt path: String) -> [SandboxDenial] { log.withLock { $0[path] ?? [] } }
 }

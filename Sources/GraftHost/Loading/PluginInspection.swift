@@ -1,0 +1,91 @@
+import CGraft
+import Logging
+
+/// What a tool that examines one plugin file at the ABI level (the
+/// conformance checker, in a child of its own) needs of the loader, and no
+/// more: the image's symbols, a load as a sandboxed child loads, a mapping
+/// name to `dlopen` by hand, and the descriptors read as the host reads them.
+/// The loader's own types stay inside GraftHost.
+package enum PluginInspection {
+    /// How `graft_entry` appears in the image's dynamic symbol table.
+    package enum EntrySymbol: Sendable, Equatable {
+        case function
+        case missing
+        /// Exported, but not as a function: calling it would jump into data.
+        case notAFunction(type: UInt8)
+    }
+
+    /// How the file exports `graft_entry`; throws `not_a_shared_library`.
+    package static func entrySymbol(of file: PluginFile) throws(GraftError) -> EntrySymbol {
+        switch try ELFImage(file: file).entry {
+        case .function: .function
+        case .missing: .missing
+        case .notAFunction(let type): .notAFunction(type: type)
+        }
+    }
+
+    /// The names the image exports (defined, global or weak dynamic symbols).
+    package static func exportedSymbols(of file: PluginFile) throws(GraftError) -> [String] {
+        try ELFImage.exportedSymbols(of: file)
+    }
+
+    /// Calls `body` with a path `dlopen` maps the file through, as a
+    /// sandboxed child maps it (from memory); the name is released after.
+    package static func withMappingName<R>(of file: PluginFile, _ body: (String) -> R) throws(GraftError) -> R {
+        let name = try ImageStore().name(for: file, mapping: ChildSandbox.mapping(copy: false))
+        defer { name.release() }
+        return body(name.path)
+    }
+
+    /// The plugin loaded as a sandboxed child loads it: ELF checks, dlopen
+    /// (its constructors), graft_entry, the ABI check, init, every
+    /// descriptor, the native signatures prepared; or, with no plugin, every
+    /// problem found. Never unloaded: the caller's process ends with `_exit`.
+    package static func load(_ file: PluginFile, logger: Logger) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
+        switch PluginLoader(logger: logger).open(file, mapping: ChildSandbox.mapping(copy: false), images: ImageStore()) {
+        case .failure(let problems):
+            return (nil, problems.errors)
+        case .success(let plugin):
+            plugin.staysMapped.store(true, ordering: .relaxed)
+            do throws(GraftError) {
+                _ = try ValidatorRegistry().prepare(plugin)
+            } catch {
+                return (nil, [error])
+            }
+            return (plugin, [])
+        }
+    }
+
+    /// The most descriptors a factory may declare (graft.h's `GRAFT_MAX_DESCRIPTORS`).
+    package static let maximumDescriptors = DescriptorReader.maximumDescriptors
+
+    /// Everything the factories behind `getFactory` declare, read and checked
+    /// as the host reads them, with every problem found.
+    package struct Declarations {
+        package var components: [ComponentContract] = []
+        package var validators: [ValidatorContract] = []
+        package var actions: [ActionContract] = []
+        package var problems: [GraftError] = []
+
+        /// `getFactory` is the plugin's own (`entry.get_factory`); `path`
+        /// names the plugin in problems.
+        package init(reading getFactory: (String) -> UnsafeRawPointer?, path: String, abiMinor: Int) {
+            var reader = DescriptorReader(path: path, abiMinor: abiMinor)
+            components = getFactory(GRAFT_COMPONENT_FACTORY_ID).map {
+                reader.contracts($0.assumingMemoryBound(to: graft_component_factory_t.self))
+            } ?? []
+            validators = getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
+                reader.contracts($0.assumingMemoryBound(to: graft_validator_factory_t.self))
+            } ?? []
+            actions = getFactory(GRAFT_ACTION_FACTORY_ID).map {
+                reader.contracts($0.assumingMemoryBound(to: graft_action_factory_t.self))
+            } ?? []
+            problems = reader.problems
+        }
+
+        /// Whether they declare what `info` says the plugin declares.
+        package func declare(sameAs info: PluginInfo) -> Bool {
+            components == info.components && validators == info.validators && actions == info.actions
+        }
+    }
+}
