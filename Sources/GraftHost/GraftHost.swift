@@ -130,7 +130,7 @@ public final class GraftHost: Sendable {
     /// The runner for a new isolated plugin: its own, or the host's shared
     /// one (a plugin granted anything always gets its own: the sandbox of a
     /// child is the same for every plugin in it).
-    func runner(for info: PluginInfo) -> PluginRunner? {
+    func runner(for info: PluginDescription) -> PluginRunner? {
         guard isolates, let scanner else { return nil }
         let makeRunner = { [weak self] (id: String?) -> PluginRunner in
             let limits = self?.configuration.limits ?? IsolationLimits()
@@ -195,7 +195,7 @@ public final class GraftHost: Sendable {
     }
 
     /// Every loaded plugin, in load order.
-    public var plugins: [PluginInfo] {
+    public var plugins: [PluginDescription] {
         table.loaded.map { plugin in
             var info = plugin.info
             info.isMapped = plugin.isMapped

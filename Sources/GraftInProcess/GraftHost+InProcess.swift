@@ -42,7 +42,7 @@ extension GraftHost {
     ) throws(GraftError) -> InProcessRegistration {
         let number = registrations.wrappingAdd(1, ordering: .relaxed).newValue
         let id = "in-process.\(key).\(version).\(number)"
-        let plugin = InProcessPlugin(info: GraftKit.PluginInfo(id: id, version: "0", name: "In-process \(key)@\(version)")) {
+        let plugin = InProcessPlugin(info: PluginInfo(id: id, version: "0", name: "In-process \(key)@\(version)")) {
             $0.registerCustomComponent(key: key, version: version, definition: definition)
         }
         guard plugin.problems.isEmpty else {

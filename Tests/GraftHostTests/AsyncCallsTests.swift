@@ -27,7 +27,7 @@ struct AsyncCallsTests {
     // context picks the async overloads).
     static func renderNow(_ instance: ComponentInstance) throws -> Rendering { try instance.render() }
     static func interactNow(_ instance: ComponentInstance, _ action: String) -> Bool { instance.interact(action) }
-    static func validateNow(_ host: GraftHost, _ name: String, _ value: GraftValue) throws -> ValidationResult {
+    static func validateNow(_ host: GraftHost, _ name: String, _ value: GraftValue) throws -> ValidationOutcome {
         try host.validate(name, value: value)
     }
 

@@ -141,7 +141,7 @@ struct UntrustedChildTests {
 
     @Test("a description that breaks graft.h's rules is refused wherever it comes from")
     func descriptionRules() throws {
-        let good = PluginInfo(
+        let good = PluginDescription(
             id: "test.good", version: "1.0.0", name: "Good", path: "/x.so", imagePath: "/x.so", abi: .host, canUnload: true,
             components: [], validators: [], actions: [])
         #expect(good.ruleProblems.isEmpty)

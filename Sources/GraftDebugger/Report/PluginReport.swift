@@ -9,7 +9,7 @@ import GraftHost
 /// components, validators and actions by key (or name) then version, so two
 /// hosts with the same plugins print the same report whatever the load order.
 public struct PluginReport: Sendable {
-    public var plugins: [PluginInfo]
+    public var plugins: [PluginDescription]
     public var failures: [PluginFailure]
     /// The sandbox the host runs plugins in: what is in force, what each
     /// plugin was granted and was refused. Nil for a report made from plugins
@@ -28,14 +28,14 @@ public struct PluginReport: Sendable {
         package var denials: [String: [String]]
     }
 
-    public init(plugins: [PluginInfo], failures: [PluginFailure]) {
+    public init(plugins: [PluginDescription], failures: [PluginFailure]) {
         self.plugins = plugins.map(Self.sortedContents).sorted {
             $0.id == $1.id ? $0.path.precedesNaturally($1.path) : $0.id.precedesNaturally($1.id)
         }
         self.failures = failures.sorted { $0.path < $1.path }
     }
 
-    private static func sortedContents(of plugin: PluginInfo) -> PluginInfo {
+    private static func sortedContents(of plugin: PluginDescription) -> PluginDescription {
         var plugin = plugin
         plugin.components.sort { $0.key == $1.key ? $0.version < $1.version : $0.key.precedesNaturally($1.key) }
         plugin.validators.sort { $0.name == $1.name ? $0.version < $1.version : $0.name.precedesNaturally($1.name) }
@@ -84,7 +84,7 @@ public struct PluginReport: Sendable {
     /// The same report as a value, for answers that embed it.
     public var json: GraftValue { Self.value(of: jsonText) }
 
-    public static func json(plugin: PluginInfo) -> GraftValue { value(of: JSONWriter.text { $0.plugin(plugin, sandbox: nil) }) }
+    public static func json(plugin: PluginDescription) -> GraftValue { value(of: JSONWriter.text { $0.plugin(plugin, sandbox: nil) }) }
 
     public static func json(component: ComponentContract) -> GraftValue {
         value(of: JSONWriter.text { $0.component(component) })
@@ -188,7 +188,7 @@ public struct PluginReport: Sendable {
 /// Each object's members in byte order of their keys, as `GraftValue.jsonText`
 /// writes them, so `jsonText` and `json.jsonText` are the same text.
 extension JSONWriter {
-    fileprivate mutating func plugin(_ plugin: PluginInfo, sandbox: PluginReport.Sandbox?) {
+    fileprivate mutating func plugin(_ plugin: PluginDescription, sandbox: PluginReport.Sandbox?) {
         object { writer in
             writer.member("abi", plugin.abi.description)
             writer.key("actions")

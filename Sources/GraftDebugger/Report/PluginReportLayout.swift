@@ -1,7 +1,7 @@
 import GraftHost
 
 /// The debugger's text layout of a plugin report. It reads the report's JSON
-/// form rather than `PluginInfo`, so a report that arrived over the debug
+/// form rather than `PluginDescription`, so a report that arrived over the debug
 /// socket prints exactly like one built in this process.
 enum PluginReportLayout {
     static func text(fromJSON report: GraftValue) -> String {

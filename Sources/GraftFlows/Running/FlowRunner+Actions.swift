@@ -63,7 +63,7 @@ extension FlowRunner {
         let actionParams: [String: GraftValue] = [
             "validator": .string(validator), "value": resolvedValue, "params": .list(resolvedParams.map(GraftValue.string)),
         ]
-        let result: ValidationResult
+        let result: ValidationOutcome
         do {
             result = try host.validate(validator, value: resolvedValue, params: resolvedParams)
         } catch {

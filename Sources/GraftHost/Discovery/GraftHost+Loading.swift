@@ -146,7 +146,7 @@ extension GraftHost {
 
     /// A plugin known from its description, whose code runs in its runner
     /// child (a host that isolates) or is mapped here on first use.
-    private func describedPlugin(_ info: PluginInfo, identity: FileIdentity, realPath: String) -> LoadedPlugin {
+    private func describedPlugin(_ info: PluginDescription, identity: FileIdentity, realPath: String) -> LoadedPlugin {
         if let runner = runner(for: info) {
             table.setIdentity(identity, of: realPath)
             return LoadedPlugin(described: info, runner: runner)
@@ -166,12 +166,12 @@ extension GraftHost {
     /// loaded returns it again. A failure is thrown and also recorded in
     /// `failures`.
     @discardableResult
-    public func load(pluginAt path: String) throws(GraftError) -> PluginInfo {
+    public func load(pluginAt path: String) throws(GraftError) -> PluginDescription {
         defer { saveCache() }
         return try load(pluginAt: path, mapping: .atStart)
     }
 
-    private func load(pluginAt path: String, mapping when: GraftConfiguration.Mapping) throws(GraftError) -> PluginInfo {
+    private func load(pluginAt path: String, mapping when: GraftConfiguration.Mapping) throws(GraftError) -> PluginDescription {
         do throws(GraftError) {
             let file = try PluginFile(opening: path)
             if let known = table.plugin(loadedFrom: file.identity.file) {
@@ -238,7 +238,7 @@ extension GraftHost {
 
     /// In locked mode: a pinned plugin may declare only the permissions its
     /// lock entry grants.
-    func checkPinnedPermissions(of info: PluginInfo, hash: String) throws(GraftError) {
+    func checkPinnedPermissions(of info: PluginDescription, hash: String) throws(GraftError) {
         guard case .success(let lock) = pins, let lockPath = configuration.lockFile else { return }
         if let violation = lock.permissionViolation(of: info, hash: hash, lockPath: lockPath) { throw violation }
     }
@@ -250,7 +250,7 @@ extension GraftHost {
     /// file that crashed or hung a scanner, now or before, is refused: it is
     /// quarantined and never loaded in process. Nil when there is no scanner:
     /// only loading the file in process can tell.
-    func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil, hash: String? = nil) throws(GraftError) -> PluginInfo? {
+    func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil, hash: String? = nil) throws(GraftError) -> PluginDescription? {
         let scannedTogether = self.scannedTogether.withLock { $0.removeValue(forKey: file.identity) }
         switch scannedTogether == nil ? cache?.lookup(file.realPath, file.identity) : nil {
         case .described(var info):

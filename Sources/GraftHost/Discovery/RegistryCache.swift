@@ -61,7 +61,7 @@ final class RegistryCache: @unchecked Sendable {
     }
 
     enum Outcome: Sendable {
-        case described(PluginInfo)
+        case described(PluginDescription)
         case quarantined(GraftError)
     }
 

@@ -320,7 +320,7 @@ struct ScanRequest {
     }
 
     /// The child's answer for a file it loaded.
-    static func described(_ info: PluginInfo) -> (Wire.Kind, [UInt8]) {
+    static func described(_ info: PluginDescription) -> (Wire.Kind, [UInt8]) {
         var writer = WireWriter()
         writer.plugin(info)
         return (.described, writer.bytes)

@@ -47,7 +47,7 @@ extension GraftHost {
         let real = FilePaths.resolvingSymlinks(path)
         let old = table.plugin(at: real)
         func event(
-            _ outcome: SwapEvent.Outcome, new: PluginInfo? = nil, recreated: [SwapEvent.Recreated] = [],
+            _ outcome: SwapEvent.Outcome, new: PluginDescription? = nil, recreated: [SwapEvent.Recreated] = [],
             failed: [(instanceID: String, error: GraftError)] = [], orphaned: [String] = []
         ) -> SwapEvent {
             SwapEvent(

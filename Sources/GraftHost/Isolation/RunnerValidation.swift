@@ -2,7 +2,7 @@
 /// native ones take the same fast path or libffi): both ends of the
 /// `validate` request.
 extension PluginRunner {
-    func validate(_ validator: RegisteredValidator, _ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+    func validate(_ validator: RegisteredValidator, _ value: GraftValue, params: [String]) throws(GraftError) -> ValidationOutcome {
         let contract = validator.contract
         let name = ComponentReference(key: contract.name, version: contract.version).description
         let sent = try call(.validate, plugin: validator.plugin, what: "validator '\(name)'", deadline: limits.validator) { writer, slot in
@@ -15,7 +15,7 @@ extension PluginRunner {
         do throws(Wire.Violation) {
             guard answer.kind == .validated else { throw Wire.Violation(description: "\(answer.kind)") }
             let valid = try answer.reader.bool()
-            return ValidationResult(isValid: valid, message: try answer.reader.optional(), validator: contract.name)
+            return ValidationOutcome(isValid: valid, message: try answer.reader.optional(), validator: contract.name)
         } catch {
             throw GraftError(
                 .validatorNotFound, "the runner of \(validator.pluginPath) answered validator '\(name)' with \(error.description).",

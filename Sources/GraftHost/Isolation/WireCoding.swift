@@ -59,7 +59,7 @@ extension WireWriter {
         list(contract.params) { $0.field($1) }
     }
 
-    mutating func plugin(_ info: PluginInfo) {
+    mutating func plugin(_ info: PluginDescription) {
         string(info.id)
         string(info.version)
         string(info.name)
@@ -151,12 +151,12 @@ extension WireReader {
     }
 
     /// A plugin as described by a scan of `path`.
-    mutating func plugin(path: String) throws(Wire.Violation) -> PluginInfo {
+    mutating func plugin(path: String) throws(Wire.Violation) -> PluginDescription {
         let id = try string(), version = try string(), name = try string(), vendor = try optional()
         let description = try optional()
         let abi = ABIVersion(major: Int(try u16()), minor: Int(try u16()))
         let canUnload = try bool()
-        return PluginInfo(
+        return PluginDescription(
             id: id, version: version, name: name, vendor: vendor, description: description, path: path, imagePath: path,
             abi: abi, canUnload: canUnload, components: try list { (reader) throws(Wire.Violation) in try reader.component() },
             validators: try list { (reader) throws(Wire.Violation) in try reader.validator() },

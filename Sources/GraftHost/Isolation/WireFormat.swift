@@ -39,7 +39,7 @@ enum Wire {
         /// host → child: describe the file whose descriptor travels with the frame.
         case scan = 2
         // 3 is not used: the scanner reports its stages on a pipe of their own.
-        /// child → host: the file loaded; its `PluginInfo` follows.
+        /// child → host: the file loaded; its `PluginDescription` follows.
         case described = 4
         /// child → host: the file was refused; its errors follow.
         case refused = 5

@@ -2,7 +2,7 @@
 /// scanner's answer, a registry cache written by one): the child ran the
 /// plugin's code, so the plugin chose every byte of it. A description that
 /// breaks a rule the loader applies in process is refused the same way.
-extension PluginInfo {
+extension PluginDescription {
     /// Why this description could not have come from a plugin the loader
     /// accepts, one sentence each; empty when none.
     package var ruleProblems: [String] {

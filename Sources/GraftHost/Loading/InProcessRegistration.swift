@@ -4,7 +4,7 @@ import CGraft
 /// `InProcessPlugin`), registered through the same descriptor checks as a
 /// file. Returned by `registerInProcess` so it can be taken back.
 public final class InProcessRegistration: Sendable {
-    public let plugin: PluginInfo
+    public let plugin: PluginDescription
     /// What the registration replaced (overrides only), to put back on `remove`.
     package let replaced: [RegisteredComponent]
     let loaded: LoadedPlugin
@@ -48,7 +48,7 @@ extension GraftHost {
             reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self))
         } ?? []
         if let first = reader.problems.first { throw first }
-        let info = PluginInfo(
+        let info = PluginDescription(
             id: id, version: version, name: name, vendor: nil, description: "registered in-process",
             path: path, imagePath: path, abi: .host, canUnload: false, components: components,
             validators: validators.map(\.0), actions: actions.map(\.0))

@@ -16,7 +16,7 @@ import Glibc
 /// The C pointers stay valid until deinit, which runs only when nothing uses
 /// the plugin any more.
 package final class LoadedPlugin: @unchecked Sendable {
-    package let info: PluginInfo
+    package let info: PluginDescription
     /// Set when the host that loaded the plugin goes away (at process exit,
     /// typically): the image then stays mapped, since a thread the plugin
     /// started may still run in it. Only a build replaced or removed while the
@@ -70,7 +70,7 @@ package final class LoadedPlugin: @unchecked Sendable {
     let telemetry: PluginTelemetry?
 
     /// A plugin whose image is already mapped.
-    package init(info: PluginInfo, image: Image) {
+    package init(info: PluginDescription, image: Image) {
         self.info = info
         self.runner = nil
         telemetry = PluginTelemetry.make(pluginID: info.id)
@@ -79,7 +79,7 @@ package final class LoadedPlugin: @unchecked Sendable {
     }
 
     /// A plugin known from its description; `mapper` maps it on first use.
-    init(described info: PluginInfo, mapper: @escaping Mapper) {
+    init(described info: PluginDescription, mapper: @escaping Mapper) {
         self.info = info
         self.mapper = mapper
         self.runner = nil
@@ -87,7 +87,7 @@ package final class LoadedPlugin: @unchecked Sendable {
     }
 
     /// A plugin that runs in `runner`'s child process: never mapped here.
-    init(described info: PluginInfo, runner: PluginRunner) {
+    init(described info: PluginDescription, runner: PluginRunner) {
         self.info = info
         self.runner = runner
         telemetry = PluginTelemetry.make(pluginID: info.id)

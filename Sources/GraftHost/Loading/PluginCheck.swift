@@ -5,7 +5,7 @@ import Logging
 public struct PluginCheck: Sendable {
     public package(set) var path: String
     /// Set when the plugin loaded and passed every check.
-    public package(set) var plugin: PluginInfo?
+    public package(set) var plugin: PluginDescription?
     /// Every problem found, in the order the loader met them.
     public package(set) var problems: [GraftError]
 

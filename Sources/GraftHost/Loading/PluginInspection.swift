@@ -84,7 +84,7 @@ package enum PluginInspection {
         }
 
         /// Whether they declare what `info` says the plugin declares.
-        package func declare(sameAs info: PluginInfo) -> Bool {
+        package func declare(sameAs info: PluginDescription) -> Bool {
             components == info.components && validators == info.validators && actions == info.actions
         }
     }

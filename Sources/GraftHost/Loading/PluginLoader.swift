@@ -206,7 +206,7 @@ struct PluginLoader: Sendable {
             return .failure(Problems(errors: reader.problems))
         }
 
-        let info = PluginInfo(
+        let info = PluginDescription(
             id: id, version: version, name: (name?.isEmpty ?? true) ? id : name!,
             vendor: String(plugin: entry.pointee.vendor), description: String(plugin: entry.pointee.description),
             path: path, imagePath: mapping == .copy ? imagePath : file.realPath, abi: abi, canUnload: !image.containsSwift, components: components,

@@ -133,9 +133,9 @@ extension GraftHost {
 
     /// Validates, suspending while an isolated plugin's validator answers;
     /// see `validate(_:value:params:)`.
-    public func validate(_ name: String, value: GraftValue, params: [String] = []) async throws(GraftError) -> ValidationResult {
+    public func validate(_ name: String, value: GraftValue, params: [String] = []) async throws(GraftError) -> ValidationOutcome {
         try await AsyncCalls.run("validator '\(name)'", inline: !isolates) { () throws(GraftError) in
-            try self.validate(name, value: value, params: params) as ValidationResult
+            try self.validate(name, value: value, params: params) as ValidationOutcome
         }
     }
 

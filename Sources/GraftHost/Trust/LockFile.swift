@@ -93,7 +93,7 @@ package struct LockFile: Sendable, Hashable, Codable {
     /// Why the plugin described by `info`, whose file has content `hash`,
     /// may not load: it declares a permission its entry did not grant when
     /// it was locked. Nil when it may (or `hash` is not pinned: `violation` says so).
-    func permissionViolation(of info: PluginInfo, hash: String, lockPath: String) -> GraftError? {
+    func permissionViolation(of info: PluginDescription, hash: String, lockPath: String) -> GraftError? {
         guard let pin = plugins.first(where: { $0.sha256 == hash }) else { return nil }
         let granted = pin.granted
         let more = info.permissions.filter { !$0.permission.isCovered(by: granted) }

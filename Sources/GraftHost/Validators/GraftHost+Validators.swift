@@ -9,7 +9,7 @@ extension GraftHost {
     /// invalid, not an error. Errors: `validator_not_found`; `invalid_param`
     /// for params of the wrong count or that do not convert (naming the
     /// position and the text).
-    public func validate(_ name: String, value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationResult {
+    public func validate(_ name: String, value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationOutcome {
         try table.validators.validate(name: name, value: value, params: params, path: .automatic)
     }
 
@@ -17,7 +17,7 @@ extension GraftHost {
     /// (tests, benchmarks, `graft validate --ffi`).
     package func validate(
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath
-    ) throws(GraftError) -> ValidationResult {
+    ) throws(GraftError) -> ValidationOutcome {
         try table.validators.validate(name: name, value: value, params: params, path: path)
     }
 

@@ -7,7 +7,7 @@ import Glibc
 
 extension RegisteredValidator {
     /// Validates `value` with the editor's string `params`; see `GraftHost.validate`.
-    public func validate(_ value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationResult {
+    public func validate(_ value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationOutcome {
         try validate(value, params: params, path: .automatic)
     }
 
@@ -16,7 +16,7 @@ extension RegisteredValidator {
     @inline(__always)
     package func validate(
         _ value: GraftValue, params: [String] = [], path: NativeCallPath
-    ) throws(GraftError) -> ValidationResult {
+    ) throws(GraftError) -> ValidationOutcome {
         if let telemetry { return try validateMeasured(telemetry, value, params: params, path: path) }
         return try validateUnmeasured(value, params: params, path: path)
     }
@@ -25,14 +25,14 @@ extension RegisteredValidator {
     @inline(never)
     private func validateMeasured(
         _ telemetry: PluginTelemetry, _ value: GraftValue, params: [String], path: NativeCallPath
-    ) throws(GraftError) -> ValidationResult {
+    ) throws(GraftError) -> ValidationOutcome {
         try telemetry.measure(.validate) { () throws(GraftError) in try validateUnmeasured(value, params: params, path: path) }
     }
 
     @inline(__always)
     private func validateUnmeasured(
         _ value: GraftValue, params: [String], path: NativeCallPath
-    ) throws(GraftError) -> ValidationResult {
+    ) throws(GraftError) -> ValidationOutcome {
         guard let nativeCall else { return try validateGeneric(value, params: params) }
         // The hot path first: a common native signature whose arguments convert.
         if path == .automatic, let fastPath, let valid = fastPath.call(value: value, params: params) {
@@ -44,8 +44,8 @@ extension RegisteredValidator {
         return try explain(outcome, value: value, params: params)
     }
 
-    private func answer(_ valid: Bool) -> ValidationResult {
-        ValidationResult(isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name)
+    private func answer(_ valid: Bool) -> ValidationOutcome {
+        ValidationOutcome(isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name)
     }
 
     private func paramCountMismatch(_ count: Int) -> GraftError {
@@ -59,17 +59,17 @@ extension RegisteredValidator {
 
     /// Why a native call did not answer: the value is invalid (it does not
     /// convert), or a param is an error.
-    private func explain(_ outcome: NativeCall.Outcome, value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+    private func explain(_ outcome: NativeCall.Outcome, value: GraftValue, params: [String]) throws(GraftError) -> ValidationOutcome {
         let arguments = native?.signature.arguments ?? []
         switch outcome {
         case .answered(let valid):
             return answer(valid)
         case .valueUnreadable:
             if case .string(let text) = value, text.containsByte(0) {
-                return ValidationResult(
+                return ValidationOutcome(
                     isValid: false, message: "contains a NUL byte, which a C string cannot carry", validator: contract.name)
             }
-            return ValidationResult(
+            return ValidationOutcome(
                 isValid: false, message: contract.message ?? "is not a valid \(arguments.first?.rawValue ?? "value")",
                 validator: contract.name)
         case .paramUnreadable(let index):
@@ -81,7 +81,7 @@ extension RegisteredValidator {
     }
 
     /// A generic validator: the plugin's function, on graft values.
-    private func validateGeneric(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationResult {
+    private func validateGeneric(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationOutcome {
         if let runner = plugin.runner { return try runner.validate(self, value, params: params) }
         guard let descriptor = self.descriptor?.pointer, let validate = descriptor.pointee.validate else {
             throw GraftError(.validatorNotFound, "validator '\(contract.name)' has no function to call.", key: contract.name)
@@ -99,8 +99,8 @@ extension RegisteredValidator {
         let valid = output.withWriter { writer in
             value.withCValue { validate(descriptor, $0, UnsafePointer(cParams), UInt32(params.count), writer) }
         }
-        if valid { return ValidationResult(isValid: true, validator: contract.name) }
-        return ValidationResult(
+        if valid { return ValidationOutcome(isValid: true, validator: contract.name) }
+        return ValidationOutcome(
             isValid: false, message: output.bytes.isEmpty ? (contract.message ?? "is not valid") : output.text,
             validator: contract.name)
     }

@@ -155,7 +155,7 @@ package final class ValidatorRegistry: Sendable {
     @inline(__always)
     func validate(
         name: String, value: GraftValue, params: [String], path: NativeCallPath
-    ) throws(GraftError) -> ValidationResult {
+    ) throws(GraftError) -> ValidationOutcome {
         let outcome = table.read { table, reader in
             table.byName.withValue(named: name, reader: reader) { validator in
                 Result { () throws(GraftError) in try validator.validate(value, params: params, path: path) }
@@ -170,7 +170,7 @@ package final class ValidatorRegistry: Sendable {
     @inline(never)
     private func validateAfterMiss(
         name: String, value: GraftValue, params: [String], path: NativeCallPath
-    ) throws(GraftError) -> ValidationResult {
+    ) throws(GraftError) -> ValidationOutcome {
         try resolve(name: name).validate(value, params: params, path: path)
     }
 }

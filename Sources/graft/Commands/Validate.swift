@@ -40,7 +40,7 @@ struct Validate: ParsableCommand {
         var options = self.options
         if ffi { options.inProcess = true }  // the call path is this process's to choose
         let host = options.makeHost()
-        let result: ValidationResult
+        let result: ValidationOutcome
         do throws(GraftError) {
             result = try host.validate(name, value: .string(value), params: params, path: ffi ? .libffi : .automatic)
         } catch {

@@ -21,8 +21,10 @@ public struct ABIVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
     public var description: String { "\(major).\(minor)" }
 }
 
-/// A loaded plugin as the host sees it.
-public struct PluginInfo: Sendable, Hashable {
+/// A loaded plugin as the host sees it: what it declares, as its scan
+/// described it, and where it came from. (GraftKit's `PluginInfo` is what a
+/// plugin says of itself.)
+public struct PluginDescription: Sendable, Hashable {
     public package(set) var id: String
     public package(set) var version: String
     public package(set) var name: String
@@ -46,7 +48,7 @@ public struct PluginInfo: Sendable, Hashable {
     package var isMapped: Bool = true
 
     /// The same plugin, by everything it declares (not where it is mapped).
-    func declaresSame(as other: PluginInfo) -> Bool {
+    func declaresSame(as other: PluginDescription) -> Bool {
         id == other.id && version == other.version && abi == other.abi && components == other.components
             && validators == other.validators && actions == other.actions && permissions == other.permissions
     }
