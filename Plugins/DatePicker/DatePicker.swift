@@ -31,17 +31,17 @@ final class DatePicker: CustomComponent {
     }
 
     /// "select" with `{"date": "YYYY-MM-DD"}` selects a date and emits
-    /// `date_selected`. A malformed or too-early date is refused with a
-    /// warning in the log (the action is still known: returns true).
+    /// `date_selected`. A malformed or too-early date is data it cannot use:
+    /// refused (false, as graft.h asks), with why in the log.
     func interact(_ action: String, data: Value?) -> Bool {
         guard action == "select" else { return false }
         guard let text = data?["date"]?.stringValue, let date = CalendarDate(parsing: text) else {
             context.log(.warning, "select needs {\"date\": \"YYYY-MM-DD\"} naming a real calendar date; got \(data?.description ?? "no data").")
-            return true
+            return false
         }
         if let minimum, date < minimum {
             context.log(.warning, "\(date) is before the earliest selectable date, \(minimum); not selected.")
-            return true
+            return false
         }
         selected = date
         context.emit("date_selected", payload: ["date": .string(date.description),

@@ -97,6 +97,19 @@ struct FirstPartyPluginTests {
         #expect(html.text.contains("min=\"2026-01-01\""))
     }
 
+    @Test("date_picker refuses select with a date it cannot use: the instance says so, nothing is emitted", arguments: [
+        GraftValue.object(["date": ""]), ["date": "2026-02-30"], ["date": "2025-12-31"], ["day": "2026-12-24"],
+    ])
+    func datePickerRefusesUnusableDates(data: GraftValue) throws {
+        let host = try Self.host()
+        let log = EventLog()
+        let picker = try host.makeInstance(of: "date_picker@2", inputs: ["label": "Pick a date", "min_date": "2026-01-01"], onEvent: log.handler)
+        #expect(!picker.interact("select", data: data))
+        #expect(picker.warnings.map(\.code) == [.interactionRefused])
+        #expect(log.all.isEmpty)
+        #expect(try picker.render().text.contains("____-__-__"))
+    }
+
     @Test("paywall: renders its inputs, purchase emits the declared payload")
     func paywall() throws {
         let host = try Self.host()

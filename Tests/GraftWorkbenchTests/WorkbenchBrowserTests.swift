@@ -207,6 +207,40 @@ extension WorkbenchTests {
             await running.stop()
         }
 
+        @Test("a declared interaction with an empty data box sends a sample it shows in the box; data the component cannot use is refused, visibly")
+        func refusedInteraction() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: try BuildProducts.plugin("DatePicker"), to: folder.appendingPathComponent("libDatePicker.so"))
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver(niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url + "#/component/date_picker%402")
+                try browser.wait(for: "the select button", "return !!document.querySelector('.interaction-button[data-action=select]')")
+                try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('Pick a date') === true")
+                // An empty box sent {"date":""}, the picker said it took it, and nothing showed.
+                try browser.click(".interaction-button[data-action=select]")
+                try browser.wait(for: "the refusal", "return document.getElementById('interaction-note').textContent.includes('did not take it')")
+                #expect(try browser.execute("return document.getElementById('interaction-data').value") == #"{"date":""}"#)
+                #expect(try browser.execute("return document.getElementById('render-warnings').textContent.includes('interaction_refused')") == true)
+                // A date it can use, typed in the box, is taken and reaches the action log.
+                _ = try browser.execute("document.getElementById('interaction-data').value = '{\"date\": \"2026-12-24\"}'")
+                try browser.click(".interaction-button[data-action=select]")
+                try browser.wait(for: "the event", "return document.querySelectorAll('#records .record[data-event=date_selected]').length === 1")
+                #expect(try browser.execute("return document.getElementById('interaction-note').textContent") == "select: answered")
+                // Data that is not JSON sends nothing (a sample went instead).
+                _ = try browser.execute("document.getElementById('interaction-data').value = '{nope'")
+                try browser.click(".interaction-button[data-action=select]")
+                try browser.wait(for: "the banner", "return [...document.querySelectorAll('.banner')].some(b => b.textContent.includes('not JSON'))")
+                #expect(try browser.execute("return document.querySelectorAll('#records .record[data-event=date_selected]').length") == 1)
+            }
+            await running.stop()
+        }
+
         @Test("the validators form: Enter validates, and another validator's result never shows under the next one")
         func validatorsForm() async throws {
             let scratch = try Scratch()

@@ -42,15 +42,13 @@ final class PluginTable: Sendable {
         var removedInUse: Set<String> = []
 
         mutating func insert(_ entry: Entry) {
-            if let previous = plugins[entry.realPath], pathsByID[previous.info.id] == entry.realPath {
-                pathsByID[previous.info.id] = nil
-            }
-            plugins[entry.realPath] = entry.plugin
+            let previous = plugins.updateValue(entry.plugin, forKey: entry.realPath)
+            if let previous, pathsByID[previous.info.id] == entry.realPath { pathsByID[previous.info.id] = nil }
             pathsByID[entry.plugin.info.id] = entry.realPath
-            if let file = entry.file {
-                files = files.filter { $0.value != entry.realPath }
-                files[file] = entry.realPath
-            }
+            guard let file = entry.file else { return }
+            // A new build of a file goes by the new file's device and inode.
+            if previous != nil { files = files.filter { $0.value != entry.realPath } }
+            files[file] = entry.realPath
         }
 
         mutating func remove(at realPath: String) -> LoadedPlugin? {
@@ -72,19 +70,8 @@ final class PluginTable: Sendable {
     /// key + version instead of being refused (the replaced are returned).
     func register(_ batch: [Entry], overriding: Bool = false) -> (replaced: [RegisteredComponent], refused: [(path: String, error: GraftError)]) {
         state.withLock { state in
-            var claims = Claims(table: self, state: state, overriding: overriding, consequence: "the first stays")
-            var accepted: [(entry: Entry, prepared: ValidatorRegistry.Prepared)] = []
-            var refused: [(path: String, error: GraftError)] = []
-            for entry in batch {
-                do throws(GraftError) {
-                    let prepared = try validators.prepare(entry.plugin)
-                    try claims.claim(entry.plugin)
-                    accepted.append((entry, prepared))
-                } catch {
-                    refused.append((entry.plugin.info.path, error))
-                }
-            }
-            // Every name was checked above: publishing cannot fail.
+            let (accepted, refused) = check(batch, against: state, overriding: overriding)
+            // Every name was checked: publishing cannot fail.
             let replaced = components.register(
                 accepted.flatMap { item in item.entry.plugin.info.components.map { RegisteredComponent(contract: $0, plugin: item.entry.plugin) } },
                 replacing: overriding)
@@ -105,6 +92,28 @@ final class PluginTable: Sendable {
         }
     }
 
+    /// The entries of `batch` that can register, prepared, and the refused
+    /// ones with why. The claims end here, before anything is published:
+    /// while they hold the state's and the registries' tables, changing
+    /// those would copy them whole.
+    private func check(
+        _ batch: [Entry], against state: State, overriding: Bool
+    ) -> (accepted: [(entry: Entry, prepared: ValidatorRegistry.Prepared)], refused: [(path: String, error: GraftError)]) {
+        var claims = Claims(table: self, state: state, overriding: overriding, consequence: "the first stays")
+        var accepted: [(entry: Entry, prepared: ValidatorRegistry.Prepared)] = []
+        var refused: [(path: String, error: GraftError)] = []
+        for entry in batch {
+            do throws(GraftError) {
+                let prepared = try validators.prepare(entry.plugin)
+                try claims.claim(entry.plugin)
+                accepted.append((entry, prepared))
+            } catch {
+                refused.append((entry.plugin.info.path, error))
+            }
+        }
+        return (accepted, refused)
+    }
+
     /// Registers one plugin: a batch of one, its refusal thrown.
     @discardableResult
     func register(_ entry: Entry, overriding: Bool = false) throws(GraftError) -> [RegisteredComponent] {
@@ -118,10 +127,11 @@ final class PluginTable: Sendable {
     /// old build or the new one, never neither.
     func replace(_ old: LoadedPlugin, with entry: Entry, hash: String) throws(GraftError) {
         let result: Result<Void, GraftError> = state.withLock { state in
-            var claims = Claims(table: self, state: state, replacing: old, consequence: "the running build stays")
             let prepared: ValidatorRegistry.Prepared
             do throws(GraftError) {
                 prepared = try validators.prepare(entry.plugin)
+                // The claims end before anything is published (see `check`).
+                var claims = Claims(table: self, state: state, replacing: old, consequence: "the running build stays")
                 try claims.claim(entry.plugin)
             } catch {
                 return .failure(error)

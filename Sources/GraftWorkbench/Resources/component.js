@@ -164,7 +164,7 @@ views.component = (main, reference) => {
     const buttons = el('div', { class: 'interaction-buttons' },
       declared.map(d => el('button', { type: 'button', class: 'interaction-button declared',
         dataset: { action: d.name }, text: d.name, title: d.description || '',
-        onclick: () => interact(d.name, dataFromBox() ?? sampleData(d.data)) })),
+        onclick: () => interactDeclared(d) })),
       typed.map(action => el('button', { type: 'button', class: 'interaction-button',
         dataset: { action }, text: action, onclick: () => interact(action, null) })));
     const name = el('input', { type: 'text', id: 'interaction-name', placeholder: 'interaction, e.g. tap' });
@@ -172,6 +172,14 @@ views.component = (main, reference) => {
     function dataFromBox() {
       if (!data.value.trim()) return null;
       try { return JSON.parse(data.value); } catch (e) { banner('error', 'the interaction data is not JSON'); return undefined; }
+    }
+    // The data box, else a sample of the declared fields, which is put in the box so that what was sent
+    // shows and can be edited; data that is not JSON sends nothing.
+    function interactDeclared(d) {
+      let value = dataFromBox();
+      if (value === undefined) return;
+      if (value === null) { value = sampleData(d.data); if (value !== null) data.value = JSON.stringify(value); }
+      interact(d.name, value);
     }
     const go = () => {
       if (!name.value.trim()) return;
