@@ -34,6 +34,12 @@ public struct GraftConfiguration: Sendable {
     /// A `graft.lock` to enforce (`graft lock` writes one): only files whose
     /// content it pins may load. Nil: no pinning.
     public var lockFile: String?
+    /// Which plugin answers a bare name that several declare: the name
+    /// (`iso_date`, `date_picker@2`; a component, validator or action) to the
+    /// plugin id that owns it whenever it is loaded. Names nobody lists go to
+    /// the plugin registered first; every plugin answers its qualified names
+    /// (`dev.graft.date-picker/iso_date`) whatever is chosen here.
+    public var preferredPlugins: [String: String]
 
     /// `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`; nil without either.
     public static var defaultCacheFolder: String? { RegistryCache.defaultFolder() }
@@ -49,8 +55,10 @@ public struct GraftConfiguration: Sendable {
         searchPath: SearchPath = .standard(), trust: TrustPolicy = .strict, loadsFromCopies: Bool = false,
         scanning: Scanning = Scanning(), cacheFolder: String? = GraftConfiguration.defaultCacheFolder,
         mapping: Mapping = .onFirstUse, lockFile: String? = nil, isolation: Isolation = .perPlugin,
-        limits: IsolationLimits = IsolationLimits(), sandbox: SandboxSettings = SandboxSettings()
+        limits: IsolationLimits = IsolationLimits(), sandbox: SandboxSettings = SandboxSettings(),
+        preferredPlugins: [String: String] = [:]
     ) {
+        self.preferredPlugins = preferredPlugins
         self.isolation = isolation
         self.sandbox = sandbox
         self.limits = limits

@@ -137,7 +137,7 @@ struct HotSwapTests {
 
     /// Broken builds of every kind written over the running plugin's file.
     enum Breakage: String, CaseIterable, Sendable {
-        case notELF, truncated, missingEntry, abiMajor, initFalse, duplicateKey, badSignature
+        case notELF, truncated, missingEntry, abiMajor, initFalse, duplicateID, badSignature
 
         var code: GraftError.Code {
             switch self {
@@ -145,7 +145,7 @@ struct HotSwapTests {
             case .missingEntry: .entrySymbolMissing
             case .abiMajor: .abiIncompatible
             case .initFalse: .pluginInitFailed
-            case .duplicateKey: .duplicateComponent
+            case .duplicateID: .duplicatePlugin
             case .badSignature: .invalidSignature
             }
         }
@@ -170,10 +170,10 @@ struct HotSwapTests {
             try Self.replace(path, with: Fixtures.build("bad_abi_major", into: side))
         case .initFalse:
             try Self.replace(path, with: Fixtures.build("bad_init_false", into: side))
-        case .duplicateKey:
-            // A second plugin holds dup_widget; the new build of this file declares it too.
+        case .duplicateID:
+            // Another file holds the plugin id test.dup-a; the new build of this file is that plugin too.
             try host.load(pluginAt: Fixtures.build("dup_a", into: side).path)
-            try Self.replace(path, with: Fixtures.build("dup_b", into: side, outputName: "libdup_b_copy.so"))
+            try Self.replace(path, with: Fixtures.build("dup_a", into: side, outputName: "libdup_a_copy.so"))
         case .badSignature:
             try Self.replace(path, with: Fixtures.build("bad_signature", into: side))
         }

@@ -43,21 +43,24 @@ struct LoaderTests {
         #expect(failures[scratch.file("libtext.so").path] == "not_a_shared_library")
     }
 
-    @Test("the same key+version in two plugins: the first stays, the error names both files")
+    @Test("the same key+version in two plugins: both load, the first answers the bare name, the clash names both files")
     func duplicateAcrossPlugins() throws {
         let scratch = try Scratch()
         let a = try Fixtures.build("dup_a", into: scratch.url)
         let b = try Fixtures.build("dup_b", into: scratch.url)
         let host = inProcessHost(scratch.url)
         try host.load(pluginAt: a.path)
-        let error = #expect(throws: GraftError.self) { try host.load(pluginAt: b.path) }
-        #expect(error?.code == .duplicateComponent)
-        #expect(error?.message.contains(a.path) == true && error?.message.contains(b.path) == true)
+        try host.load(pluginAt: b.path)
+        #expect(host.plugins.map(\.id) == ["test.dup-a", "test.dup-b"])
         #expect(try host.resolve(ComponentReference(key: "dup_widget")).pluginID == "test.dup-a")
-        #expect(host.plugins.map(\.id) == ["test.dup-a"])
+        #expect(try host.resolve(ComponentReference(parsing: "test.dup-b/dup_widget")).pluginID == "test.dup-b")
+        let clash = try #require(host.failures.first { $0.path == b.path }?.error)
+        #expect(clash.code == .duplicateComponent)
+        #expect(clash.key == "dup_widget")
+        #expect(clash.message.contains(a.path) && clash.message.contains(b.path) && clash.message.contains("test.dup-b/dup_widget@1"))
     }
 
-    @Test("a clash is refused in the same words whether the plugin was scanned or came from the registry cache")
+    @Test("a clash reads the same whether the plugins were scanned or came from the registry cache")
     func duplicateWordingIsOne() throws {
         let scratch = try Scratch()
         let folder = scratch.url.appendingPathComponent("plugins")
@@ -69,7 +72,7 @@ struct LoaderTests {
                 configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path),
                 logger: quietLogger)
             host.loadPlugins()
-            #expect(host.plugins.map(\.id) == ["test.dup-a"])
+            #expect(host.plugins.map(\.id) == ["test.dup-a", "test.dup-b"])
             return host.failures.first { $0.path == b.path }?.error
         }
         let scanned = try #require(failure())

@@ -57,7 +57,7 @@ struct RegistryTests {
             group.addTask {
                 for _ in 0..<2_000 {
                     host.registry.unregister(key: "multi", version: 2)
-                    host.registry.register([multi])
+                    host.registry.restore(multi)
                 }
                 return nil
             }

@@ -40,7 +40,7 @@ extension CheckRun {
         for (index, definition) in flow.actions.enumerated() {
             let path = JSONPath.root.key("actions").index(index)
             guard let registered = registry.actions[definition.reference] else {
-                let versions = registry.actionVersions(of: definition.key).map(String.init).joined(separator: ", ")
+                let versions = registry.actionVersions(of: definition.reference).map(String.init).joined(separator: ", ")
                 add(
                     .actionNotFound, at: path, editor: definition.reference.description, plugin: versions.isEmpty ? nil : versions,
                     "the editor defines action \(definition.reference), but no plugin registers it\(versions.isEmpty ? "" : " (registered versions: \(versions))").")

@@ -30,7 +30,7 @@ struct CheckRun {
         _ reference: ComponentReference, componentPath: JSONPath, versionPath: JSONPath, what: String
     ) -> RegisteredComponent? {
         if let registered = registry.components[reference] { return registered }
-        let versions = registry.componentVersions(of: reference.key)
+        let versions = registry.componentVersions(of: reference)
         if versions.isEmpty {
             add(
                 .customComponentNotFound, at: componentPath, editor: reference.description,

@@ -37,18 +37,23 @@ final class ActionRegistry: Sendable {
     private let actions = Locked<[ComponentReference: RegisteredAction]>([:])
 
     /// Every action by key + version, as registered now.
-    var current: [ComponentReference: RegisteredAction] { actions.withLock { $0 } }
+    /// Every action by each name that reaches it: qualified, and bare for its owner.
+    var byName: [ComponentReference: RegisteredAction] { actions.withLock { $0 } }
 
-    /// Publishes the actions of `plugins` in one step, removing those of
-    /// `replacing`, if any; the caller (`PluginTable`) has checked the keys are free.
-    func publish(_ plugins: [LoadedPlugin], replacing: LoadedPlugin? = nil) {
+    /// One published step: the actions of `plugins` under their qualified
+    /// names, every name of `removing` gone, and each bare name in `owners`
+    /// answered by its owner's action, or by none.
+    func publish(_ plugins: [LoadedPlugin], removing old: LoadedPlugin? = nil, owners: [ComponentReference: LoadedPlugin?]) {
         actions.withLock { actions in
-            if let replacing { actions = actions.filter { $0.value.plugin !== replacing } }
+            if let old { actions = actions.filter { $0.value.plugin !== old } }
             for plugin in plugins {
                 for contract in plugin.info.actions {
-                    actions[ComponentReference(key: contract.key, version: contract.version)] = RegisteredAction(
+                    actions[ComponentReference(key: contract.key, version: contract.version, plugin: plugin.info.id)] = RegisteredAction(
                         contract: contract, pluginID: plugin.info.id, pluginPath: plugin.info.path, plugin: plugin)
                 }
+            }
+            for (name, owner) in owners {
+                actions[name] = owner.flatMap { actions[name.qualified(by: $0.info.id)] }
             }
         }
     }
@@ -57,8 +62,14 @@ final class ActionRegistry: Sendable {
         actions.withLock { actions in actions = actions.filter { $0.value.plugin !== plugin } }
     }
 
+    /// Every action (each once, whether or not it owns its bare name),
+    /// sorted by key, version and plugin id.
     var all: [RegisteredAction] {
-        actions.withLock { $0.values.sorted { ($0.contract.key, $0.contract.version) < ($1.contract.key, $1.contract.version) } }
+        actions.withLock { actions in
+            actions.filter { $0.key.plugin != nil }.values.sorted {
+                ($0.contract.key, $0.contract.version, $0.pluginID) < ($1.contract.key, $1.contract.version, $1.pluginID)
+            }
+        }
     }
 
     func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredAction {

@@ -27,7 +27,7 @@ extension GraftHost {
         var seen: Set<FileKey> = []
         // Registered in search order: the quick ones found so far go first.
         func flush() {
-            for (path, error) in table.register(quick).refused {
+            for (path, error) in table.register(quick) {
                 recordFailure(error, path: path)
                 logger.error("\(error)", metadata: ["path": "\(path)"])
             }

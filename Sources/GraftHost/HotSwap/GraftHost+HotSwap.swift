@@ -126,7 +126,7 @@ extension GraftHost {
         let published = table.components.snapshot.components
         for instance in tracker.cores where instance.component.plugin === old {
             let reference = instance.component.reference
-            guard let replacement = published[reference], replacement.plugin === plugin else {
+            guard let replacement = published[reference.qualified(by: plugin.info.id)] else {
                 orphaned.append(instance.id)
                 logger.warning(
                     "\(reference) is gone from the new build of \(path); instance '\(instance.id)' stays on the old build until it closes.")

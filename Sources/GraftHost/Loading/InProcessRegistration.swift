@@ -5,25 +5,20 @@ import CGraft
 /// file. Returned by `registerInProcess` so it can be taken back.
 public final class InProcessRegistration: Sendable {
     public let plugin: PluginDescription
-    /// What the registration replaced (overrides only), to put back on `remove`.
-    package let replaced: [RegisteredComponent]
     let loaded: LoadedPlugin
     let key: String
     weak let host: GraftHost?
 
-    init(loaded: LoadedPlugin, key: String, replaced: [RegisteredComponent], host: GraftHost) {
+    init(loaded: LoadedPlugin, key: String, host: GraftHost) {
         self.plugin = loaded.info
         self.loaded = loaded
         self.key = key
-        self.replaced = replaced
         self.host = host
     }
 
-    /// Unregisters the in-process components and puts back what they replaced.
+    /// Unregisters the in-process components; what they overrode answers again.
     public func remove() {
-        guard let host else { return }
-        host.table.forget(realPath: key)
-        for component in replaced { host.table.components.restore(component) }
+        host?.table.forget(realPath: key)
     }
 }
 
@@ -58,7 +53,13 @@ extension GraftHost {
                 handle: nil, entry: nil, host: nil,
                 componentFactory: componentFactory?.assumingMemoryBound(to: graft_component_factory_t.self),
                 validators: validators, actions: actions))
-        let replaced = try register(loaded, realPath: path, overriding: overriding)
-        return InProcessRegistration(loaded: loaded, key: path, replaced: replaced, host: self)
+        try register(loaded, realPath: path, overriding: overriding)
+        // Registered to stand in for nothing, it must not hide behind another
+        // plugin's name: a clash is refused, as it was asked by its bare name.
+        if !overriding, let clash = table.clashes(of: loaded).first {
+            table.forget(realPath: path)
+            throw clash
+        }
+        return InProcessRegistration(loaded: loaded, key: path, host: self)
     }
 }

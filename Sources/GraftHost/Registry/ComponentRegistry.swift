@@ -5,21 +5,28 @@
 /// on it without locks, and a change is published in one step.
 package final class ComponentRegistry: Sendable {
     /// Immutable once published; the registry swaps in a new one on change.
+    /// Every component is there under its qualified name, and under its
+    /// bare name when its plugin owns that name.
     struct Snapshot: Sendable {
         var components: [ComponentReference: RegisteredComponent] = [:]
-        /// Every version registered under each key, sorted.
+        /// Every version registered under each key (`key` or `plugin/key`), sorted.
         var versions: [String: [Int]] = [:]
 
-        mutating func insert(_ component: RegisteredComponent) {
-            components[component.reference] = component
-            versions[component.contract.key, default: []].append(component.contract.version)
-            versions[component.contract.key]!.sort()
+        static func versionKey(_ reference: ComponentReference) -> String {
+            reference.plugin.map { "\($0)/\(reference.key)" } ?? reference.key
+        }
+
+        mutating func insert(_ component: RegisteredComponent, as reference: ComponentReference) {
+            guard components.updateValue(component, forKey: reference) == nil else { return }
+            versions[Self.versionKey(reference), default: []].append(reference.version)
+            versions[Self.versionKey(reference)]!.sort()
         }
 
         mutating func remove(_ reference: ComponentReference) -> RegisteredComponent? {
             guard let removed = components.removeValue(forKey: reference) else { return nil }
-            versions[reference.key]?.removeAll { $0 == reference.version }
-            if versions[reference.key]?.isEmpty == true { versions[reference.key] = nil }
+            let key = Self.versionKey(reference)
+            versions[key]?.removeAll { $0 == reference.version }
+            if versions[key]?.isEmpty == true { versions[key] = nil }
             return removed
         }
     }
@@ -36,6 +43,9 @@ package final class ComponentRegistry: Sendable {
 
     var snapshot: Snapshot { current.withLock { $0 }.snapshot }
 
+    /// Every component by each name that reaches it: qualified, and bare for its owner.
+    package var byName: [ComponentReference: RegisteredComponent] { snapshot.components }
+
     /// Replaces the published snapshot with `change` applied to a copy.
     private func update<R>(_ change: (inout Snapshot) -> R) -> R {
         current.withLock { published in
@@ -51,15 +61,16 @@ package final class ComponentRegistry: Sendable {
     package func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
         let published = current.withLock { $0 }
         if let component = published.snapshot.components[reference] { return component }
-        if let versions = published.snapshot.versions[reference.key], !versions.isEmpty {
+        let versionKey = Snapshot.versionKey(reference)
+        if let versions = published.snapshot.versions[versionKey], !versions.isEmpty {
             throw GraftError(
                 .componentVersionMismatch,
-                "component '\(reference.key)' has no version \(reference.version); registered versions: \(versions.map(String.init).joined(separator: ", ")).",
+                "component '\(versionKey)' has no version \(reference.version); registered versions: \(versions.map(String.init).joined(separator: ", ")).",
                 key: reference.key)
         }
         throw GraftError(
             .customComponentNotFound,
-            "no plugin registers component '\(reference)'.\(NearMiss.hint(for: reference.key, among: published.snapshot.versions.keys))",
+            "no plugin registers component '\(reference)'.\(NearMiss.hint(for: versionKey, among: published.snapshot.versions.keys))",
             key: reference.key)
     }
 
@@ -67,61 +78,49 @@ package final class ComponentRegistry: Sendable {
         try resolve(ComponentReference(key: key, version: version))
     }
 
-    /// Every registered component, sorted by key then version.
+    /// Every registered component (each once, whether or not it owns its
+    /// bare name), sorted by key, version and plugin id.
     package var all: [RegisteredComponent] {
-        snapshot.components.values.sorted { ($0.contract.key, $0.contract.version) < ($1.contract.key, $1.contract.version) }
-    }
-
-    /// Publishes `components` in one step; the caller (`PluginTable`) has
-    /// checked that no key + version is taken. With `replacing`, those that
-    /// are taken are replaced and returned, so they can be put back.
-    @discardableResult
-    func register(_ components: [RegisteredComponent], replacing: Bool = false) -> [RegisteredComponent] {
-        update { snapshot in
-            let replaced = replacing ? components.compactMap { snapshot.remove($0.reference) } : []
-            snapshot.components.reserveCapacity(snapshot.components.count + components.count)
-            snapshot.versions.reserveCapacity(snapshot.versions.count + components.count)
-            for component in components { snapshot.insert(component) }
-            return replaced
+        snapshot.components.filter { $0.key.plugin != nil }.values.sorted {
+            ($0.contract.key, $0.contract.version, $0.pluginID) < ($1.contract.key, $1.contract.version, $1.pluginID)
         }
     }
 
-    /// Replaces every component `old` provides with `components` (a new build
-    /// of the same plugin) in one published step: a lookup on any thread sees
-    /// the old build or the new one, never neither. The caller has checked
-    /// that no other plugin holds their keys.
-    func swap(replacing old: LoadedPlugin, with components: [RegisteredComponent]) {
+    /// One published step: the components of `plugins` under their
+    /// qualified names, every name of `removing` gone, and each bare name in
+    /// `owners` answered by its owner's component, or by none. A lookup on
+    /// any thread sees the registry before or after, never between.
+    func publish(adding plugins: [LoadedPlugin], removing old: LoadedPlugin? = nil, owners: [ComponentReference: LoadedPlugin?]) {
         update { snapshot in
-            for (reference, existing) in snapshot.components where existing.plugin === old {
-                _ = snapshot.remove(reference)
+            if let old {
+                for (reference, existing) in snapshot.components where existing.plugin === old { _ = snapshot.remove(reference) }
             }
-            for component in components { snapshot.insert(component) }
-        }
-    }
-
-    /// Removes every component `plugin` provides.
-    func removeAll(providedBy plugin: LoadedPlugin) {
-        update { snapshot in
-            for (reference, existing) in snapshot.components where existing.plugin === plugin {
-                _ = snapshot.remove(reference)
+            let count = plugins.reduce(0) { $0 + $1.info.components.count }
+            snapshot.components.reserveCapacity(snapshot.components.count + 2 * count)
+            snapshot.versions.reserveCapacity(snapshot.versions.count + 2 * count)
+            for plugin in plugins {
+                for contract in plugin.info.components {
+                    snapshot.insert(RegisteredComponent(contract: contract, plugin: plugin), as: contract.reference.qualified(by: plugin.info.id))
+                }
+            }
+            for (name, owner) in owners {
+                if let owner, let component = snapshot.components[name.qualified(by: owner.info.id)] {
+                    if snapshot.components[name] !== component {
+                        _ = snapshot.remove(name)
+                        snapshot.insert(component, as: name)
+                    }
+                } else {
+                    _ = snapshot.remove(name)
+                }
             }
         }
     }
 
-    /// Puts `component` back under its key + version, replacing whatever is there.
+    /// Puts `component` back under its bare name, replacing whatever is there.
     func restore(_ component: RegisteredComponent) {
         update { snapshot in
             _ = snapshot.remove(component.reference)
-            snapshot.insert(component)
-        }
-    }
-
-    /// Removes the component under `reference` only if `plugin` provides it.
-    @discardableResult
-    func unregister(_ reference: ComponentReference, ifProvidedBy plugin: LoadedPlugin) -> RegisteredComponent? {
-        update { snapshot in
-            guard snapshot.components[reference]?.plugin === plugin else { return nil }
-            return snapshot.remove(reference)
+            snapshot.insert(component, as: component.reference)
         }
     }
 

@@ -1,20 +1,35 @@
 import Synchronization
 
 /// The host's plugins and every name they hold: which plugin came from which
-/// file, its components, validators and actions, and the files that failed.
-/// All of it changes here and nowhere else, under one lock, so the
-/// invariants (one plugin per id, one per file, one holder per name, load
-/// order) are kept in one place.
+/// file, its components, validators and actions, who owns each bare name,
+/// and the files that failed. All of it changes here and nowhere else, under
+/// one lock, so the invariants (one plugin per id, one per file, one owner
+/// per bare name, load order) are kept in one place.
 ///
-/// Registering is a batch: one plugin is a batch of one. Every entry is
-/// checked by `Claims` against what is registered and what came before it in
-/// the batch; what passes is published at once, so loading N plugins costs N
-/// checks, not N copies of the registries.
+/// Names belong to plugins: every entry answers its qualified name
+/// (`plugin.id/key@version`) whatever else is loaded. Two plugins may declare
+/// the same key + version; the bare name goes to the plugin the host prefers
+/// for it (`GraftConfiguration.preferredPlugins`), else to the first
+/// registered, and every other declaration of it is reported as a clash of
+/// that entry (`failures`), never a refusal of the rest of its plugin. When
+/// the owner goes, the next provider takes the name.
+///
+/// Registering is a batch: one plugin is a batch of one, checked and
+/// published at once, so loading N plugins costs N checks, not N copies of
+/// the registries.
 final class PluginTable: Sendable {
     let components = ComponentRegistry()
     let validators = ValidatorRegistry()
     let actions = ActionRegistry()
-    private let state = Locked(State())
+    private let state: Locked<State>
+
+    /// `preferred`: the plugin id that owns each bare name it declares
+    /// (`iso_date@1` → `dev.graft.date-picker`), whatever the load order.
+    init(preferred: [ComponentReference: String] = [:]) {
+        var state = State()
+        state.preferred = preferred
+        self.state = Locked(state)
+    }
 
     /// A plugin to register, with the real path it is known by and, for a
     /// file, the file's device and inode.
@@ -22,6 +37,20 @@ final class PluginTable: Sendable {
         let plugin: LoadedPlugin
         let realPath: String
         var file: FileKey?
+    }
+
+    /// A bare name of one kind.
+    struct Name: Hashable {
+        enum Kind: String { case component, validator, action }
+        var kind: Kind
+        var reference: ComponentReference
+
+        /// Every bare name `info` declares.
+        static func all(of info: PluginDescription) -> [Name] {
+            info.components.map { Name(kind: .component, reference: $0.reference) }
+                + info.validators.map { Name(kind: .validator, reference: ComponentReference(key: $0.name, version: $0.version)) }
+                + info.actions.map { Name(kind: .action, reference: ComponentReference(key: $0.key, version: $0.version)) }
+        }
     }
 
     private struct State: Sendable {
@@ -40,6 +69,29 @@ final class PluginTable: Sendable {
         var identities: [String: FileIdentity] = [:]
         /// Files removed while instances still used their plugin.
         var removedInUse: Set<String> = []
+        /// Every plugin declaring each bare name, in registration order.
+        var providers: [Name: [LoadedPlugin]] = [:]
+        /// The plugin id that owns a bare name when it declares it: the
+        /// configuration's choice.
+        var preferred: [ComponentReference: String] = [:]
+        /// In-process overrides: the plugin id that owns a component's bare
+        /// name while it is registered.
+        var overrides: [ComponentReference: String] = [:]
+
+        /// Who answers a bare name: the override, the preferred plugin, or
+        /// the first registered; nil when nobody declares it.
+        func owner(of name: Name) -> LoadedPlugin? {
+            guard let plugins = providers[name], let first = plugins.first else { return nil }
+            let chosen = (name.kind == .component ? overrides[name.reference] : nil) ?? preferred[name.reference]
+            return chosen.flatMap { id in plugins.first { $0.info.id == id } } ?? first
+        }
+
+        /// The owners of `names`, by kind, as the registries take them.
+        func owners(of names: some Sequence<Name>) -> [Name.Kind: [ComponentReference: LoadedPlugin?]] {
+            var owners: [Name.Kind: [ComponentReference: LoadedPlugin?]] = [:]
+            for name in names { owners[name.kind, default: [:]][name.reference] = .some(owner(of: name)) }
+            return owners
+        }
 
         mutating func insert(_ entry: Entry) {
             let previous = plugins.updateValue(entry.plugin, forKey: entry.realPath)
@@ -64,19 +116,23 @@ final class PluginTable: Sendable {
 
     // MARK: Registering
 
-    /// Registers each entry of `batch` with everything it declares, or
-    /// refuses it whole; returns the refused ones with why. With
-    /// `overriding`, components replace those registered under the same
-    /// key + version instead of being refused (the replaced are returned).
-    func register(_ batch: [Entry], overriding: Bool = false) -> (replaced: [RegisteredComponent], refused: [(path: String, error: GraftError)]) {
+    /// Registers each entry of `batch` with everything it declares; returns
+    /// the refused ones with why (an id already loaded, a native signature
+    /// libffi cannot call). With `overriding`, an entry's components own
+    /// their bare names while it is registered (an in-process test double).
+    func register(_ batch: [Entry], overriding: Bool = false) -> [(path: String, error: GraftError)] {
         state.withLock { state in
-            let (accepted, refused) = check(batch, against: state, overriding: overriding)
-            // Every name was checked: publishing cannot fail.
-            let replaced = components.register(
-                accepted.flatMap { item in item.entry.plugin.info.components.map { RegisteredComponent(contract: $0, plugin: item.entry.plugin) } },
-                replacing: overriding)
-            validators.publish(accepted.map { ($0.entry.plugin, $0.prepared) })
-            actions.publish(accepted.map(\.entry.plugin))
+            let (accepted, refused) = check(batch, against: state)
+            var names: [Name] = []
+            for (entry, _) in accepted {
+                let plugin = entry.plugin
+                for name in Name.all(of: plugin.info) {
+                    state.providers[name, default: []].append(plugin)
+                    names.append(name)
+                    if overriding && name.kind == .component { state.overrides[name.reference] = plugin.info.id }
+                }
+            }
+            publish(accepted.map(\.entry.plugin), prepared: accepted.map(\.prepared), owners: state.owners(of: names))
             state.plugins.reserveCapacity(state.plugins.count + accepted.count)
             state.pathsByID.reserveCapacity(state.pathsByID.count + accepted.count)
             state.files.reserveCapacity(state.files.count + accepted.count)
@@ -88,57 +144,81 @@ final class PluginTable: Sendable {
                 let paths = Set(accepted.map(\.entry.plugin.info.path))
                 state.failures.removeAll { paths.contains($0.path) }
             }
-            return (replaced, refused)
+            return refused
         }
     }
 
     /// The entries of `batch` that can register, prepared, and the refused
-    /// ones with why. The claims end here, before anything is published:
-    /// while they hold the state's and the registries' tables, changing
-    /// those would copy them whole.
+    /// ones with why.
     private func check(
-        _ batch: [Entry], against state: State, overriding: Bool
+        _ batch: [Entry], against state: State
     ) -> (accepted: [(entry: Entry, prepared: ValidatorRegistry.Prepared)], refused: [(path: String, error: GraftError)]) {
-        var claims = Claims(table: self, state: state, overriding: overriding, consequence: "the first stays")
+        var ids: [String: String] = [:]
         var accepted: [(entry: Entry, prepared: ValidatorRegistry.Prepared)] = []
         var refused: [(path: String, error: GraftError)] = []
         for entry in batch {
+            let info = entry.plugin.info
             do throws(GraftError) {
+                if let other = ids[info.id] ?? state.pathsByID[info.id].flatMap({ state.plugins[$0]?.info.path }) {
+                    throw Self.duplicateID(info, loadedFrom: other, consequence: "the first stays")
+                }
                 let prepared = try validators.prepare(entry.plugin)
-                try claims.claim(entry.plugin)
+                ids[info.id] = info.path
                 accepted.append((entry, prepared))
             } catch {
-                refused.append((entry.plugin.info.path, error))
+                refused.append((info.path, error))
             }
         }
         return (accepted, refused)
     }
 
-    /// Registers one plugin: a batch of one, its refusal thrown.
-    @discardableResult
-    func register(_ entry: Entry, overriding: Bool = false) throws(GraftError) -> [RegisteredComponent] {
-        let (replaced, refused) = register([entry], overriding: overriding)
-        if let (_, error) = refused.first { throw error }
-        return replaced
+    private static func duplicateID(_ info: PluginDescription, loadedFrom other: String, consequence: String) -> GraftError {
+        GraftError(
+            .duplicatePlugin, "plugin '\(info.id)' at \(info.path) is already loaded from \(other); \(consequence).", path: info.path)
     }
 
-    /// Publishes a new build in place of `old`, checked as a registration is
-    /// (`old`'s own names are free to it): every lookup on any thread sees the
-    /// old build or the new one, never neither.
+    /// Publishes to the three registries in one step each: `plugins` added,
+    /// `old` removed, the bare names in `owners` given to their owners.
+    private func publish(
+        _ plugins: [LoadedPlugin], prepared: [ValidatorRegistry.Prepared], removing old: LoadedPlugin? = nil,
+        owners: [Name.Kind: [ComponentReference: LoadedPlugin?]]
+    ) {
+        components.publish(adding: plugins, removing: old, owners: owners[.component] ?? [:])
+        validators.publish(Array(zip(plugins, prepared)), removing: old, owners: owners[.validator] ?? [:])
+        actions.publish(plugins, removing: old, owners: owners[.action] ?? [:])
+    }
+
+    /// Registers one plugin: a batch of one, its refusal thrown.
+    func register(_ entry: Entry, overriding: Bool = false) throws(GraftError) {
+        if let (_, error) = register([entry], overriding: overriding).first { throw error }
+    }
+
+    /// Publishes a new build in place of `old`: it keeps `old`'s place among
+    /// the providers of every name both declare. Every lookup on any thread
+    /// sees the old build or the new one, never neither.
     func replace(_ old: LoadedPlugin, with entry: Entry, hash: String) throws(GraftError) {
+        let plugin = entry.plugin
         let result: Result<Void, GraftError> = state.withLock { state in
             let prepared: ValidatorRegistry.Prepared
             do throws(GraftError) {
-                prepared = try validators.prepare(entry.plugin)
-                // The claims end before anything is published (see `check`).
-                var claims = Claims(table: self, state: state, replacing: old, consequence: "the running build stays")
-                try claims.claim(entry.plugin)
+                if let other = state.pathsByID[plugin.info.id], other != entry.realPath, let holder = state.plugins[other] {
+                    throw Self.duplicateID(plugin.info, loadedFrom: holder.info.path, consequence: "the running build stays")
+                }
+                prepared = try validators.prepare(plugin)
             } catch {
                 return .failure(error)
             }
-            components.swap(replacing: old, with: entry.plugin.info.components.map { RegisteredComponent(contract: $0, plugin: entry.plugin) })
-            validators.publish([(entry.plugin, prepared)], replacing: old)
-            actions.publish([entry.plugin], replacing: old)
+            let before = Set(Name.all(of: old.info)), after = Set(Name.all(of: plugin.info))
+            for name in before.union(after) {
+                var providers = state.providers[name] ?? []
+                if let index = providers.firstIndex(where: { $0 === old }) {
+                    if after.contains(name) { providers[index] = plugin } else { providers.remove(at: index) }
+                } else {
+                    providers.append(plugin)
+                }
+                state.providers[name] = providers.isEmpty ? nil : providers
+            }
+            publish([plugin], prepared: [prepared], removing: old, owners: state.owners(of: before.union(after)))
             state.insert(entry)
             state.hashes[entry.realPath] = hash
             state.removedInUse.remove(entry.realPath)
@@ -147,17 +227,61 @@ final class PluginTable: Sendable {
         try result.get()
     }
 
-    /// Unregisters the plugin at `realPath` and everything it provides;
-    /// returns it, or nil when none is loaded from there.
+    /// Unregisters the plugin at `realPath` and everything it provides (the
+    /// next provider of each bare name it owned takes it); returns it, or
+    /// nil when none is loaded from there.
     @discardableResult
     func forget(realPath: String) -> LoadedPlugin? {
         state.withLock { state in
             guard let plugin = state.remove(at: realPath) else { return nil }
-            components.removeAll(providedBy: plugin)
-            validators.removeAll(providedBy: plugin)
-            actions.removeAll(providedBy: plugin)
+            let names = Name.all(of: plugin.info)
+            for name in names {
+                state.providers[name]?.removeAll { $0 === plugin }
+                if state.providers[name]?.isEmpty == true { state.providers[name] = nil }
+                if name.kind == .component, state.overrides[name.reference] == plugin.info.id { state.overrides[name.reference] = nil }
+            }
+            publish([], prepared: [], removing: plugin, owners: state.owners(of: names))
             return plugin
         }
+    }
+
+    /// Every validator's contract by each name that reaches it (qualified,
+    /// and bare for its owner), from the declarations: nothing is mapped.
+    func validatorContracts() -> [ComponentReference: ValidatorContract] {
+        state.withLock { state in
+            var contracts: [ComponentReference: ValidatorContract] = [:]
+            for (name, plugins) in state.providers where name.kind == .validator {
+                func contract(of plugin: LoadedPlugin) -> ValidatorContract? {
+                    plugin.info.validators.first { $0.name == name.reference.key && $0.version == name.reference.version }
+                }
+                for plugin in plugins { contracts[name.reference.qualified(by: plugin.info.id)] = contract(of: plugin) }
+                contracts[name.reference] = state.owner(of: name).flatMap(contract(of:))
+            }
+            return contracts
+        }
+    }
+
+    /// Each bare name `plugin` declares and another plugin answers, as the
+    /// clash it is.
+    func clashes(of plugin: LoadedPlugin) -> [GraftError] {
+        state.withLock { state in
+            Name.all(of: plugin.info).compactMap { name in
+                state.owner(of: name).flatMap { $0 === plugin ? nil : Self.clash(name, of: plugin, ownedBy: $0) }
+            }
+        }
+    }
+
+    private static func clash(_ name: Name, of plugin: LoadedPlugin, ownedBy owner: LoadedPlugin) -> GraftError {
+        let code: GraftError.Code = switch name.kind {
+        case .component: .duplicateComponent
+        case .validator: .duplicateValidator
+        case .action: .duplicateAction
+        }
+        let info = plugin.info
+        return GraftError(
+            code,
+            "\(name.kind.rawValue) '\(name.reference)' of plugin '\(info.id)' (\(info.path)) is also declared by plugin '\(owner.info.id)' (\(owner.info.path)), which answers the bare name; '\(info.id)' answers it only as '\(name.reference.qualified(by: info.id))' (a host picks who answers a bare name with preferredPlugins, or --prefer on the command line).",
+            path: info.path, key: name.reference.key)
     }
 
     // MARK: Reading
@@ -177,7 +301,20 @@ final class PluginTable: Sendable {
 
     // MARK: Failures
 
-    var failures: [PluginFailure] { state.withLock { $0.failures } }
+    /// The files that failed, then every declaration that clashes with
+    /// another plugin's (its plugin loaded; only the bare name is not its).
+    var failures: [PluginFailure] {
+        state.withLock { state in
+            var clashes: [PluginFailure] = []
+            for (name, plugins) in state.providers where plugins.count > 1 {
+                guard let owner = state.owner(of: name) else { continue }
+                for plugin in plugins where plugin !== owner {
+                    clashes.append(PluginFailure(path: plugin.info.path, error: Self.clash(name, of: plugin, ownedBy: owner)))
+                }
+            }
+            return state.failures + clashes.sorted { ($0.path, $0.error.message) < ($1.path, $1.error.message) }
+        }
+    }
 
     /// Records why the file at `path` failed, replacing what it failed with before.
     func recordFailure(_ error: GraftError, path: String) {
@@ -231,96 +368,6 @@ final class PluginTable: Sendable {
         state.withLock { state in
             if state.removedInUse.isEmpty { flag.store(false, ordering: .releasing) }
             return state.removedInUse
-        }
-    }
-}
-
-extension PluginTable {
-    /// Who holds each name a batch is checked against: the registries as
-    /// they are, then what earlier entries of the batch claimed. The one
-    /// place the duplicate rules and their wording live.
-    private struct Claims {
-        /// The build being replaced: its names are free to its successor.
-        let replacing: LoadedPlugin?
-        /// Whether components may replace those registered under their key + version.
-        let overriding: Bool
-        /// What happens to the entry that loses, for the message.
-        let consequence: String
-        private let pathsByID: [String: String]
-        private let plugins: [String: LoadedPlugin]
-        private let components: [ComponentReference: RegisteredComponent]
-        private let validators: ValidatorRegistry.Holders
-        private let actions: [ComponentReference: RegisteredAction]
-        private typealias Holder = (path: String, id: String)
-        private var claimedIDs: [String: Holder] = [:]
-        private var claimed: [Kind: [ComponentReference: Holder]] = [:]
-
-        private enum Kind: String {
-            case component, validator, action
-
-            var duplicateCode: GraftError.Code {
-                switch self {
-                case .component: .duplicateComponent
-                case .validator: .duplicateValidator
-                case .action: .duplicateAction
-                }
-            }
-        }
-
-        init(table: PluginTable, state: State, replacing: LoadedPlugin? = nil, overriding: Bool = false, consequence: String) {
-            self.replacing = replacing
-            self.overriding = overriding
-            self.consequence = consequence
-            pathsByID = state.pathsByID
-            plugins = state.plugins
-            components = table.components.snapshot.components
-            validators = table.validators.holders
-            actions = table.actions.current
-        }
-
-        /// Claims every name `plugin` declares, or throws for the first one
-        /// another plugin holds (a duplicate code naming both files).
-        mutating func claim(_ plugin: LoadedPlugin) throws(GraftError) {
-            let info = plugin.info
-            let loaded = pathsByID[info.id].flatMap { plugins[$0] }
-            if let holder = claimedIDs[info.id] ?? holder(loaded) {
-                throw GraftError(
-                    .duplicatePlugin, "plugin '\(info.id)' at \(info.path) is already loaded from \(holder.path); \(consequence).",
-                    path: info.path)
-            }
-            let names: [(Kind, [ComponentReference])] = [
-                (.component, overriding ? [] : info.components.map(\.reference)),
-                (.validator, info.validators.map { ComponentReference(key: $0.name, version: $0.version) }),
-                (.action, info.actions.map { ComponentReference(key: $0.key, version: $0.version) }),
-            ]
-            for (kind, references) in names {
-                for reference in references {
-                    guard let taken = claimed[kind]?[reference] ?? holder(registered(kind, reference)) else { continue }
-                    throw GraftError(
-                        kind.duplicateCode,
-                        "\(kind.rawValue) '\(reference)' from \(info.path) is already registered by \(taken.path) (plugin '\(taken.id)'); \(consequence).",
-                        path: info.path, key: reference.key)
-                }
-            }
-            let mine: Holder = (info.path, info.id)
-            claimedIDs[info.id] = mine
-            for (kind, references) in names where !references.isEmpty {
-                for reference in references { claimed[kind, default: [:]][reference] = mine }
-            }
-        }
-
-        private func registered(_ kind: Kind, _ reference: ComponentReference) -> LoadedPlugin? {
-            switch kind {
-            case .component: components[reference]?.plugin
-            case .validator: validators[reference]
-            case .action: actions[reference]?.plugin
-            }
-        }
-
-        /// `plugin` as the holder of a name, unless it is the build being replaced.
-        private func holder(_ plugin: LoadedPlugin?) -> Holder? {
-            guard let plugin, plugin !== replacing else { return nil }
-            return (plugin.info.path, plugin.info.id)
         }
     }
 }

@@ -10,7 +10,7 @@ extension GraftHost {
     /// for params of the wrong count or that do not convert (naming the
     /// position and the text).
     public func validate(_ name: String, value: GraftValue, params: [String] = []) throws(GraftError) -> ValidationOutcome {
-        try table.validators.validate(name: name, value: value, params: params, path: .automatic)
+        try validatorRegistry.validate(name: name, value: value, params: params, path: .automatic)
     }
 
     /// `validate` on a chosen call path: `.libffi` skips the typed fast path
@@ -18,7 +18,7 @@ extension GraftHost {
     package func validate(
         _ name: String, value: GraftValue, params: [String] = [], path: NativeCallPath
     ) throws(GraftError) -> ValidationOutcome {
-        try table.validators.validate(name: name, value: value, params: params, path: path)
+        try validatorRegistry.validate(name: name, value: value, params: params, path: path)
     }
 
     /// The validator flows call `name` (`luhn` or `luhn@2`), to call many

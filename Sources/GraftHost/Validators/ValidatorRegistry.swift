@@ -12,7 +12,8 @@ package final class ValidatorRegistry: Sendable {
     final class Table: Sendable {
         let entries: [ComponentReference: RegisteredValidator]
         /// The same entries by the names flows use, `name@2` and, for
-        /// version 1, the bare `name`: one cheap hash per call, no parsing.
+        /// version 1, `name` (each also qualified, `plugin/name`): one cheap
+        /// hash per call, no parsing.
         let byName: NameTable<RegisteredValidator>
 
         init(_ entries: [ComponentReference: RegisteredValidator]) {
@@ -20,7 +21,7 @@ package final class ValidatorRegistry: Sendable {
             var names: [(String, RegisteredValidator)] = []
             for (reference, validator) in entries {
                 names.append((reference.description, validator))
-                if reference.version == 1 { names.append((reference.key, validator)) }
+                if reference.version == 1 { names.append((reference.shortName, validator)) }
             }
             byName = NameTable(names)
         }
@@ -61,58 +62,64 @@ package final class ValidatorRegistry: Sendable {
         return Prepared(entries: entries, functions: functions, isPending: false)
     }
 
-    /// Publishes the validators of `plugins` in one step, removing those of
-    /// `replacing` (the build a new one replaces), if any: in the table, or
-    /// waiting for their plugin to map, or answering from its runner child.
-    func publish(_ plugins: [(plugin: LoadedPlugin, prepared: Prepared)], replacing: LoadedPlugin? = nil) {
+    /// One published step: the validators of `plugins` under their qualified
+    /// names (in the table, or waiting for their plugin to map), every name
+    /// of `removing` gone, and each bare name in `owners` answered by its
+    /// owner's validator, or by none.
+    func publish(
+        _ plugins: [(plugin: LoadedPlugin, prepared: Prepared)], removing old: LoadedPlugin? = nil,
+        owners: [ComponentReference: LoadedPlugin?]
+    ) {
+        let ready = plugins.filter { !$0.prepared.isPending }
+        let waiting = plugins.filter(\.prepared.isPending).map(\.plugin)
+        // Bare names whose owner waits to map wait with it.
+        let waitingOwners = owners.compactMapValues { owner in owner.flatMap { $0.isMapped || $0.runner != nil ? nil : $0 } }
         pending.withLock { pending in
-            if let replacing { pending = pending.filter { $0.value !== replacing } }
-            for (plugin, prepared) in plugins where prepared.isPending {
+            if let old { pending = pending.filter { $0.value !== old } }
+            if !ready.isEmpty, !pending.isEmpty {
+                pending = pending.filter { entry in !ready.contains { $0.plugin === entry.value } }
+            }
+            for plugin in waiting {
                 for contract in plugin.info.validators {
-                    pending[ComponentReference(key: contract.name, version: contract.version)] = plugin
+                    pending[ComponentReference(key: contract.name, version: contract.version, plugin: plugin.info.id)] = plugin
                 }
             }
+            for name in owners.keys { pending[name] = waitingOwners[name] }
         }
-        // Plugins waiting to map add nothing to the table yet.
-        let ready = plugins.filter { !$0.prepared.isPending && !$0.plugin.info.validators.isEmpty }
-        if ready.isEmpty && replacing == nil { return }
+        if ready.isEmpty && old == nil && owners.isEmpty { return }
         table.update { table in
             var entries = table.entries
-            if let replacing { entries = entries.filter { $0.value.plugin !== replacing } }
+            if let old { entries = entries.filter { $0.value.plugin !== old } }
             for (plugin, prepared) in ready {
                 for (reference, entry) in prepared.entries {
-                    entries[reference] = RegisteredValidator(
+                    entries[reference.qualified(by: plugin.info.id)] = RegisteredValidator(
                         contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
                         native: prepared.functions[reference])
                 }
                 // An isolated plugin's validators answer from its runner child.
                 if plugin.runner != nil {
                     for contract in plugin.info.validators {
-                        entries[ComponentReference(key: contract.name, version: contract.version)] = RegisteredValidator(
+                        entries[ComponentReference(key: contract.name, version: contract.version, plugin: plugin.info.id)] = RegisteredValidator(
                             contract: contract, plugin: plugin, descriptor: nil, native: nil)
                     }
                 }
+            }
+            for (name, owner) in owners {
+                entries[name] = owner.flatMap { entries[name.qualified(by: $0.info.id)] }
             }
             return (Table(entries), ())
         }
     }
 
-    /// The plugin holding each validator name, published or waiting to map.
-    struct Holders {
-        fileprivate let published: [ComponentReference: RegisteredValidator]
-        fileprivate let waiting: [ComponentReference: LoadedPlugin]
-
-        subscript(reference: ComponentReference) -> LoadedPlugin? { published[reference]?.plugin ?? waiting[reference] }
-    }
-
-    var holders: Holders { Holders(published: table.value.entries, waiting: pending.withLock { $0 }) }
-
     /// Maps the plugin that declares `reference`, if it is waiting, and
-    /// publishes its validators. False when no plugin waits with it.
+    /// publishes its validators under every name it holds. False when no
+    /// plugin waits with it.
     private func mapPending(_ reference: ComponentReference) throws(GraftError) -> Bool {
         guard let plugin = pending.withLock({ $0[reference] }) else { return false }
         _ = try plugin.mapped()
-        publish([(plugin, try prepare(plugin))])
+        let prepared = try prepare(plugin)
+        let owned = pending.withLock { pending in pending.filter { $0.key.plugin == nil && $0.value === plugin }.keys }
+        publish([(plugin, prepared)], owners: Dictionary(uniqueKeysWithValues: owned.map { ($0, plugin) }))
         return true
     }
 
@@ -124,7 +131,9 @@ package final class ValidatorRegistry: Sendable {
     /// Every validator, mapping the plugins still waiting.
     var all: [RegisteredValidator] {
         for reference in pending.withLock({ Array($0.keys) }) { _ = try? mapPending(reference) }
-        return table.value.entries.values.sorted { ($0.contract.name, $0.contract.version) < ($1.contract.name, $1.contract.version) }
+        return table.value.entries.filter { $0.key.plugin != nil }.values.sorted {
+            ($0.contract.name, $0.contract.version, $0.pluginID) < ($1.contract.name, $1.contract.version, $1.pluginID)
+        }
     }
 
     func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredValidator {

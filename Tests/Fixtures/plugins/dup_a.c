@@ -19,7 +19,7 @@ static const graft_component_descriptor_t *get_descriptor(const graft_component_
     return index < 1 ? &descriptors[index] : NULL;
 }
 
-/* Never reached: the host refuses the plugin before creating anything. */
+/* No instance: the tests only load it and look its names up. */
 static const graft_component_instance_t *create(const graft_component_factory_t *factory,
                                                 const char *key, uint32_t version,
                                                 const graft_value_t *inputs,

@@ -1,5 +1,5 @@
 // expect: duplicate_component
-// why: declares component `dup_widget` v1, which dup_a (loaded first) already registered; valid alone.
+// why: declares component `dup_widget` v1, as dup_a (loaded first) does: it loads, answering it only as `test.dup-b/dup_widget`, and the clash is its failure; valid alone.
 #include <string.h>
 
 #include "graft.h"
@@ -19,7 +19,7 @@ static const graft_component_descriptor_t *get_descriptor(const graft_component_
     return index < 1 ? &descriptors[index] : NULL;
 }
 
-/* Never reached: the host refuses the plugin before creating anything. */
+/* No instance: the tests only load it and look its names up. */
 static const graft_component_instance_t *create(const graft_component_factory_t *factory,
                                                 const char *key, uint32_t version,
                                                 const graft_value_t *inputs,

@@ -26,6 +26,13 @@
 #ifndef ECHO_PLUGIN_VERSION
 #define ECHO_PLUGIN_VERSION "1.0.0"
 #endif
+/* Another plugin declaring the same names: ECHO_PLUGIN_ID, and ECHO_NATIVE_NAME for one of its own. */
+#ifndef ECHO_PLUGIN_ID
+#define ECHO_PLUGIN_ID "test.echo"
+#endif
+#ifndef ECHO_NATIVE_NAME
+#define ECHO_NATIVE_NAME "is_even"
+#endif
 
 /* ---- component `echo` v1 ------------------------------------------------ */
 
@@ -217,7 +224,7 @@ static const graft_validator_descriptor_t validators[] = {
         .kind = GRAFT_VALIDATOR_GENERIC, .message = "must not be empty", .validate = nonempty,
     },
     {
-        .name = "is_even", .version = 1, .description = "An even integer.",
+        .name = ECHO_NATIVE_NAME, .version = 1, .description = "An even integer.",
         .kind = GRAFT_VALIDATOR_NATIVE, .message = "must be even",
         .signature = "bool(int64)", .function = (graft_native_function_t)is_even,
     },
@@ -293,7 +300,7 @@ static const void *echo_get_factory(const char *factory_id) {
 static const graft_plugin_entry_t entry = {
     .abi = GRAFT_ABI_VERSION_INIT,
     .struct_size = sizeof(graft_plugin_entry_t),
-    .id = "test.echo",
+    .id = ECHO_PLUGIN_ID,
     .version = ECHO_PLUGIN_VERSION,
     .name = "Echo (test fixture)",
     .vendor = "Graft tests",
