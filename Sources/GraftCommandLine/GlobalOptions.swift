@@ -46,6 +46,11 @@ package struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp("Grant a plugin a permission, as ID=PERMISSION: network:443, network:any, read:/folder or data (repeatable).", valueName: "id=permission"))
     package var grants: [String] = []
 
+    @Option(
+        name: .customLong("prefer"),
+        help: ArgumentHelp("When several plugins declare a component, validator or action name, the one that answers it bare, as NAME=PLUGIN_ID (repeatable); the others answer only as PLUGIN_ID/NAME.", valueName: "name=id"))
+    package var preferences: [String] = []
+
     @Option(help: ArgumentHelp("How long an isolated plugin's call may take before its process is killed, in seconds (validators: a quarter of it).", valueName: "seconds"))
     package var callTimeout: Double = defaults.callTimeout
 
@@ -74,6 +79,7 @@ package struct GlobalOptions: ParsableArguments {
         settings.inProcess = inProcess
         settings.sandbox = sandbox
         settings.grants = grants
+        settings.preferences = preferences
         settings.callTimeout = callTimeout
         settings.memoryLimit = memoryLimit
         settings.noCache = noCache

@@ -24,6 +24,8 @@ package struct HostSettings: Equatable, Sendable {
     package var sandbox: SandboxSettings.Mode = .enforced
     /// `--grant ID=PERMISSION` as given.
     package var grants: [String] = []
+    /// `--prefer NAME=PLUGIN_ID`, as given.
+    package var preferences: [String] = []
     package var callTimeout: Double = 2
     package var memoryLimit: UInt64?
     package var noCache = false
@@ -48,13 +50,35 @@ package struct HostSettings: Equatable, Sendable {
             limits: IsolationLimits(
                 call: .milliseconds(Int64(max(callTimeout, 0.001) * 1000)),
                 validator: .milliseconds(Int64(max(callTimeout, 0.004) * 250)), memory: memoryLimit.map { $0 << 20 }),
-            sandbox: sandboxSettings)
+            sandbox: sandboxSettings, preferredPlugins: preferredPlugins)
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
         // Never released: the process exits with its plugins mapped, since a
         // thread a plugin started may still run in its image.
         Self.keptAlive.withLock { $0.append(host) }
         return host
+    }
+
+    /// `--prefer`'s choices; one that does not read is a usage error (exit
+    /// 2, naming it), reported before anything loads.
+    package var preferredPlugins: [String: String] {
+        var preferred: [String: String] = [:]
+        for preference in preferences {
+            let parts = preference.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, let name = try? ComponentReference(parsing: parts[0]), name.plugin == nil,
+                ComponentReference.isValidPluginID(parts[1])
+            else {
+                CommandFailure(
+                    error: GraftError(
+                        .invalidConfig,
+                        "--prefer \(preference.escapingControls): expected NAME=PLUGIN_ID, a bare component, validator or action name (iso_date, date_picker@2) and a plugin id (dev.graft.date-picker)."),
+                    json: json
+                ).report()
+                Glibc.exit(2)
+            }
+            preferred[parts[0]] = parts[1]
+        }
+        return preferred
     }
 
     /// The sandbox the options ask for; a `--grant` that does not read is a

@@ -286,6 +286,8 @@ extension JSONWriter {
     fileprivate mutating func failure(_ failure: PluginFailure) {
         object { writer in
             writer.member("code", failure.error.code.rawValue)
+            // The entry concerned, when the failure is one entry's (a name clash).
+            if let key = failure.error.key { writer.member("key", key) }
             writer.member("message", failure.error.message)
             writer.member("path", failure.path)
         }

@@ -49,7 +49,7 @@ public struct Sandbox: Sendable {
         let instanceID = placement?.id ?? "sandbox"
         let recorder = SandboxRecorder(instanceID: instanceID, placement: placement, variables: variables)
         let instance = try host.makeInstance(
-            of: registered.reference, id: instanceID, inputs: inputs, containerSize: request.containerSize,
+            of: registered.qualifiedReference, id: instanceID, inputs: inputs, containerSize: request.containerSize,
             onEvent: { recorder.componentEmitted($0) })
         defer { instance.close() }
 
@@ -110,7 +110,8 @@ public struct Sandbox: Sendable {
             throw GraftError(.invalidConfig, "instance '\(id)' was asked for, but the sandbox has no flow to find it in.", key: id)
         }
         let placement = try flow.placement(id)
-        guard placement.component == reference else {
+        // The same component, however either names it (bare or by its plugin).
+        guard placement.component.bare == reference.bare else {
             throw GraftError(
                 .invalidConfig, "instance '\(id)' places \(placement.component), not \(reference).", key: placement.component.key)
         }

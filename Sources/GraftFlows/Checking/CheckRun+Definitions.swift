@@ -6,7 +6,7 @@ extension CheckRun {
         for (index, definition) in flow.components.enumerated() {
             let path = JSONPath.root.key("components").index(index)
             guard let registered = resolveOrReport(
-                definition.reference, componentPath: path, versionPath: path.key("version"), what: "the editor defines")
+                flow.reference(of: definition), componentPath: path, versionPath: path.key("version"), what: "the editor defines")
             else { continue }
             let plugin = registered.contract
             let owner = "\(definition.reference) (plugin \(registered.pluginID))"

@@ -9,6 +9,9 @@ public struct FlowActionDefinition: Sendable, Hashable {
     /// The params the editor declares, sorted by key; nil when the editor
     /// does not declare them (then they are not compared).
     public internal(set) var params: [FieldSpec]?
+    /// The plugin id the definition names, if any: then only that plugin's
+    /// action is invoked, whoever answers the bare name.
+    public internal(set) var plugin: String?
 
-    public var reference: ComponentReference { ComponentReference(key: key, version: version) }
+    public var reference: ComponentReference { ComponentReference(key: key, version: version, plugin: plugin) }
 }

@@ -28,6 +28,10 @@ public struct FlowDocument: Sendable, Hashable {
     public internal(set) var screens: [FlowScreen]
     /// The container size for every screen that does not give its own.
     public internal(set) var size: ContainerSize?
+    /// The plugin id a definition names (`"plugin"`), by the definition's
+    /// key + version: its instances use that plugin's component, whoever
+    /// answers the bare name.
+    public internal(set) var componentPlugins: [ComponentReference: String] = [:]
 
     /// Reads a document from JSON text.
     public init(json text: String) throws(GraftError) {
@@ -64,9 +68,14 @@ public struct FlowDocument: Sendable, Hashable {
     /// The screen with `id`, if the flow has one.
     public func screen(_ id: String) -> FlowScreen? { screens.first { $0.id == id } }
 
-    /// The editor's definition of `reference`, if the flow has one.
+    /// The editor's definition of `reference` (bare or qualified), if the flow has one.
     public func definition(of reference: ComponentReference) -> ComponentContract? {
-        components.first { $0.reference == reference }
+        components.first { $0.reference == reference.bare }
+    }
+
+    /// The name the flow uses for `definition`: qualified when it names its plugin.
+    public func reference(of definition: ComponentContract) -> ComponentReference {
+        componentPlugins[definition.reference].map { definition.reference.qualified(by: $0) } ?? definition.reference
     }
 
     func actionDefinition(key: String) -> FlowActionDefinition? { actions.first { $0.key == key } }

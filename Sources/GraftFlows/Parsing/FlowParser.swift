@@ -7,6 +7,8 @@ struct FlowParser {
     /// Editor definitions read so far, for checking instances against them.
     var definitions: [ComponentContract] = []
     var actionDefinitions: [FlowActionDefinition] = []
+    /// The plugin each component definition names, by its key + version.
+    var componentPlugins: [ComponentReference: String] = [:]
     /// Every screen id, read before the screens so a `go_to` can point forward.
     var screenIDs: [String] = []
 
@@ -38,19 +40,24 @@ struct FlowParser {
             }
             screens.append(screen)
         }
-        return FlowDocument(
+        var document = FlowDocument(
             components: parser.definitions, actions: parser.actionDefinitions, variables: variables, screens: screens,
             size: size)
+        document.componentPlugins = parser.componentPlugins
+        return document
     }
 
     // MARK: Definitions
 
-    private func definition(_ node: JSONNode) throws(GraftError) -> ComponentContract {
-        let object = try node.object(allowing: ["key", "version", "name", "description", "inputs", "outputs"])
+    private mutating func definition(_ node: JSONNode) throws(GraftError) -> ComponentContract {
+        let object = try node.object(allowing: ["key", "version", "plugin", "name", "description", "inputs", "outputs"])
         let key = try Self.key(object.required("key"))
         let version = try object.optional("version")?.integer(minimum: 1) ?? 1
         if let index = definitions.firstIndex(where: { $0.key == key && $0.version == version }) {
             throw node.error("defines \(key)@\(version) again; it is already defined at $.components[\(index)].")
+        }
+        if let plugin = try object.optional("plugin").map { node throws(GraftError) in try Self.pluginID(node) } {
+            componentPlugins[ComponentReference(key: key, version: version)] = plugin
         }
         var outputs: [OutputSpec] = []
         for (event, eventNode) in try object.optional("outputs")?.members() ?? [] {
@@ -66,7 +73,7 @@ struct FlowParser {
     }
 
     private func actionDefinition(_ node: JSONNode) throws(GraftError) -> FlowActionDefinition {
-        let object = try node.object(allowing: ["key", "version", "name", "description", "params"])
+        let object = try node.object(allowing: ["key", "version", "plugin", "name", "description", "params"])
         let keyNode = try object.required("key")
         let key = try Self.key(keyNode)
         if FlowAction.builtInNames.contains(key) {
@@ -79,7 +86,8 @@ struct FlowParser {
         _ = try object.optional("description")?.string()
         return FlowActionDefinition(
             key: key, version: try object.optional("version")?.integer(minimum: 1) ?? 1,
-            params: try object.optional("params").map { node throws(GraftError) in try Self.fields(node) })
+            params: try object.optional("params").map { node throws(GraftError) in try Self.fields(node) },
+            plugin: try object.optional("plugin").map { node throws(GraftError) in try Self.pluginID(node) })
     }
 
     // MARK: Screens and instances
@@ -129,7 +137,8 @@ struct FlowParser {
             wiring[event] = try actions(listNode)
             written[event] = listNode.value.listValue ?? []
         }
-        return FlowInstance(id: id, component: definition.reference, inputs: inputs, on: written, wiring: wiring)
+        let component = componentPlugins[definition.reference].map { definition.reference.qualified(by: $0) } ?? definition.reference
+        return FlowInstance(id: id, component: component, inputs: inputs, on: written, wiring: wiring)
     }
 
     // MARK: Small values
@@ -141,6 +150,15 @@ struct FlowParser {
             throw node.error("\(GraftValueText.quoted(key)) is not a key: keys use a-z, 0-9, '_', '.', '-' (at most 128 bytes); put the version in \"version\".")
         }
         return key
+    }
+
+    /// The plugin id a definition names, to qualify its key by.
+    private static func pluginID(_ node: JSONNode) throws(GraftError) -> String {
+        let id = try node.string()
+        guard ComponentReference.isValidPluginID(id) else {
+            throw node.error("\(GraftValueText.quoted(id)) is not a plugin id: ids use letters, digits, '.', '-', '_' (reverse DNS, such as dev.graft.date-picker).")
+        }
+        return id
     }
 
     /// `{name: type}` as fields sorted by name.

@@ -43,7 +43,8 @@ final class ActionRegistry: Sendable {
     /// One published step: the actions of `plugins` under their qualified
     /// names, every name of `removing` gone, and each bare name in `owners`
     /// answered by its owner's action, or by none.
-    func publish(_ plugins: [LoadedPlugin], removing old: LoadedPlugin? = nil, owners: [ComponentReference: LoadedPlugin?]) {
+    func publish(_ plugins: [LoadedPlugin], removing old: LoadedPlugin? = nil, owners: [(ComponentReference, LoadedPlugin?)]) {
+        if old == nil && owners.isEmpty && !plugins.contains(where: { !$0.info.actions.isEmpty }) { return }
         actions.withLock { actions in
             if let old { actions = actions.filter { $0.value.plugin !== old } }
             for plugin in plugins {
@@ -94,6 +95,13 @@ private final class ActionRecorder {
 extension GraftHost {
     /// Every registered custom action, sorted by key then version.
     public var actions: [RegisteredAction] { table.actions.all }
+
+    /// The action flows call `name` (`format_currency`, `format_currency@2`
+    /// or qualified, `dev.graft.checkout/format_currency`). Throws
+    /// `action_not_found` or `invalid_reference`.
+    public func action(_ name: String) throws(GraftError) -> RegisteredAction {
+        try table.actions.resolve(ComponentReference(parsing: name))
+    }
 
     /// Invokes the custom action `key` (`format_currency` or `format_currency@2`)
     /// with its configured `params` and the triggering event's `payload`.

@@ -9,22 +9,37 @@ package final class ComponentRegistry: Sendable {
     /// bare name when its plugin owns that name.
     struct Snapshot: Sendable {
         var components: [ComponentReference: RegisteredComponent] = [:]
-        /// Every version registered under each key (`key` or `plugin/key`), sorted.
-        var versions: [String: [Int]] = [:]
+        /// Every version registered under each key, bare or qualified, sorted.
+        var versions: [VersionKey: [Int]] = [:]
 
-        static func versionKey(_ reference: ComponentReference) -> String {
-            reference.plugin.map { "\($0)/\(reference.key)" } ?? reference.key
+        /// A key, bare or qualified by a plugin id, without its version.
+        struct VersionKey: Hashable {
+            var key: String
+            var plugin: String?
+
+            init(_ reference: ComponentReference) {
+                key = reference.key
+                plugin = reference.plugin
+            }
+
+            var description: String { plugin.map { "\($0)/\(key)" } ?? key }
         }
 
         mutating func insert(_ component: RegisteredComponent, as reference: ComponentReference) {
             guard components.updateValue(component, forKey: reference) == nil else { return }
-            versions[Self.versionKey(reference), default: []].append(reference.version)
-            versions[Self.versionKey(reference)]!.sort()
+            let key = VersionKey(reference)
+            if var known = versions.removeValue(forKey: key) {
+                known.append(reference.version)
+                known.sort()
+                versions[key] = known
+            } else {
+                versions[key] = [reference.version]
+            }
         }
 
         mutating func remove(_ reference: ComponentReference) -> RegisteredComponent? {
             guard let removed = components.removeValue(forKey: reference) else { return nil }
-            let key = Self.versionKey(reference)
+            let key = VersionKey(reference)
             versions[key]?.removeAll { $0 == reference.version }
             if versions[key]?.isEmpty == true { versions[key] = nil }
             return removed
@@ -61,16 +76,16 @@ package final class ComponentRegistry: Sendable {
     package func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
         let published = current.withLock { $0 }
         if let component = published.snapshot.components[reference] { return component }
-        let versionKey = Snapshot.versionKey(reference)
+        let versionKey = Snapshot.VersionKey(reference)
         if let versions = published.snapshot.versions[versionKey], !versions.isEmpty {
             throw GraftError(
                 .componentVersionMismatch,
-                "component '\(versionKey)' has no version \(reference.version); registered versions: \(versions.map(String.init).joined(separator: ", ")).",
+                "component '\(versionKey.description)' has no version \(reference.version); registered versions: \(versions.map(String.init).joined(separator: ", ")).",
                 key: reference.key)
         }
         throw GraftError(
             .customComponentNotFound,
-            "no plugin registers component '\(reference)'.\(NearMiss.hint(for: versionKey, among: published.snapshot.versions.keys))",
+            "no plugin registers component '\(reference)'.\(NearMiss.hint(for: versionKey.description, among: published.snapshot.versions.keys.map(\.description)))",
             key: reference.key)
     }
 
@@ -90,7 +105,7 @@ package final class ComponentRegistry: Sendable {
     /// qualified names, every name of `removing` gone, and each bare name in
     /// `owners` answered by its owner's component, or by none. A lookup on
     /// any thread sees the registry before or after, never between.
-    func publish(adding plugins: [LoadedPlugin], removing old: LoadedPlugin? = nil, owners: [ComponentReference: LoadedPlugin?]) {
+    func publish(adding plugins: [LoadedPlugin], removing old: LoadedPlugin? = nil, owners: [(ComponentReference, LoadedPlugin?)]) {
         update { snapshot in
             if let old {
                 for (reference, existing) in snapshot.components where existing.plugin === old { _ = snapshot.remove(reference) }
@@ -105,10 +120,7 @@ package final class ComponentRegistry: Sendable {
             }
             for (name, owner) in owners {
                 if let owner, let component = snapshot.components[name.qualified(by: owner.info.id)] {
-                    if snapshot.components[name] !== component {
-                        _ = snapshot.remove(name)
-                        snapshot.insert(component, as: name)
-                    }
+                    snapshot.insert(component, as: name)
                 } else {
                     _ = snapshot.remove(name)
                 }

@@ -39,6 +39,21 @@ final class PluginTable: Sendable {
         var file: FileKey?
     }
 
+    /// Bare names and who answers each, by kind, as the registries take them.
+    struct Owners {
+        var components: [(ComponentReference, LoadedPlugin?)] = []
+        var validators: [(ComponentReference, LoadedPlugin?)] = []
+        var actions: [(ComponentReference, LoadedPlugin?)] = []
+
+        mutating func append(_ name: Name, _ owner: LoadedPlugin?) {
+            switch name.kind {
+            case .component: components.append((name.reference, owner))
+            case .validator: validators.append((name.reference, owner))
+            case .action: actions.append((name.reference, owner))
+            }
+        }
+    }
+
     /// A bare name of one kind.
     struct Name: Hashable {
         enum Kind: String { case component, validator, action }
@@ -82,15 +97,26 @@ final class PluginTable: Sendable {
         /// the first registered; nil when nobody declares it.
         func owner(of name: Name) -> LoadedPlugin? {
             guard let plugins = providers[name], let first = plugins.first else { return nil }
+            guard plugins.count > 1 || !preferred.isEmpty || !overrides.isEmpty else { return first }
             let chosen = (name.kind == .component ? overrides[name.reference] : nil) ?? preferred[name.reference]
             return chosen.flatMap { id in plugins.first { $0.info.id == id } } ?? first
         }
 
         /// The owners of `names`, by kind, as the registries take them.
-        func owners(of names: some Sequence<Name>) -> [Name.Kind: [ComponentReference: LoadedPlugin?]] {
-            var owners: [Name.Kind: [ComponentReference: LoadedPlugin?]] = [:]
-            for name in names { owners[name.kind, default: [:]][name.reference] = .some(owner(of: name)) }
+        func owners(of names: some Sequence<Name>) -> Owners {
+            var owners = Owners()
+            for name in names { owners.append(name, owner(of: name)) }
             return owners
+        }
+
+        /// Records that `plugin` declares `name`; returns its owner now.
+        mutating func add(_ plugin: LoadedPlugin, as name: Name) -> LoadedPlugin? {
+            var plugins = providers.removeValue(forKey: name) ?? []
+            plugins.append(plugin)
+            providers[name] = plugins
+            // Alone, and nobody chosen for it: the usual case needs no lookups.
+            if plugins.count == 1 && preferred.isEmpty && overrides.isEmpty { return plugin }
+            return owner(of: name)
         }
 
         mutating func insert(_ entry: Entry) {
@@ -123,16 +149,15 @@ final class PluginTable: Sendable {
     func register(_ batch: [Entry], overriding: Bool = false) -> [(path: String, error: GraftError)] {
         state.withLock { state in
             let (accepted, refused) = check(batch, against: state)
-            var names: [Name] = []
+            var owners = Owners()
             for (entry, _) in accepted {
                 let plugin = entry.plugin
                 for name in Name.all(of: plugin.info) {
-                    state.providers[name, default: []].append(plugin)
-                    names.append(name)
                     if overriding && name.kind == .component { state.overrides[name.reference] = plugin.info.id }
+                    owners.append(name, state.add(plugin, as: name))
                 }
             }
-            publish(accepted.map(\.entry.plugin), prepared: accepted.map(\.prepared), owners: state.owners(of: names))
+            publish(accepted.map(\.entry.plugin), prepared: accepted.map(\.prepared), owners: owners)
             state.plugins.reserveCapacity(state.plugins.count + accepted.count)
             state.pathsByID.reserveCapacity(state.pathsByID.count + accepted.count)
             state.files.reserveCapacity(state.files.count + accepted.count)
@@ -181,11 +206,11 @@ final class PluginTable: Sendable {
     /// `old` removed, the bare names in `owners` given to their owners.
     private func publish(
         _ plugins: [LoadedPlugin], prepared: [ValidatorRegistry.Prepared], removing old: LoadedPlugin? = nil,
-        owners: [Name.Kind: [ComponentReference: LoadedPlugin?]]
+        owners: Owners
     ) {
-        components.publish(adding: plugins, removing: old, owners: owners[.component] ?? [:])
-        validators.publish(Array(zip(plugins, prepared)), removing: old, owners: owners[.validator] ?? [:])
-        actions.publish(plugins, removing: old, owners: owners[.action] ?? [:])
+        components.publish(adding: plugins, removing: old, owners: owners.components)
+        validators.publish(Array(zip(plugins, prepared)), removing: old, owners: owners.validators)
+        actions.publish(plugins, removing: old, owners: owners.actions)
     }
 
     /// Registers one plugin: a batch of one, its refusal thrown.

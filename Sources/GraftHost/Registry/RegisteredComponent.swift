@@ -16,5 +16,9 @@ public final class RegisteredComponent: Sendable {
         self.plugin = plugin
     }
 
+    /// Its bare name, which it answers when its plugin owns it.
     public var reference: ComponentReference { contract.reference }
+
+    /// Its name qualified by its plugin id, which always reaches it.
+    public var qualifiedReference: ComponentReference { contract.reference.qualified(by: pluginID) }
 }

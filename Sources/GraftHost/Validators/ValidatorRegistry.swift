@@ -11,17 +11,18 @@ package final class ValidatorRegistry: Sendable {
     /// through `ReadMostly`, without a lock or a reference count.
     final class Table: Sendable {
         let entries: [ComponentReference: RegisteredValidator]
-        /// The same entries by the names flows use, `name@2` and, for
-        /// version 1, `name` (each also qualified, `plugin/name`): one cheap
-        /// hash per call, no parsing.
+        /// The bare names flows use, `name@2` and, for version 1, `name`:
+        /// one cheap hash per call, no parsing.
         let byName: NameTable<RegisteredValidator>
 
         init(_ entries: [ComponentReference: RegisteredValidator]) {
             self.entries = entries
             var names: [(String, RegisteredValidator)] = []
-            for (reference, validator) in entries {
+            // Bare names only: a qualified name (rarer) is parsed on a miss
+            // and found in `entries`.
+            for (reference, validator) in entries where reference.plugin == nil {
                 names.append((reference.description, validator))
-                if reference.version == 1 { names.append((reference.shortName, validator)) }
+                if reference.version == 1 { names.append((reference.key, validator)) }
             }
             byName = NameTable(names)
         }
@@ -68,25 +69,33 @@ package final class ValidatorRegistry: Sendable {
     /// owner's validator, or by none.
     func publish(
         _ plugins: [(plugin: LoadedPlugin, prepared: Prepared)], removing old: LoadedPlugin? = nil,
-        owners: [ComponentReference: LoadedPlugin?]
+        owners: [(ComponentReference, LoadedPlugin?)]
     ) {
-        let ready = plugins.filter { !$0.prepared.isPending }
-        let waiting = plugins.filter(\.prepared.isPending).map(\.plugin)
-        // Bare names whose owner waits to map wait with it.
-        let waitingOwners = owners.compactMapValues { owner in owner.flatMap { $0.isMapped || $0.runner != nil ? nil : $0 } }
+        let ready = plugins.filter { !$0.prepared.isPending && !$0.plugin.info.validators.isEmpty }
+        let waiting = plugins.filter { $0.prepared.isPending && !$0.plugin.info.validators.isEmpty }.map(\.plugin)
+        if ready.isEmpty && waiting.isEmpty && old == nil && owners.isEmpty { return }
         pending.withLock { pending in
             if let old { pending = pending.filter { $0.value !== old } }
             if !ready.isEmpty, !pending.isEmpty {
-                pending = pending.filter { entry in !ready.contains { $0.plugin === entry.value } }
+                let mapped = Set(ready.map { ObjectIdentifier($0.plugin) })
+                pending = pending.filter { !mapped.contains(ObjectIdentifier($0.value)) }
             }
             for plugin in waiting {
                 for contract in plugin.info.validators {
                     pending[ComponentReference(key: contract.name, version: contract.version, plugin: plugin.info.id)] = plugin
                 }
             }
-            for name in owners.keys { pending[name] = waitingOwners[name] }
+            // Bare names whose owner waits to map wait with it.
+            for (name, owner) in owners {
+                pending[name] = owner.flatMap { $0.isMapped || $0.runner != nil ? nil : $0 }
+            }
         }
-        if ready.isEmpty && old == nil && owners.isEmpty { return }
+        // Plugins that all wait to map change the table only where a bare
+        // name it answers moves to one of them.
+        if ready.isEmpty && old == nil {
+            let entries = table.value.entries
+            if owners.allSatisfy({ entries[$0.0] == nil }) { return }
+        }
         table.update { table in
             var entries = table.entries
             if let old { entries = entries.filter { $0.value.plugin !== old } }
@@ -119,7 +128,7 @@ package final class ValidatorRegistry: Sendable {
         _ = try plugin.mapped()
         let prepared = try prepare(plugin)
         let owned = pending.withLock { pending in pending.filter { $0.key.plugin == nil && $0.value === plugin }.keys }
-        publish([(plugin, prepared)], owners: Dictionary(uniqueKeysWithValues: owned.map { ($0, plugin) }))
+        publish([(plugin, prepared)], owners: owned.map { ($0, plugin) })
         return true
     }
 

@@ -7,7 +7,7 @@ function reportView(report, options) {
   const plugins = report.plugins || [];
   const list = el('div', { class: 'plugin-list', id: options && options.remote ? 'remote-plugin-list' : 'plugin-list' });
   const fragment = document.createDocumentFragment();
-  for (const plugin of plugins) fragment.append(pluginCard(plugin, linked));
+  for (const plugin of plugins) fragment.append(pluginCard(plugin, linked, failures));
   list.append(fragment);
   const failed = failures.length ? el('section', { class: 'failures', id: 'failures' },
     el('h2', { text: `Failed to load (${failures.length})` }),
@@ -38,7 +38,10 @@ function reportView(report, options) {
     failed, filter, noMatch, list);
 }
 
-function pluginCard(plugin, linked) {
+function pluginCard(plugin, linked, failures = []) {
+  // A component whose bare name another plugin answers is reached by its qualified name.
+  const clashed = new Set(failures.filter(f => f.path === plugin.path && f.code === 'duplicate_component' && f.key).map(f => f.key));
+  const nameOf = c => clashed.has(c.key) ? `${plugin.id}/${c.key}@${c.version}` : `${c.key}@${c.version}`;
   const names = [plugin.id, plugin.name,
     ...plugin.components.map(c => `${c.key}@${c.version}`),
     ...plugin.validators.map(v => v.name), ...plugin.actions.map(a => a.key)];
@@ -52,9 +55,8 @@ function pluginCard(plugin, linked) {
     el('div', { class: 'path', text: plugin.path }),
     plugin.components.length ? el('div', { class: 'provides' }, el('span', { class: 'label', text: 'components' }),
       plugin.components.map(c => linked
-        ? el('a', { class: 'chip component-link', href: `#/component/${encodeURIComponent(`${c.key}@${c.version}`)}`,
-            text: `${c.key}@${c.version}` })
-        : el('span', { class: 'chip', text: `${c.key}@${c.version}` }))) : null,
+        ? el('a', { class: 'chip component-link', href: `#/component/${encodeURIComponent(nameOf(c))}`, text: nameOf(c) })
+        : el('span', { class: 'chip', text: nameOf(c) }))) : null,
     plugin.validators.length ? el('div', { class: 'provides' }, el('span', { class: 'label', text: 'validators' }),
       plugin.validators.map(v => el('span', { class: 'chip', title: v.signature || 'generic',
         text: `${v.name}@${v.version} (${v.kind}${v.signature ? ' ' + v.signature : ''})` }))) : null,

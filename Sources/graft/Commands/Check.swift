@@ -80,20 +80,53 @@ struct Check: ParsableCommand {
 
     private func checkPlugin(at path: String) throws {
         let check = GraftHost.check(pluginAt: path, scanning: options.scanning, sandbox: options.settings.sandboxSettings)
+        let clashes = check.plugin.map { clashesOnSearchPath($0, at: path) } ?? []
         if options.json {
             var object: [String: GraftValue] = [
                 "path": .string(path), "ok": .bool(check.isClean), "problems": .list(check.problems.map(\.json)),
+                "clashes": .list(clashes.map { .string($0) }),
             ]
             if let plugin = check.plugin { object["plugin"] = PluginReport.json(plugin: plugin) }
             Output.json(.object(object))
         } else if let plugin = check.plugin {
             Output.line("\(path): ok — \(plugin.id) \(plugin.version), ABI \(plugin.abi)")
             Output.line("  \(plugin.components.count) component(s), \(plugin.validators.count) validator(s), \(plugin.actions.count) action(s)")
+            for clash in clashes { Output.line("  warning: \(clash)") }
         } else {
             Output.line("\(path): \(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")")
             for problem in check.problems { Output.line("  \(problem.code.rawValue): \(problem.message)") }
         }
         if !check.isClean { throw ExitCode(1) }
+    }
+
+    /// The names `plugin` declares that other plugins on the search path
+    /// declare too: where both load, one answers the bare name (a warning,
+    /// not a problem of the file).
+    private func clashesOnSearchPath(_ plugin: PluginDescription, at path: String) -> [String] {
+        let host = options.makeHost()
+        let real = FilePaths.resolvingSymlinks(path)
+        let others = host.plugins.filter { $0.id != plugin.id && FilePaths.resolvingSymlinks($0.path) != real }
+        var clashes: [String] = []
+        func note(_ kind: String, _ name: ComponentReference, _ declares: (PluginDescription) -> Bool) {
+            for other in others where declares(other) {
+                clashes.append(
+                    "\(kind) '\(name)' is also declared by \(other.id) (\(other.path)) on the search path: where both load, one answers '\(name.shortName)' and the other only its qualified name (--prefer \(name.shortName)=ID chooses).")
+            }
+        }
+        for contract in plugin.components {
+            note("component", contract.reference) { $0.components.contains { $0.reference == contract.reference } }
+        }
+        for validator in plugin.validators {
+            note("validator", ComponentReference(key: validator.name, version: validator.version)) {
+                $0.validators.contains { $0.name == validator.name && $0.version == validator.version }
+            }
+        }
+        for action in plugin.actions {
+            note("action", ComponentReference(key: action.key, version: action.version)) {
+                $0.actions.contains { $0.key == action.key && $0.version == action.version }
+            }
+        }
+        return clashes
     }
 
     private func checkConformance(at path: String) throws {

@@ -46,12 +46,20 @@ struct Validate: ParsableCommand {
         } catch {
             throw CommandFailure(error: error, json: options.json)
         }
+        // Which plugin answered: a bare name may be declared by several.
+        let answered = try? host.validator(name)
         if options.json {
             Output.json(.object([
                 "validator": .string(result.validator), "valid": .bool(result.isValid),
                 "message": result.message.map(GraftValue.string) ?? .null,
+                "plugin": answered.map { .string($0.pluginID) } ?? .null,
+                "pluginPath": answered.map { .string($0.pluginPath) } ?? .null,
             ]))
         } else {
+            if let answered {
+                let reference = ComponentReference(key: answered.contract.name, version: answered.contract.version)
+                Output.line("\(reference) from \(answered.pluginID) (\(answered.pluginPath))")
+            }
             Output.line(result.isValid ? "valid" : "invalid: \(result.message ?? "is not valid")")
         }
         if !result.isValid { throw ExitCode(1) }
