@@ -59,10 +59,6 @@ final class ActionRegistry: Sendable {
         }
     }
 
-    func removeAll(providedBy plugin: LoadedPlugin) {
-        actions.withLock { actions in actions = actions.filter { $0.value.plugin !== plugin } }
-    }
-
     /// Every action (each once, whether or not it owns its bare name),
     /// sorted by key, version and plugin id.
     var all: [RegisteredAction] {

@@ -132,11 +132,6 @@ package final class ValidatorRegistry: Sendable {
         return true
     }
 
-    func removeAll(providedBy plugin: LoadedPlugin) {
-        pending.withLock { pending in pending = pending.filter { $0.value !== plugin } }
-        table.update { table in (Table(table.entries.filter { $0.value.plugin !== plugin }), ()) }
-    }
-
     /// Every validator, mapping the plugins still waiting.
     var all: [RegisteredValidator] {
         for reference in pending.withLock({ Array($0.keys) }) { _ = try? mapPending(reference) }
