@@ -8,12 +8,6 @@ import Testing
 /// says which plugin answered, and `graft check` warns before the clash.
 @Suite(.timeLimit(.minutes(3)))
 struct NameClashCLITests {
-    static func graft(_ arguments: [String], cache: URL) throws -> CommandResult {
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_CACHE_HOME"] = cache.path
-        return try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(120))
-    }
-
     @Test("list reports the clash, qualified names reach each plugin, --prefer picks the owner, check warns")
     func clash() throws {
         let scratch = try Scratch()
@@ -27,32 +21,32 @@ struct NameClashCLITests {
         let both = ["--only-plugin-path", "--plugin-path", folder.path, "--plugin-path", b.path]
 
         // Before it is installed: check warns about every name the file shares with the search path.
-        let checked = try Self.graft(["check", b.path, "--only-plugin-path", "--plugin-path", folder.path], cache: cache)
+        let checked = try graft(["check", b.path, "--only-plugin-path", "--plugin-path", folder.path], cache: cache)
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect(checked.stdout.contains("warning: component 'echo@1' is also declared by test.echo"), "\(checked.stdout)")
         #expect(checked.stdout.contains("warning: validator 'nonempty@1'") && checked.stdout.contains("warning: action 'echo_action@1'"))
         #expect(!checked.stdout.contains("is_even_b"))
 
-        let listed = try Self.graft(["list"] + both, cache: cache)
+        let listed = try graft(["list"] + both, cache: cache)
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("test.echo-b"), "\(listed.stdout)")
         for code in ["duplicate_component", "duplicate_validator", "duplicate_action"] { #expect(listed.stdout.contains(code), "\(code)") }
         #expect(listed.stdout.contains("test.echo-b/echo@1"))
 
-        let bare = try Self.graft(["try", "echo", "--json"] + both, cache: cache)
+        let bare = try graft(["try", "echo", "--json"] + both, cache: cache)
         #expect((try parseJSON(bare.stdout) as? [String: Any])?["plugin"] as? String == "test.echo", "\(bare.stderr)")
-        let qualified = try Self.graft(["try", "test.echo-b/echo", "--json"] + both, cache: cache)
+        let qualified = try graft(["try", "test.echo-b/echo", "--json"] + both, cache: cache)
         #expect((try parseJSON(qualified.stdout) as? [String: Any])?["plugin"] as? String == "test.echo-b", "\(qualified.stderr)")
-        let preferred = try Self.graft(["try", "echo", "--json", "--prefer", "echo=test.echo-b"] + both, cache: cache)
+        let preferred = try graft(["try", "echo", "--json", "--prefer", "echo=test.echo-b"] + both, cache: cache)
         #expect((try parseJSON(preferred.stdout) as? [String: Any])?["output"] as? String == "b:hello", "\(preferred.stderr)")
 
-        let validated = try Self.graft(["validate", "test.echo-b/nonempty", ""] + both, cache: cache)
+        let validated = try graft(["validate", "test.echo-b/nonempty", ""] + both, cache: cache)
         #expect(validated.status == 1)
         #expect(validated.stdout.hasPrefix("nonempty@1 from test.echo-b ("), "\(validated.stdout)")
-        let json = try Self.graft(["validate", "nonempty", "x", "--json", "--prefer", "nonempty=test.echo-b"] + both, cache: cache)
+        let json = try graft(["validate", "nonempty", "x", "--json", "--prefer", "nonempty=test.echo-b"] + both, cache: cache)
         #expect((try parseJSON(json.stdout) as? [String: Any])?["plugin"] as? String == "test.echo-b", "\(json.stdout)")
 
-        let bad = try Self.graft(["list", "--prefer", "echo"] + both, cache: cache)
+        let bad = try graft(["list", "--prefer", "echo"] + both, cache: cache)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--prefer echo: expected NAME=PLUGIN_ID"), "\(bad.stderr)")
     }

@@ -102,6 +102,45 @@ struct NameOwnershipTests {
         #expect(throws: GraftError.self) { try host.validator("is_even") }
     }
 
+    @Test("lookups from many threads while the owner of a bare name comes and goes always find a provider")
+    func ownerChurn() async throws {
+        let scratch = try Scratch()
+        let (folder, a, _) = try Self.twoVendors(scratch)
+        let host = Self.host(folder, scratch, isolation: .inProcess)
+        let saved = scratch.file("saved.so")
+        try FileManager.default.copyItem(at: a, to: saved)
+        let lookups = 5_000
+        let found = await withTaskGroup(of: Int?.self) { group in
+            for name in ["echo", "test.echo-b/echo", "nonempty"] {
+                group.addTask {
+                    var found = 0
+                    for _ in 0..<lookups {
+                        if name == "nonempty" {
+                            if (try? host.validator(name)) != nil { found += 1 }
+                        } else if (try? host.resolve(ComponentReference(parsing: name))) != nil {
+                            found += 1
+                        }
+                    }
+                    return found
+                }
+            }
+            group.addTask {
+                for _ in 0..<40 {
+                    try? FileManager.default.removeItem(at: a)
+                    _ = host.reload(pluginAt: a.path)
+                    try? FileManager.default.copyItem(at: saved, to: a)
+                    _ = host.reload(pluginAt: a.path)
+                }
+                return nil
+            }
+            var found: [Int] = []
+            for await count in group { if let count { found.append(count) } }
+            return found
+        }
+        #expect(found == [lookups, lookups, lookups])
+        #expect(Set(host.plugins.map(\.id)) == ["test.echo", "test.echo-b"])
+    }
+
     @Test("names parse bare or qualified by a plugin id, and refuse the rest", arguments: [
         ("echo", ComponentReference(key: "echo")), ("echo@2", ComponentReference(key: "echo", version: 2)),
         ("test.echo-b/echo", ComponentReference(key: "echo", plugin: "test.echo-b")),

@@ -84,6 +84,14 @@ public func graft(_ arguments: String..., environment: [String: String]? = nil) 
     try runCommand(BuildProducts.graft(), arguments, environment: environment)
 }
 
+/// The built `graft` with its registry cache in `cache` (`XDG_CACHE_HOME`), so
+/// that runs of one test share it and no two tests do.
+public func graft(_ arguments: [String], cache: URL) throws -> CommandResult {
+    var environment = ProcessInfo.processInfo.environment
+    environment["XDG_CACHE_HOME"] = cache.path
+    return try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(120))
+}
+
 /// Parses JSON output into Foundation objects.
 public func parseJSON(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])

@@ -209,16 +209,7 @@ extension WorkbenchTests {
 
         @Test("a declared interaction with an empty data box sends a sample it shows in the box; data the component cannot use is refused, visibly")
         func refusedInteraction() async throws {
-            let scratch = try Scratch()
-            let folder = scratch.url.appendingPathComponent("plugins")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: try BuildProducts.plugin("DatePicker"), to: folder.appendingPathComponent("libDatePicker.so"))
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
-            defer { Task { await running.stop() } }
-            let url = try #require(running.workbench.url)
-            try await offPool {
-                let browser = try WebDriver(niceness: 10)
-                defer { browser.quit() }
+            try await Self.withFirstPartyPlugin("DatePicker") { browser, url in
                 try browser.navigate(url + "#/component/date_picker%402")
                 try browser.wait(for: "the select button", "return !!document.querySelector('.interaction-button[data-action=select]')")
                 try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('Pick a date') === true")
@@ -238,21 +229,28 @@ extension WorkbenchTests {
                 try browser.wait(for: "the banner", "return [...document.querySelectorAll('.banner')].some(b => b.textContent.includes('not JSON'))")
                 #expect(try browser.execute("return document.querySelectorAll('#records .record[data-event=date_selected]').length") == 1)
             }
-            await running.stop()
         }
 
-        @Test("the validators form: Enter validates, and another validator's result never shows under the next one")
-        func validatorsForm() async throws {
+        /// A workbench over one first-party plugin, and a browser on its page.
+        static func withFirstPartyPlugin(_ plugin: String, _ body: @escaping @Sendable (WebDriver, String) throws -> Void) async throws {
             let scratch = try Scratch()
             let folder = scratch.url.appendingPathComponent("plugins")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: try BuildProducts.plugin("Checkout"), to: folder.appendingPathComponent("libCheckout.so"))
+            try FileManager.default.copyItem(at: try BuildProducts.plugin(plugin), to: folder.appendingPathComponent("lib\(plugin).so"))
             let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
             try await offPool {
                 let browser = try WebDriver(niceness: 10)
                 defer { browser.quit() }
+                try body(browser, url)
+            }
+            await running.stop()
+        }
+
+        @Test("the validators form: Enter validates, and another validator's result never shows under the next one")
+        func validatorsForm() async throws {
+            try await Self.withFirstPartyPlugin("Checkout") { browser, url in
                 try browser.navigate(url + "#/try")
                 try browser.wait(for: "the validators", "return !!document.querySelector('#validator option[value=\"luhn@1\"]')")
                 _ = try browser.execute("const s = document.getElementById('validator'); s.value = 'luhn@1'; s.dispatchEvent(new Event('change'))")
@@ -265,7 +263,6 @@ extension WorkbenchTests {
                 try browser.type("4242 4242 4242 4242\u{E007}", into: "#validator-value")
                 try browser.wait(for: "iban's result", "return document.getElementById('validator-result').textContent !== ''")
             }
-            await running.stop()
         }
 
         @Test("the Flow page runs the flow screen by screen, the transcript and variables beside it")

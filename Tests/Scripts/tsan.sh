@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the tests that share state across threads (hot swap, instances, the
-# registry, loading, the validators' lock-free reads, concurrent calls to
+# registry and its name owners, loading, the validators' lock-free reads, concurrent calls to
 # isolated plugins and calls served in parallel, telemetry, a host shut down
 # as a service, a cold folder opened and scanned in two halves at once)
 # under ThreadSanitizer, in a build folder of their own.
@@ -14,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 swift build --scratch-path .build-tsan --sanitize=thread >/dev/null
 set +e
 swift test --scratch-path .build-tsan --sanitize=thread \
-    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests)|GraftServiceTests' 2>&1 | tee "$log"
+    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|NameOwnershipTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests)|GraftServiceTests' 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 if grep -q "WARNING: ThreadSanitizer" "$log"; then
