@@ -172,6 +172,50 @@ extension WorkbenchTests {
             await running.stop()
         }
 
+        @Test("the sidebar lists plugins, failures and entries; a click opens one and the address names it; back keeps the filter")
+        func sidebar() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_echo", into: folder)
+            try Fixtures.build("bad_init_false", into: folder)
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver(niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url + "#/log")
+                try browser.wait(for: "the sidebar", "return document.body.dataset.sidebarPlugins === '1'")
+                #expect(try browser.execute("return [...document.querySelectorAll('#sidebar .side-link')].map(a => a.dataset.kind + ' ' + a.dataset.name)")
+                        == ["component echo@1", "validator is_even@1", "validator nonempty@1", "action echo_action@1"])
+                #expect(try browser.execute("return document.querySelector('#sidebar .side-failure').dataset.code") == "plugin_init_failed")
+                // The filter narrows to matching entries; nothing matching says so.
+                try browser.type("zzz", into: "#sidebar-filter")
+                try browser.wait(for: "the no-match note", "return !document.querySelector('#sidebar .side-none').hidden")
+                _ = try browser.execute("const f = document.getElementById('sidebar-filter'); f.value = 'nonempty'; f.dispatchEvent(new Event('input'))")
+                #expect(try browser.execute("return [...document.querySelectorAll('#sidebar .side-link')].filter(a => !a.parentElement.hidden).map(a => a.dataset.name)")
+                        == ["nonempty@1"])
+                // A validator opens the validators form with it chosen; the address names it.
+                try browser.click("#sidebar .side-link[data-name=\"nonempty@1\"]")
+                try browser.wait(for: "the chosen validator", "return (document.getElementById('validator') || {}).value === 'nonempty@1'")
+                #expect(try browser.execute("return location.hash") == "#/try/validator/nonempty%401")
+                #expect(try browser.execute("return document.querySelector('#sidebar [aria-current=page]').dataset.name") == "nonempty@1")
+                // A component from the address; back returns to the validator, the filter as it was.
+                _ = try browser.execute("document.getElementById('sidebar-filter').value = ''; document.getElementById('sidebar-filter').dispatchEvent(new Event('input')); location.hash = '#/component/echo%401'")
+                try browser.wait(for: "the render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('echo:hello') === true")
+                #expect(try browser.execute("return document.querySelector('#sidebar [aria-current=page]').dataset.name") == "echo@1")
+                _ = try browser.execute("const f = document.getElementById('sidebar-filter'); f.value = 'echo'; f.dispatchEvent(new Event('input')); history.back()")
+                try browser.wait(for: "the validators page again", "return (document.getElementById('validator') || {}).value === 'nonempty@1'")
+                #expect(try browser.execute("return document.getElementById('sidebar-filter').value") == "echo")
+                // A reload keeps the filter too (it is kept for the tab).
+                try browser.navigate(url + "#/plugins")
+                try browser.wait(for: "the sidebar again", "return document.body.dataset.sidebarPlugins === '1'")
+                #expect(try browser.execute("return document.getElementById('sidebar-filter').value") == "echo")
+                try Self.saveScreenshot(browser, "sidebar")
+            }
+            await running.stop()
+        }
+
         @Test("at 600 px no page scrolls sideways")
         func narrowWindow() async throws {
             let scratch = try Scratch()

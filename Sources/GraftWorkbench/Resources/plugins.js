@@ -40,8 +40,7 @@ function reportView(report, options) {
 
 function pluginCard(plugin, linked, failures = []) {
   // A component whose bare name another plugin answers is reached by its qualified name.
-  const clashed = new Set(failures.filter(f => f.path === plugin.path && f.code === 'duplicate_component' && f.key).map(f => f.key));
-  const nameOf = c => clashed.has(c.key) ? `${plugin.id}/${c.key}@${c.version}` : `${c.key}@${c.version}`;
+  const nameOf = c => entryName(plugin, 'duplicate_component', c.key, c.version, failures);
   const names = [plugin.id, plugin.name,
     ...plugin.components.map(c => `${c.key}@${c.version}`),
     ...plugin.validators.map(v => v.name), ...plugin.actions.map(a => a.key)];

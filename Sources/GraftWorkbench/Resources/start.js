@@ -2,4 +2,5 @@
 // address asks for.
 window.addEventListener('hashchange', route);
 connectLive();
+refreshSidebar();
 route();

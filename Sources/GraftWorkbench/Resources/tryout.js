@@ -57,9 +57,9 @@ function actionForm(actions) {
     fields = Object.entries(chosen ? chosen.params : {}).map(([key, type]) => ({ key, type, input: typedInput(type, `action-param-${key}`) }));
     clear(params).append(...fields.map(f => el('label', { class: 'param' }, el('span', { text: `${f.key} (${f.type})` }), f.input)));
   };
-  // Another validator: its params, and no result of the last one left under it.
+  // Another action: its params, and no result of the last one left under it.
   select.addEventListener('change', () => { showParams(); clear(result); });
-  select.setAttribute('aria-label', 'Validator');
+  select.setAttribute('aria-label', 'Action');
   showParams();
   const run = async () => {
     const sent = { action: select.value, params: {} };
@@ -74,13 +74,32 @@ function actionForm(actions) {
       : el('p', { class: 'muted', text: 'No plugin provides an action.' }));
 }
 
-views.try = main => {
+// `#/try/validator/NAME` and `#/try/action/NAME` (the sidebar's links) open
+// the page with that one chosen.
+views.try = (main, rest) => {
   main.append(el('h1', { text: 'Validators & actions' }));
   const body = el('div', { class: 'two-columns' });
   main.append(body);
+  const [kind, ...name] = (rest || '').split('/');
+  const chosen = name.join('/');
   api('GET', '/api/plugins').then(report => {
-    const validators = report.plugins.flatMap(p => p.validators);
-    const actions = report.plugins.flatMap(p => p.actions);
+    const failures = report.failures || [];
+    // Each by the name that reaches it: qualified where another plugin answers the bare one.
+    const validators = report.plugins.flatMap(p => p.validators.map(v => {
+      const reached = entryName(p, 'duplicate_validator', v.name, v.version, failures);
+      return { ...v, name: reached.slice(0, reached.lastIndexOf('@')) };
+    }));
+    const actions = report.plugins.flatMap(p => p.actions.map(a => {
+      const reached = entryName(p, 'duplicate_action', a.key, a.version, failures);
+      return { ...a, key: reached.slice(0, reached.lastIndexOf('@')) };
+    }));
     body.append(validatorForm(validators), actionForm(actions));
+    const select = kind === 'validator' ? document.getElementById('validator') : kind === 'action' ? document.getElementById('action') : null;
+    if (select && [...select.options].some(o => o.value === chosen)) {
+      select.value = chosen;
+      select.dispatchEvent(new Event('change'));
+      (kind === 'validator' ? document.getElementById('validator-value') : select).focus();
+      document.getElementById(kind === 'validator' ? 'validators' : 'actions').scrollIntoView({ block: 'nearest' });
+    }
   }).catch(error => body.append(errorCard(error, 'The plugin report could not be read')));
 };

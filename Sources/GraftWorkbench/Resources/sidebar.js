@@ -1,0 +1,111 @@
+// `app.js`, part 3: the sidebar — every plugin (in natural order, as the
+// report sorts them) with its components, validators and actions, the files
+// that failed or sit in quarantine first, and a filter. It lives beside the
+// views, not in them: changing view keeps its filter and scroll, so back and
+// forward return to where the tester was. The item the address names is
+// marked current.
+const sidebarState = { filter: sessionStorage.getItem('graft.sidebar.filter') || '', report: null };
+
+// The name that reaches an entry: its bare name, or qualified by its plugin's id
+// when another plugin answers the bare name (a clash, listed with the failures).
+function entryName(plugin, code, key, version, failures) {
+  const clashed = failures.some(f => f.path === plugin.path && f.code === code && f.key === key);
+  return clashed ? `${plugin.id}/${key}@${version}` : `${key}@${version}`;
+}
+
+function sidebarLink(kind, name, text, title) {
+  const href = kind === 'component' ? `#/component/${encodeURIComponent(name)}` : `#/try/${kind}/${encodeURIComponent(name)}`;
+  return el('li', {}, el('a', { href, class: `side-link side-${kind}`, dataset: { kind, name }, title: title || '', text }));
+}
+
+function renderSidebar(report) {
+  const aside = document.getElementById('sidebar');
+  if (!aside) return;
+  const scroll = aside.scrollTop;
+  const failures = report.failures || [];
+  const plugins = report.plugins || [];
+  const filter = el('input', { type: 'search', id: 'sidebar-filter', class: 'side-filter', value: sidebarState.filter,
+    placeholder: 'Filter…', 'aria-label': 'Filter the sidebar by plugin, component, validator or action',
+    oninput: () => {
+      sidebarState.filter = filter.value;
+      sessionStorage.setItem('graft.sidebar.filter', filter.value);
+      applySidebarFilter();
+    } });
+  const failed = failures.length ? el('details', { class: 'side-failures', open: true },
+    el('summary', { text: `Failed (${failures.length})` }),
+    el('ul', {}, failures.map(f => el('li', { class: 'side-failure', title: f.message,
+      dataset: { code: f.code, search: `${f.path} ${f.code} ${f.key || ''}`.toLowerCase() } },
+      el('code', { class: 'badge bad', text: f.code }), f.quarantined ? el('span', { class: 'badge quarantined', text: 'quarantined' }) : null,
+      ' ', el('span', { class: 'path', text: (f.key ? `${f.key} · ` : '') + f.path.split('/').pop() }))))) : null;
+  const groups = plugins.map(plugin => {
+    const components = plugin.components.map(c => {
+      const name = entryName(plugin, 'duplicate_component', c.key, c.version, failures);
+      return sidebarLink('component', name, name, c.description);
+    });
+    const validators = plugin.validators.map(v => {
+      const name = entryName(plugin, 'duplicate_validator', v.name, v.version, failures);
+      return sidebarLink('validator', name, name, v.description);
+    });
+    const actions = plugin.actions.map(a => {
+      const name = entryName(plugin, 'duplicate_action', a.key, a.version, failures);
+      return sidebarLink('action', name, name, a.description);
+    });
+    const search = [plugin.id, plugin.name, ...plugin.components.map(c => c.key), ...plugin.validators.map(v => v.name),
+      ...plugin.actions.map(a => a.key)].join(' ').toLowerCase();
+    return el('details', { class: 'side-plugin', open: true, dataset: { id: plugin.id, search } },
+      el('summary', {}, el('span', { class: 'side-plugin-name', text: plugin.name }), ' ', el('code', { class: 'muted', text: plugin.id })),
+      components.length ? el('ul', { class: 'side-list', 'aria-label': `${plugin.name}: components` }, components) : null,
+      validators.length ? el('ul', { class: 'side-list', 'aria-label': `${plugin.name}: validators` }, validators) : null,
+      actions.length ? el('ul', { class: 'side-list', 'aria-label': `${plugin.name}: actions` }, actions) : null);
+  });
+  const none = el('p', { class: 'muted side-none', hidden: true });
+  aside.replaceChildren(el('h2', { class: 'side-title', text: 'Plugins' }), filter, failed || '', none, ...groups);
+  applySidebarFilter();
+  markSidebarCurrent();
+  aside.scrollTop = scroll;
+  document.body.dataset.sidebarPlugins = String(plugins.length);
+}
+
+function applySidebarFilter() {
+  const aside = document.getElementById('sidebar');
+  const needle = sidebarState.filter.trim().toLowerCase();
+  let shown = 0;
+  for (const group of aside.querySelectorAll('.side-plugin')) {
+    // A plugin matches by its own names; its entries match one by one.
+    const own = needle === '' || group.dataset.id.toLowerCase().includes(needle) || group.querySelector('.side-plugin-name').textContent.toLowerCase().includes(needle);
+    let entries = 0;
+    for (const link of group.querySelectorAll('.side-link')) {
+      const hit = own || link.dataset.name.toLowerCase().includes(needle);
+      link.parentElement.hidden = !hit;
+      if (hit) entries += 1;
+    }
+    group.hidden = !own && entries === 0;
+    if (!group.hidden) shown += 1;
+  }
+  for (const item of aside.querySelectorAll('.side-failure')) item.hidden = needle !== '' && !item.dataset.search.includes(needle);
+  const none = aside.querySelector('.side-none');
+  if (none) {
+    none.hidden = shown > 0 || !sidebarState.report || sidebarState.report.plugins.length === 0;
+    none.textContent = `Nothing matches “${sidebarState.filter.trim()}”.`;
+  }
+}
+
+// The entry the address names is the current one.
+function markSidebarCurrent() {
+  const hash = location.hash;
+  for (const link of document.querySelectorAll('#sidebar .side-link')) {
+    if (link.getAttribute('href') === hash) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+async function refreshSidebar() {
+  try {
+    sidebarState.report = await api('GET', '/api/plugins');
+    renderSidebar(sidebarState.report);
+  } catch (error) { /* the views say why the report cannot be read */ }
+}
+
+window.addEventListener('hashchange', markSidebarCurrent);
+// A swap can add, replace or remove plugins; a failed one can add a failure.
+wb.handlers.swap.push(() => refreshSidebar());
