@@ -224,7 +224,7 @@ views.component = (main, reference) => {
 
   function shown(report, startedAt) {
     const record = { sequence: report.sequence, reason: report.reason, startedAt, shownAt: performance.now(),
-      wall: Date.now(), output: report.output, error: report.error || null };
+      wall: Date.now(), output: report.output, error: report.error || null, component: reference };
     wb.timings.renders.push(record);
     if (wb.timings.renders.length > 500) wb.timings.renders.shift();
     wb.timings.lastShown = record;

@@ -139,10 +139,29 @@ enum WorkbenchBench {
         part.figure("file ready to page updated, p50", Stopwatch.median(swap), "ms")
         part.figure("file ready to page updated, p95", Stopwatch.percentile(swap, 95), "ms")
         part.figure("file ready to page updated, max", swap.max() ?? .nan, "ms")
+
+        // Switching component from the sidebar: a click on another plugin's
+        // component until its first render is shown.
+        var switching: [Double] = []
+        for round in 0..<(changes / 2 + 5) {
+            let name = "echo.p\((round * 37 + 11) % 200)@1"
+            try browser.execute(
+                """
+                window.benchStarted = performance.now();
+                document.querySelector(`#sidebar .side-link[data-name="${arguments[0]}"]`).click();
+                """, [.string(name)])
+            try browser.wait(for: "the render of \(name)", within: .seconds(10),
+                             "const s = window.graftWorkbench.timings.lastShown; return !!s && s.component === '\(name)' && s.shownAt > window.benchStarted")
+            let latency = try browser.execute("return window.graftWorkbench.timings.lastShown.shownAt - window.benchStarted")
+            if round >= 5 { switching.append(latency.numberValue ?? .nan) }  // the first five warm up
+        }
+        part.figure("sidebar click to render shown, p50", Stopwatch.median(switching), "ms")
+        part.figure("sidebar click to render shown, p95", Stopwatch.percentile(switching, 95), "ms")
         part.notes.append(verdict("first page p95", Stopwatch.percentile(firstPage, 95), target: 1000))
         part.notes.append(verdict("control change p95", Stopwatch.percentile(change, 95), target: 100))
         part.notes.append(verdict("file ready to page updated p95", Stopwatch.percentile(swap, 95), target: 1000))
-        part.notes.append("\(pageRounds) page loads, \(changes) control changes, \(swaps) swaps; the watcher's debounce (50 ms) is part of the swap figure")
+        part.notes.append(verdict("sidebar switch p95", Stopwatch.percentile(switching, 95), target: 150))
+        part.notes.append("\(pageRounds) page loads, \(changes) control changes, \(changes / 2) sidebar switches, \(swaps) swaps; the watcher's debounce (50 ms) is part of the swap figure")
         return part
     }
 
