@@ -345,7 +345,7 @@ struct IsolationTests {
         #expect(try echo.render().text == "v1:hi")
         let oldChild = try #require(echo.component.plugin.runner?.childPID)
 
-        try build("v2:")
+        _ = try build("v2:")
         let event = host.reload(pluginAt: path)
         guard case .swapped = event.outcome else {
             Issue.record("expected a swap, got \(event.summary)")
