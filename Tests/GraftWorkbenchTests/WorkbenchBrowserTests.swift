@@ -178,12 +178,7 @@ extension WorkbenchTests {
             let folder = scratch.url.appendingPathComponent("plugins")
             try Fixtures.build("good_echo", into: folder)
             try Fixtures.build("bad_init_false", into: folder)
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
-            defer { Task { await running.stop() } }
-            let url = try #require(running.workbench.url)
-            try await offPool {
-                let browser = try WebDriver(niceness: 10)
-                defer { browser.quit() }
+            try await Self.withPage(plugins: folder, cache: scratch.file("cache")) { browser, url in
                 try browser.navigate(url + "#/log")
                 try browser.wait(for: "the sidebar", "return document.body.dataset.sidebarPlugins === '1'")
                 #expect(try browser.execute("return [...document.querySelectorAll('#sidebar .side-link')].map(a => a.dataset.kind + ' ' + a.dataset.name)")
@@ -213,7 +208,6 @@ extension WorkbenchTests {
                 #expect(try browser.execute("return document.getElementById('sidebar-filter').value") == "echo")
                 try Self.saveScreenshot(browser, "sidebar")
             }
-            await running.stop()
         }
 
         @Test("at 600 px no page scrolls sideways")
@@ -281,7 +275,13 @@ extension WorkbenchTests {
             let folder = scratch.url.appendingPathComponent("plugins")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: try BuildProducts.plugin(plugin), to: folder.appendingPathComponent("lib\(plugin).so"))
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            try await withPage(plugins: folder, cache: scratch.file("cache"), body)
+        }
+
+        /// A workbench over the plugins in `folder` (not watched), and a
+        /// browser given its address (with the token) to open.
+        static func withPage(plugins folder: URL, cache: URL, _ body: @escaping @Sendable (WebDriver, String) throws -> Void) async throws {
+            let running = try await RunningWorkbench.start(plugins: folder, cache: cache, watches: false)
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
             try await offPool {
