@@ -8,7 +8,11 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct ActionCLITests {
     @Test("the first-party actions answer with their variables; a failure exits 1 with its reason")
-    func firstParty() throws {
+    func firstParty() async throws {
+        try await offPool { try Self.runFirstParty() }
+    }
+
+    static func runFirstParty() throws {
         let shifted = try graft("action", "add_days", "--param", "days=2", "--param", "variable=due", "--payload", #"{"date": "2026-12-30"}"#)
         #expect(shifted.status == 0, "\(shifted.stderr)")
         #expect(shifted.stdout.hasPrefix("add_days@1 from dev.graft.date-picker ("), "\(shifted.stdout)")
@@ -36,7 +40,11 @@ struct ActionCLITests {
     }
 
     @Test("an action that crashes its process fails with plugin_crashed, and graft lives to say so")
-    func crashing() throws {
+    func crashing() async throws {
+        try await offPool { try Self.runCrashing() }
+    }
+
+    static func runCrashing() throws {
         let scratch = try Scratch()
         let plugin = try Fixtures.build("bad_runtime", into: scratch.url, defines: ["FAULT_IN": "\"action\"", "FAULT": "\"segv\""])
         let crashed = try graft("action", "fragile_action", "--only-plugin-path", "--plugin-path", plugin.path)

@@ -9,7 +9,11 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct NameClashCLITests {
     @Test("list reports the clash, qualified names reach each plugin, --prefer picks the owner, check warns")
-    func clash() throws {
+    func clash() async throws {
+        try await offPool { try Self.runClash() }
+    }
+
+    static func runClash() throws {
         let scratch = try Scratch()
         let cache = scratch.file("cache")
         let folder = scratch.url.appendingPathComponent("plugins")

@@ -113,6 +113,8 @@ struct NameOwnershipTests {
         let found = await withTaskGroup(of: Int?.self) { group in
             for name in ["echo", "test.echo-b/echo", "nonempty"] {
                 group.addTask {
+                    // Blocking work, off the cooperative threads (see `offPool`).
+                    (try? await offPool {
                     var found = 0
                     for _ in 0..<lookups {
                         if name == "nonempty" {
@@ -122,14 +124,17 @@ struct NameOwnershipTests {
                         }
                     }
                     return found
+                    }) ?? -1
                 }
             }
             group.addTask {
-                for _ in 0..<40 {
-                    try? FileManager.default.removeItem(at: a)
-                    _ = host.reload(pluginAt: a.path)
-                    try? FileManager.default.copyItem(at: saved, to: a)
-                    _ = host.reload(pluginAt: a.path)
+                _ = try? await offPool {
+                    for _ in 0..<40 {
+                        try? FileManager.default.removeItem(at: a)
+                        _ = host.reload(pluginAt: a.path)
+                        try? FileManager.default.copyItem(at: saved, to: a)
+                        _ = host.reload(pluginAt: a.path)
+                    }
                 }
                 return nil
             }

@@ -92,6 +92,15 @@ public func graft(_ arguments: [String], cache: URL) throws -> CommandResult {
     return try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(120))
 }
 
+/// Runs blocking work (child processes, sockets, compilers) on a dispatch
+/// queue, never on the cooperative threads: on two cores there are two, and
+/// a test that blocks them stalls every async test of the run.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// Parses JSON output into Foundation objects.
 public func parseJSON(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])

@@ -6,15 +6,6 @@ import GraftTestSupport
 import GraftWorkbench
 import Logging
 
-/// Runs blocking work (socket reads, compilers, child processes) on a
-/// dispatch queue, never on the few cooperative threads the workbench's
-/// server shares with the tests.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-    }
-}
-
 let quietLogger: Logger = {
     var logger = Logger(label: "graft.workbench.tests")
     logger.logLevel = .critical
