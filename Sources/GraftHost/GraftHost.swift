@@ -82,7 +82,11 @@ public final class GraftHost: Sendable {
             guard let reference = try? ComponentReference(parsing: name), reference.plugin == nil,
                 ComponentReference.isValidPluginID(id)
             else {
-                logger.warning("preferredPlugins: '\(name)' → '\(id)' is not a bare name and a plugin id; it is ignored.")
+                let problem = GraftError(
+                    .invalidConfig,
+                    "preferredPlugins: '\(name.escapingControls)' → '\(id.escapingControls)' is not a bare name (iso_date, date_picker@2) and a plugin id; it is ignored.",
+                    key: name)
+                logger.warning("\(problem)")
                 continue
             }
             preferred[reference] = id

@@ -86,6 +86,25 @@ struct NameOwnershipTests {
         #expect(Set(host.failures.filter { $0.path == a.path }.map(\.error.key)) == ["echo", "nonempty"])
     }
 
+    @Test("a preferredPlugins entry that is not a bare name and a plugin id is ignored with invalid_config naming it")
+    func badPreference() throws {
+        let scratch = try Scratch()
+        let (folder, _, _) = try Self.twoVendors(scratch)
+        let log = CapturedLog()
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path, isolation: .inProcess,
+                preferredPlugins: ["test.echo/echo": "test.echo-b", "echo": "not an id", "nonempty": "test.echo-b"]),
+            logger: log.logger)
+        host.loadPlugins()
+        let warnings = log.all.filter { $0.level == .warning && $0.message.hasPrefix("invalid_config: preferredPlugins:") }
+        #expect(warnings.count == 2, "\(log.all.map(\.message))")
+        #expect(warnings.contains { $0.message.contains("'test.echo/echo'") } && warnings.contains { $0.message.contains("'not an id'") })
+        // The bad ones change nothing; the good one still applies.
+        #expect(try Self.rendered(host, "echo").hasPrefix("echo:"))
+        #expect(try host.validator("nonempty").pluginID == "test.echo-b")
+    }
+
     @Test("when the owner of a bare name goes, the next plugin that declares it answers it")
     func ownerGoes() throws {
         let scratch = try Scratch()
