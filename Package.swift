@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -22,6 +23,17 @@ let package = Package(
         // First-party plugins: each is a shared library the host loads at run time.
         .library(name: "DatePicker", type: .dynamic, targets: ["DatePicker"]),
         .library(name: "Checkout", type: .dynamic, targets: ["Checkout"]),
+    ],
+    // Who needs which dependency. A plugin needs GraftKit alone: `graft new swift` names Graft with `traits: []`, and
+    // SwiftPM then resolves none of the packages below. A host app that embeds GraftHost names `traits: ["Host"]`
+    // (or `["Service"]` for GraftService) and leaves the web stack out.
+    traits: [
+        .trait(name: "Host", description: "GraftHost, GraftFlows, GraftDebugger: swift-log, swift-crypto, swift-metrics, swift-distributed-tracing."),
+        .trait(name: "Service", description: "GraftService, a host as a swift-service-lifecycle Service.", enabledTraits: ["Host"]),
+        .trait(
+            name: "Tools", description: "The graft command, the workbench (Hummingbird), the benches and the examples.",
+            enabledTraits: ["Service"]),
+        .default(enabledTraits: ["Tools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -56,15 +68,15 @@ let package = Package(
             name: "GraftHost",
             dependencies: [
                 "CGraft", "CFFI", "CGraftSystem", "CGraftSandbox", "GraftTypes",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                product("Logging", "swift-log"),
+                product("Crypto", "swift-crypto"),
+                product("CoreMetrics", "swift-metrics"),
+                product("Tracing", "swift-distributed-tracing"),
             ]),
         // `graft check --conformance`: the tests a plugin author runs, each in a scanner child of its own.
         .target(
             name: "GraftConformance",
-            dependencies: ["GraftHost", "CGraft", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["GraftHost", "CGraft", product("Logging", "swift-log")]),
         .executableTarget(
             name: "graft-child", dependencies: ["GraftHost", "GraftConformance"], linkerSettings: executableLinkerSettings),
         // Flow documents: editor definitions, the contract checker, the headless runner.
@@ -73,19 +85,19 @@ let package = Package(
         // A host as a swift-service-lifecycle Service, for Swift servers: started and stopped by a ServiceGroup.
         .target(
             name: "GraftService",
-            dependencies: ["GraftHost", "GraftDebugger", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+            dependencies: ["GraftHost", "GraftDebugger", product("ServiceLifecycle", "swift-service-lifecycle")]),
         // The workbench: a local web page over the report, the sandbox, the action log, flows and hot swap.
         // The only module that depends on Hummingbird.
         .target(
             name: "GraftWorkbench",
             dependencies: [
                 "GraftHost", "GraftDebugger", "GraftFlows",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                product("Hummingbird", "hummingbird"),
+                product("HummingbirdWebSocket", "hummingbird-websocket"),
+                product("NIOCore", "swift-nio"),
+                product("HTTPTypes", "swift-http-types"),
+                product("ServiceLifecycle", "swift-service-lifecycle"),
+                product("Logging", "swift-log"),
             ],
             // The page, its sheet, its icon and the parts of its script, embedded in the binary.
             resources: [
@@ -105,38 +117,39 @@ let package = Package(
             name: "GraftCommandLine",
             dependencies: [
                 "GraftHost", "GraftFlows",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                product("ArgumentParser", "swift-argument-parser"),
+                product("Logging", "swift-log"),
             ]),
         // `graft workbench` runs this executable, so that no other command loads the web stack.
         .executableTarget(
             name: "graft-workbench",
             dependencies: [
                 "GraftCommandLine", "GraftWorkbench", "GraftHost",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                product("ArgumentParser", "swift-argument-parser"),
+                product("Logging", "swift-log"),
             ]),
         .executableTarget(
             name: "graft",
             dependencies: [
                 "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftCommandLine", "CGraftSystem",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                product("ArgumentParser", "swift-argument-parser"),
+                product("Logging", "swift-log"),
             ],
-            // `graft new`'s project templates, embedded in the binary.
+            exclude: ["SDK/GraftKit/Documentation.docc"],
+            // `graft new`'s project templates and the Swift SDK it copies into a project, embedded in the binary.
             resources: [
                 "c-plugin.c", "c-test_plugin.c", "c-Makefile", "c-README.md", "swift-Package.swift", "swift-exports.map",
                 "swift-Plugin.swift", "swift-Component.swift", "swift-MaxLength.swift", "swift-Greet.swift",
                 "swift-Tests.swift", "swift-README.md",
-            ].map { .embedInCode("Templates/\($0).template") },
+            ].map { .embedInCode("Templates/\($0).template") } + swiftSDKFiles.map { .embedInCode($0) },
             linkerSettings: executableLinkerSettings),
         // The benchmarks, which `graft bench` runs (exec): kept out of `graft`'s image.
         .executableTarget(
             name: "graft-bench",
             dependencies: [
                 "GraftHost", "GraftDebugger", "GraftCommandLine", "GraftWebDriver", "CGraftSystem", "GraftInProcess", "GraftKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                product("ArgumentParser", "swift-argument-parser"),
+                product("Logging", "swift-log"),
             ]),
 
         // A host app with its debug endpoint on, for `graft debug attach`.
@@ -144,8 +157,8 @@ let package = Package(
             name: "graft-example-host",
             dependencies: [
                 "GraftHost", "GraftDebugger", "GraftFlows",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                product("ArgumentParser", "swift-argument-parser"),
+                product("Logging", "swift-log"),
             ],
             path: "Examples/HostApp", exclude: ["README.md"]),
         // A Hummingbird server rendering a flow's screens with plugin components, per request (what `graft bench server` drives).
@@ -153,11 +166,11 @@ let package = Package(
             name: "graft-example-server",
             dependencies: [
                 "GraftHost", "GraftDebugger", "GraftFlows", "GraftService",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                product("ArgumentParser", "swift-argument-parser"),
+                product("Hummingbird", "hummingbird"),
+                product("NIOPosix", "swift-nio"),
+                product("ServiceLifecycle", "swift-service-lifecycle"),
+                product("Logging", "swift-log"),
             ],
             path: "Examples/FlowServer", exclude: ["README.md"]),
 
@@ -172,8 +185,8 @@ let package = Package(
             name: "GraftHostTests",
             dependencies: [
                 "GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport",
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                product("MetricsTestKit", "swift-metrics"),
+                product("InMemoryTracing", "swift-distributed-tracing"),
             ]),
         .testTarget(name: "GraftConformanceTests", dependencies: ["GraftConformance", "GraftHost", "GraftTestSupport"]),
         .testTarget(name: "GraftKitTests", dependencies: ["GraftKit", "CGraft"]),
@@ -181,8 +194,8 @@ let package = Package(
             name: "GraftServiceTests",
             dependencies: [
                 "GraftService", "GraftHost", "GraftTestSupport",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
+                product("ServiceLifecycle", "swift-service-lifecycle"),
+                product("Logging", "swift-log"),
             ]),
         .testTarget(name: "GraftFlowsTests", dependencies: ["GraftFlows", "GraftHost", "GraftTestSupport"]),
         .testTarget(
@@ -193,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "GraftCommandTests",
             dependencies: [
-                "graft", "GraftCommandLine", "GraftTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "graft", "GraftCommandLine", "GraftTestSupport", product("ArgumentParser", "swift-argument-parser"),
             ]),
         .testTarget(
             name: "GraftWorkbenchTests",
@@ -220,4 +233,24 @@ var executableLinkerSettings: [LinkerSetting] {
 /// ships the archive.
 var seccompLinkerSettings: [LinkerSetting] {
     [.unsafeFlags(["-Xlinker", "-Bstatic", "-Xlinker", "-lseccomp", "-Xlinker", "-Bdynamic"], .when(platforms: [.linux]))]
+}
+
+/// A product of one of the packages above, which SwiftPM resolves only when a trait that needs it is on.
+func product(_ name: String, _ package: String) -> Target.Dependency {
+    let trait = [
+        "swift-log": "Host", "swift-crypto": "Host", "swift-metrics": "Host", "swift-distributed-tracing": "Host",
+        "swift-service-lifecycle": "Service",
+    ][package] ?? "Tools"
+    return .product(name: name, package: package, condition: .when(traits: [trait]))
+}
+
+/// The Swift SDK that `graft new swift` writes into a project: CGraft, GraftTypes and GraftKit's sources, through the
+/// links in Sources/graft/SDK, so that the binary embeds the same files the package builds.
+var swiftSDKFiles: [String] {
+    ["CGraft", "GraftTypes", "GraftKit"].flatMap { module in
+        let folder = "\(Context.packageDirectory)/Sources/\(module)"
+        return (FileManager.default.subpaths(atPath: folder) ?? [])
+            .filter { [".swift", ".h", ".c"].contains(where: $0.hasSuffix) && !$0.contains(".docc/") }
+            .map { "SDK/\(module)/\($0)" }
+    }.sorted()
 }

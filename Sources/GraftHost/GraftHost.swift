@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if !Host
+#error("GraftHost needs Graft's Host trait: name Graft with traits: [\"Host\"], or with its default traits.")
+#endif
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,7 @@
+#if !Service
+#error("GraftService needs Graft's Service trait: name Graft with traits: [\"Service\"], or with its default traits.")
+#endif
+
 import GraftDebugger
 import GraftHost
 import ServiceLifecycle

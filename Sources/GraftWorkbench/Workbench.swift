@@ -1,4 +1,9 @@
 import FoundationEssentials
+
+#if !Tools
+#error("GraftWorkbench needs Graft's Tools trait: name Graft with its default traits.")
+#endif
+
 import GraftDebugger
 import GraftFlows
 import GraftHost

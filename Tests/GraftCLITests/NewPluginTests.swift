@@ -70,10 +70,13 @@ struct NewPluginTests {
         let project = scratch.file("tapper")
         #expect(Self.unfilledMarks(in: project).isEmpty, "every {{name}} of the templates filled")
         let package = try String(contentsOf: project.appendingPathComponent("Package.swift"), encoding: .utf8)
-        #expect(package.contains(".package(name: \"Graft\", path: \"\(Fixtures.root.path)\")"))
-        // Its own build folder, inside the scratch folder; the package's dependencies come from the same mirror.
+        #expect(package.contains(".package(path: \"GraftKit\")"))
+        // The project holds Graft's Swift SDK, the same files as Graft's own GraftKit, and nothing names this checkout.
+        #expect(try Self.sdkFiles(in: project.appendingPathComponent("GraftKit")) == Self.sdkFiles(in: Fixtures.root))
+        #expect(Self.files(in: project, containing: Fixtures.root.path).isEmpty)
         let built = try Self.shell("swift build && swift test", in: project, timeout: .seconds(540))
         #expect(built.status == 0, "\(built.stdout.suffix(3000))\(built.stderr.suffix(3000))")
+        #expect(Self.checkouts(of: project).isEmpty, "a plugin on the SDK copy resolves no package")
         let library = project.appendingPathComponent(".build/debug/libTapCounter.so")
         let checked = try Self.shell("graft check --conformance --strict .build/debug/libTapCounter.so", in: project, timeout: .seconds(300))
         #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
@@ -130,6 +133,75 @@ struct NewPluginTests {
         for line in ["Mine: 1", "Theirs: 10", #"mine.tapped {"count":2}"#, #"theirs.tapped {"count":11}"#] {
             #expect(both.stdout.contains(line), "\(line) is missing from: \(both.stdout)")
         }
+    }
+
+    @Test("graft new swift --graft URL: the resolve fetches Graft alone, and the plugin builds after that clone is gone")
+    func swiftPluginOnGraftByURL() throws {
+        let scratch = try Scratch()
+        // A release of Graft as a plugin author would name it: a git repository with the version's tag.
+        let version = try Self.shell("graft --version", in: scratch.url, timeout: .seconds(60)).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let release = scratch.file("graft-release")
+        let tagged = try Self.shell(
+            "git clone -q --no-local '\(Fixtures.root.path)' graft-release && git -C graft-release tag '\(version)'", in: scratch.url, timeout: .seconds(120))
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        let created = try Self.shell("graft new swift by_url --graft 'file://\(release.path)'", in: scratch.url, timeout: .seconds(60))
+        #expect(created.status == 0, "\(created.stderr)")
+        let project = scratch.file("by_url")
+        #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent("GraftKit").path))
+        let package = try String(contentsOf: project.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(package.contains(".package(url: \"file://\(release.path)\", from: \"\(version)\", traits: [])"))
+        let resolved = try Self.shell("swift package resolve", in: project, timeout: .seconds(300))
+        #expect(resolved.status == 0, "\(resolved.stdout)\(resolved.stderr)")
+        #expect(Self.checkouts(of: project) == ["graft-release"], "Graft's tools' packages stay out of a plugin's resolve")
+        try FileManager.default.removeItem(at: release)
+        let built = try Self.shell("swift build", in: project, timeout: .seconds(540))
+        #expect(built.status == 0, "\(built.stdout.suffix(3000))\(built.stderr.suffix(3000))")
+        #expect(FileManager.default.fileExists(atPath: project.appendingPathComponent(".build/debug/libByUrl.so").path))
+    }
+
+    @Test("graft sdk --swift-package writes the SDK, refreshes a copy whole, and writes over nothing else")
+    func swiftSDKFolder() throws {
+        let scratch = try Scratch()
+        let written = try Self.shell("graft sdk --swift-package kit", in: scratch.url, timeout: .seconds(60))
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try Self.sdkFiles(in: scratch.file("kit")) == Self.sdkFiles(in: Fixtures.root))
+        let stale = scratch.file("kit/Sources/GraftKit/Dropped.swift")
+        try Data("// from an older SDK".utf8).write(to: stale)
+        let refreshed = try Self.shell("graft sdk --swift-package kit", in: scratch.url, timeout: .seconds(60))
+        #expect(refreshed.status == 0, "\(refreshed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "a refresh replaces the sources whole")
+        try FileManager.default.createDirectory(at: scratch.file("mine"), withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: scratch.file("mine/Package.swift"))
+        let refused = try Self.shell("graft sdk --swift-package mine", in: scratch.url, timeout: .seconds(60))
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("project_exists") && refused.stderr.contains("no copy of Graft's Swift SDK"), "\(refused.stderr)")
+        #expect(try String(contentsOf: scratch.file("mine/Package.swift"), encoding: .utf8) == "mine")
+    }
+
+    /// The SDK's files under `root` (a copy, or Graft's own tree) and their bytes, by path.
+    static func sdkFiles(in root: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for module in ["CGraft", "GraftTypes", "GraftKit"] {
+            let folder = root.appendingPathComponent("Sources/\(module)")
+            for path in FileManager.default.enumerator(atPath: folder.path)?.compactMap({ $0 as? String }) ?? []
+            where [".swift", ".h", ".c"].contains(where: path.hasSuffix) && !path.contains(".docc/") {
+                files["\(module)/\(path)"] = try Data(contentsOf: folder.appendingPathComponent(path))
+            }
+        }
+        return files
+    }
+
+    /// Files under `folder`, outside `.build`, whose text contains `text`.
+    static func files(in folder: URL, containing text: String) -> [String] {
+        let paths = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+        return paths.filter { path in
+            !path.hasPrefix(".build") && (try? String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8))?.contains(text) == true
+        }
+    }
+
+    /// The packages SwiftPM checked out for `project`.
+    static func checkouts(of project: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: project.appendingPathComponent(".build/checkouts").path)) ?? []).sorted()
     }
 
     @Test("the first-party plugins export graft_entry alone")

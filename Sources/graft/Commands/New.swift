@@ -16,7 +16,7 @@ struct New: ParsableCommand {
         abstract: "Create a plugin project: a component, a validator, an action and a test, ready to build.",
         discussion: """
             graft new c NAME       NAME/ with NAME.c, test_plugin.c and a Makefile (graft.h through pkg-config): make test
-            graft new swift NAME   NAME/ with a Package.swift depending on Graft (GraftKit): swift build && swift test
+            graft new swift NAME   NAME/ with a Package.swift and GraftKit/, the Swift SDK: swift build && swift test
             The component is NAME@1, the validator NAME_max_length, the action NAME_greet.
             """)
 
@@ -37,7 +37,7 @@ struct New: ParsableCommand {
     var id: String?
 
     @Option(help: ArgumentHelp(
-        "Swift only: Graft's package, a folder or a git URL (default: the Graft source tree this graft was built from).",
+        "Swift only: Graft's package, a folder or a git URL (default: a copy of the Swift SDK in the project, GraftKit/).",
         valueName: "path-or-url"))
     var graft: String?
 
@@ -62,8 +62,11 @@ struct New: ParsableCommand {
         case .c:
             files = CPluginTemplate.files(for: pluginName, id: pluginID)
         case .swift:
-            let (dependency, packageName) = try graftDependency()
-            files = SwiftPluginTemplate.files(for: pluginName, id: pluginID, dependency: dependency, packageName: packageName)
+            let dependency = try graftDependency()
+            files = SwiftPluginTemplate.files(for: pluginName, id: pluginID, dependency: dependency.line, packageName: dependency.package, sdk: dependency.sdk)
+            if dependency.sdk {
+                do throws(CommandLineError) { try SwiftSDK.write(to: folder + "/GraftKit") } catch { throw CommandFailure(error: error, json: json) }
+            }
         }
         for file in files {
             let path = folder + "/" + file.path
@@ -75,12 +78,13 @@ struct New: ParsableCommand {
                 throw CommandFailure(error: CommandLineError(.projectExists, "\(path) could not be written: \(error).", path: path), json: json)
             }
         }
+        let written = files.map(\.path) + (language == .swift && graft == nil ? ["GraftKit/"] : [])
         if json {
-            Output.json(.object(["folder": .string(folder), "files": .list(files.map { .string($0.path) })]))
+            Output.json(.object(["folder": .string(folder), "files": .list(written.map { .string($0) })]))
             return
         }
         Output.line("Created \(folder) (\(language.rawValue) plugin \(pluginID)):")
-        for file in files where !file.path.hasPrefix(".") { Output.line("  \(file.path)") }
+        for path in written where !path.hasPrefix(".") { Output.line("  \(path)\(path == "GraftKit/" ? "  (the Swift SDK, Graft \(GraftHost.version))" : "")") }
         let shown = output ?? name
         switch language {
         case .c:
@@ -106,32 +110,22 @@ struct New: ParsableCommand {
         }
     }
 
-    /// The `.package(…)` line for Graft and the name its products go by.
-    private func graftDependency() throws -> (String, String) {
-        if let graft, graft.contains("://") || graft.hasPrefix("git@") {
+    /// The `.package(…)` line for GraftKit and the name its products go by. With no `--graft`, the project gets a copy
+    /// of the Swift SDK (GraftKit/): nothing to resolve, and nothing that goes when this Graft checkout goes. Graft by
+    /// URL or path comes with no traits, so that SwiftPM resolves none of what only Graft's tools need.
+    private func graftDependency() throws -> (line: String, package: String, sdk: Bool) {
+        guard let graft else { return (".package(path: \"GraftKit\")", "GraftKit", true) }
+        if graft.contains("://") || graft.hasPrefix("git@") {
             var identity = FilePaths.lastComponent(of: graft)
             if identity.hasSuffix(".git") { identity.removeLast(4) }
-            return (".package(url: \"\(graft)\", from: \"\(GraftHost.version)\")", identity.lowercased())
+            return (".package(url: \"\(graft)\", from: \"\(GraftHost.version)\", traits: [])", identity.lowercased(), false)
         }
-        guard let root = graft.map({ FilePaths.standardized($0) }) ?? Self.sourceTree() else {
-            throw CommandFailure(
-                error: CommandLineError(
-                    .graftPackageNotFound,
-                    "the Graft source tree this graft was built from is gone; give Graft's package with --graft (a folder holding its Package.swift, or its git URL)."),
-                json: json)
-        }
+        let root = FilePaths.standardized(graft)
         guard FileManager.default.fileExists(atPath: root + "/Package.swift") else {
             throw CommandFailure(
                 error: CommandLineError(.graftPackageNotFound, "--graft \(root): no Package.swift there; give the folder of Graft's package.", path: root),
                 json: json)
         }
-        return (".package(name: \"Graft\", path: \"\(root)\")", "Graft")
-    }
-
-    /// The package this executable was built from, when it is still there.
-    static func sourceTree() -> String? {
-        var folder = FilePaths.folder(of: #filePath)
-        for _ in 0..<3 { folder = FilePaths.folder(of: folder) }  // Commands → graft → Sources → root
-        return FileManager.default.fileExists(atPath: folder + "/Sources/GraftKit") ? folder : nil
+        return (".package(name: \"Graft\", path: \"\(root)\", traits: [])", "Graft", false)
     }
 }

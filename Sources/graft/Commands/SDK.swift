@@ -19,7 +19,18 @@ struct SDK: ParsableCommand {
     @Flag(help: "Print the path of graft.h.")
     var header = false
 
+    @Option(help: ArgumentHelp(
+        "Write the Swift SDK (GraftKit as a package with no dependencies) into a folder, or refresh an earlier copy there.",
+        valueName: "folder"))
+    var swiftPackage: String?
+
     func run() throws {
+        if let swiftPackage {
+            let folder = FilePaths.standardized(swiftPackage)
+            do throws(CommandLineError) { try SwiftSDK.write(to: folder) } catch { throw CommandFailure(error: error, json: false) }
+            Output.line("Wrote Graft's Swift SDK \(GraftHost.version) to \(folder): depend on it with .package(path: \"\(swiftPackage)\")")
+            return
+        }
         guard let folder = GraftHeader.includeFolder() else {
             throw CommandFailure(
                 error: .init(.pluginNotFound, "graft.h was not found; set GRAFT_INCLUDE_DIR to the folder that holds it."),
