@@ -88,10 +88,8 @@ struct NewPluginTests {
         // Side by side with a plugin built against another GraftKit: a copy whose `Rendering` has another
         // layout (a field before `text`). Each plugin must use its own copy, in the same process.
         let otherKit = scratch.file("graftkit-2")
-        for folder in ["Sources/CGraft", "Sources/GraftTypes", "Sources/GraftKit"] {
-            try FileManager.default.createDirectory(at: otherKit.appendingPathComponent(folder).deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: Fixtures.root.appendingPathComponent(folder), to: otherKit.appendingPathComponent(folder))
-        }
+        let copied = try Self.shell("graft sdk --swift-package graftkit-2", in: scratch.url, timeout: .seconds(60))
+        #expect(copied.status == 0, "\(copied.stderr)")
         let rendering = otherKit.appendingPathComponent("Sources/GraftTypes/Rendering.swift")
         let original = try String(contentsOf: rendering, encoding: .utf8)
         #expect(original.contains("public struct Rendering: Sendable, Hashable {\n"))
@@ -99,17 +97,6 @@ struct NewPluginTests {
             of: "public struct Rendering: Sendable, Hashable {\n",
             with: "public struct Rendering: Sendable, Hashable {\n    public var revision: (major: Int, minor: Int, patch: Int) = (2, 0, 0)\n    public static func == (a: Self, b: Self) -> Bool { a.text == b.text && a.mediaType == b.mediaType }\n    public func hash(into hasher: inout Hasher) { hasher.combine(text) }\n"
         ).write(to: rendering, atomically: true, encoding: .utf8)
-        try #"""
-            // swift-tools-version: 6.0
-            import PackageDescription
-            let package = Package(
-                name: "Graft",
-                products: [.library(name: "GraftKit", targets: ["GraftKit"])],
-                targets: [
-                    .target(name: "CGraft"), .target(name: "GraftTypes"),
-                    .target(name: "GraftKit", dependencies: ["CGraft", "GraftTypes"]),
-                ])
-            """#.write(to: otherKit.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         let other = try Self.shell("graft new swift other_counter --output other --graft '\(otherKit.path)' && cd other && swift build", in: scratch.url, timeout: .seconds(540))
         #expect(other.status == 0, "\(other.stdout.suffix(3000))\(other.stderr.suffix(3000))")
         try #"""

@@ -37,7 +37,7 @@ struct New: ParsableCommand {
     var id: String?
 
     @Option(help: ArgumentHelp(
-        "Swift only: Graft's package, a folder or a git URL (default: a copy of the Swift SDK in the project, GraftKit/).",
+        "Swift only: Graft's package (a folder or a git URL) or a copy of its Swift SDK (default: a new copy in the project, GraftKit/).",
         valueName: "path-or-url"))
     var graft: String?
 
@@ -126,6 +126,8 @@ struct New: ParsableCommand {
                 error: CommandLineError(.graftPackageNotFound, "--graft \(root): no Package.swift there; give the folder of Graft's package.", path: root),
                 json: json)
         }
+        // A copy of the SDK (graft sdk --swift-package) declares no traits, and SwiftPM refuses `traits: []` for it.
+        if SwiftSDK.isCopy(root) { return (".package(name: \"GraftKit\", path: \"\(root)\")", "GraftKit", false) }
         return (".package(name: \"Graft\", path: \"\(root)\", traits: [])", "Graft", false)
     }
 }

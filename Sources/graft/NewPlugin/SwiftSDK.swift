@@ -81,13 +81,18 @@ enum SwiftSDK {
         ("Sources/GraftTypes/Rendering.swift", PackageResources.Rendering_swift),
     ]
 
+    /// Whether `folder` holds a copy of the SDK that graft wrote.
+    static func isCopy(_ folder: String) -> Bool {
+        let manifest = (try? String(contentsOfFile: folder + "/Package.swift", encoding: .utf8)) ?? ""
+        return manifest.split(separator: "\n").dropFirst().first?.hasPrefix(mark) == true
+    }
+
     /// Writes the SDK into `folder`, which must be missing, empty or an earlier copy: an earlier copy's sources are
     /// replaced whole, so a file the new SDK dropped goes too.
     static func write(to folder: String) throws(CommandLineError) {
         let files = FileManager.default
         if let entries = try? files.contentsOfDirectory(atPath: folder), !entries.isEmpty {
-            let manifest = (try? String(contentsOfFile: folder + "/Package.swift", encoding: .utf8)) ?? ""
-            guard manifest.split(separator: "\n").dropFirst().first?.hasPrefix(mark) == true else {
+            guard isCopy(folder) else {
                 throw CommandLineError(
                     .projectExists, "\(folder) is not empty and holds no copy of Graft's Swift SDK; nothing was written (choose another folder).",
                     path: folder)
