@@ -3,7 +3,8 @@
 # native validators are called through libffi), libseccomp's (the sandbox of
 # every child that runs plugin code), pkg-config, a C compiler (the
 # tests and plugin authors use `cc`) and make. With --browser, also Chromium
-# and chromedriver (the workbench's browser tests).
+# and chromedriver (the workbench's browser tests), and axe-core from PyPI
+# (axe-core-python, which carries axe.min.js: the accessibility pass).
 #
 # Installs what is missing with apt-get when it can (root, or sudo without a
 # password); otherwise stops, printing the exact command to run. Exit 0 when
@@ -14,10 +15,21 @@ browser=false
 for argument in "$@"; do
     case "$argument" in
         --browser) browser=true ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "prerequisites.sh: unknown option '$argument' (try --help)" >&2; exit 2 ;;
     esac
 done
+
+# axe-core for the accessibility pass, through pip (the npm registry is not always reachable; PyPI's package
+# carries the same axe.min.js). Pinned, so every run checks against the same rules.
+if $browser && ! python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("axe_core_python") is None)' 2>/dev/null; then
+    echo "installing: axe-core-python (pip)"
+    pip=(python3 -m pip install --quiet --disable-pip-version-check axe-core-python==0.1.0)
+    "${pip[@]}" 2>/dev/null || "${pip[@]}" --user || {
+        echo "prerequisites: pip could not install axe-core-python==0.1.0; the accessibility tests need it" >&2
+        exit 1
+    }
+fi
 
 missing=()
 if ! dpkg -s libffi-dev >/dev/null 2>&1 && ! pkg-config --exists libffi 2>/dev/null; then missing+=(libffi-dev); fi

@@ -178,6 +178,20 @@ public final class WebDriver: @unchecked Sendable {
         try command("POST", "/element/\(id)/value", ["text": .string(text)])
     }
 
+    /// Makes the page see `prefers-color-scheme: dark` (or light), as a system setting would (Chromium's DevTools
+    /// protocol, through chromedriver).
+    public func prefersColorScheme(_ scheme: String) throws {
+        try command("POST", "/goog/cdp/execute", [
+            "cmd": "Emulation.setEmulatedMedia",
+            "params": ["features": .list([["name": "prefers-color-scheme", "value": .string(scheme)]])],
+        ])
+    }
+
+    /// Resizes the window (the page's viewport follows).
+    public func resize(width: Int, height: Int) throws {
+        try command("POST", "/window/rect", ["width": .number(Double(width)), "height": .number(Double(height))])
+    }
+
     public func screenshot() throws -> Data {
         guard let text = try command("GET", "/screenshot").stringValue, let data = Data(base64Encoded: text) else {
             throw Failure(description: "no screenshot")

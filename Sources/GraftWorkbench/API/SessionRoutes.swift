@@ -8,6 +8,7 @@ import HummingbirdWebSocket
 ///   opens a session from the debugConfig and answers its first render (201);
 /// - `POST /api/sessions/ID/inputs` `{"inputs": {…}}` replaces the inputs and renders;
 /// - `POST /api/sessions/ID/media-type` `{"html": bool}` renders in the other type;
+/// - `POST /api/sessions/ID/size` `{"width", "height"}` gives it another container size (0 is unbounded) and renders;
 /// - `POST /api/sessions/ID/interact` `{"action", "data"}` calls the component's
 ///   interaction and renders (`answered` says whether it knew it);
 /// - `POST /api/sessions/ID/emit` `{"event", "payload"}` simulates an event
@@ -25,7 +26,7 @@ enum SessionRoutes {
             } catch let error as GraftError {
                 throw WorkbenchError(error)
             }
-            let size = ContainerSize(width: try body.number("width", default: 0), height: try body.number("height", default: 0))
+            let size = try containerSize(body)
             let mediaType: GraftMediaType = try body.bool("html", default: true) ? .html : .plain
             let session: ComponentSession
             do throws(GraftError) {
@@ -45,6 +46,10 @@ enum SessionRoutes {
             let body = try await RequestJSON.object(request)
             return HTTPReply.json(try await session.change(mediaType: try body.bool("html", default: true) ? .html : .plain).json)
         }
+        router.post("/api/sessions/{id}/size") { request, context in
+            let session = try parts.sessions.session(context.parameters.get("id") ?? "")
+            return HTTPReply.json(try await session.change(size: try containerSize(try await RequestJSON.object(request))).json)
+        }
         router.post("/api/sessions/{id}/interact") { request, context in
             let session = try parts.sessions.session(context.parameters.get("id") ?? "")
             let body = try await RequestJSON.object(request)
@@ -60,5 +65,15 @@ enum SessionRoutes {
             parts.sessions.close(context.parameters.get("id") ?? "")
             return Response(status: .noContent)
         }
+    }
+
+    /// `width` and `height` in points: 0 (the default) is unbounded; anything else must be a finite number from 1 to
+    /// 100,000.
+    private static func containerSize(_ body: JSONObject) throws(WorkbenchError) -> ContainerSize {
+        let width = try body.number("width", default: 0), height = try body.number("height", default: 0)
+        for (name, value) in [("width", width), ("height", height)] where value != 0 && !(value.isFinite && value >= 1 && value <= 100_000) {
+            throw WorkbenchError(.badRequest, status: 400, "\(name) \(value) is not a container size: give 0 (unbounded) or 1 to 100000 points.")
+        }
+        return ContainerSize(width: width, height: height)
     }
 }

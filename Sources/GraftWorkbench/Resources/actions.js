@@ -32,8 +32,9 @@ function recordRow(record) {
 
 function actionsPanel(scope) {
   const fields = {};
-  const input = (key, placeholder, value) => fields[key] = el('input', { type: 'text', class: 'log-filter', placeholder, value: value || '', dataset: { key }, oninput: redraw });
-  const type = el('select', { class: 'log-filter', onchange: redraw },
+  const input = (key, placeholder, value) => fields[key] = el('input', { type: 'text', class: 'log-filter', placeholder, value: value || '',
+    dataset: { key }, 'aria-label': `only records of this ${key}`, oninput: redraw });
+  const type = el('select', { class: 'log-filter', 'aria-label': 'only records of this kind', onchange: redraw },
     ['all', 'event', 'action', 'validation', 'warning', 'swap'].map(t => el('option', { value: t, text: t === 'all' ? 'every kind' : t })));
   const list = el('ol', { class: 'records', id: 'records' });
   const count = el('span', { class: 'muted', id: 'record-count' });

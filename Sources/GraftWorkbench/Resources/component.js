@@ -15,9 +15,10 @@ function parseItem(text) {
 }
 
 // One control per typed input: text, number, toggle, list editor (and
-// JSON for anything else). `changed` runs on every edit.
-function control(field, value, changed) {
-  const id = `input-${field.key}`;
+// JSON for anything else), each with its label. `changed` runs on every
+// edit; `prefix` keeps ids apart where a page has several forms.
+function control(field, value, changed, prefix = 'input') {
+  const id = `${prefix}-${field.key}`;
   let read, editor;
   let present = value !== undefined;
   const touch = () => { present = true; changed(); };
@@ -33,42 +34,106 @@ function control(field, value, changed) {
   } else if (field.type === 'list') {
     const rows = el('div', { class: 'list-items' });
     const addRow = item => {
-      const input = el('input', { type: 'text', class: 'list-item',
+      const input = el('input', { type: 'text', class: 'list-item', 'aria-label': `${field.key}, an item`,
         value: typeof item === 'string' ? item : json(item), oninput: touch });
       const row = el('div', { class: 'list-row' }, input,
-        el('button', { type: 'button', class: 'small', title: 'remove', text: '−', onclick: () => { row.remove(); touch(); } }));
+        el('button', { type: 'button', class: 'small', title: 'remove', 'aria-label': `remove this ${field.key} item`, text: '−',
+          onclick: () => { row.remove(); touch(); } }));
       rows.append(row);
       return input;
     };
     for (const item of Array.isArray(value) ? value : []) addRow(item);
-    editor = el('div', { class: 'list-editor', id }, rows,
-      el('button', { type: 'button', class: 'small add-item', text: '+ item', onclick: () => { addRow('').focus(); touch(); } }));
+    editor = el('div', { class: 'list-editor', id, role: 'group', 'aria-label': field.key }, rows,
+      el('button', { type: 'button', class: 'small add-item', text: '+ item', 'aria-label': `add a ${field.key} item`,
+        onclick: () => { addRow('').focus(); touch(); } }));
     read = () => [...rows.querySelectorAll('.list-item')].map(input => parseItem(input.value));
   } else {
     editor = el('textarea', { id, rows: 3, text: value === undefined ? '' : pretty(value), oninput: touch });
     read = () => { try { return JSON.parse(editor.value); } catch (e) { return editor.value; } };
   }
   const node = el('div', { class: 'control', dataset: { key: field.key, type: field.type } },
-    el('label', { for: id }, el('span', { class: 'control-key', text: field.key }), ' ',
-      el('span', { class: 'type', text: field.type })),
+    el(field.type === 'list' ? 'span' : 'label', { for: field.type === 'list' ? null : id, class: 'control-label' },
+      el('span', { class: 'control-key', text: field.key }), ' ', el('span', { class: 'type', text: field.type })),
     editor,
     field.description ? el('small', { class: 'muted', text: field.description }) : null);
   return { key: field.key, node, read: () => present ? read() : undefined };
 }
 
-function contractView(contract) {
-  return el('section', { class: 'card contract', id: 'contract' },
-    el('h2', { text: 'Contract' }),
-    contract.description ? el('p', { text: contract.description }) : null,
-    el('h3', { text: 'Inputs' }),
-    contract.inputs.length ? el('table', { class: 'fields' }, contract.inputs.map(f =>
-      el('tr', {}, el('td', {}, el('code', { text: f.key })), el('td', { class: 'type', text: f.type }),
-        el('td', { class: 'muted', text: f.description || '' })))) : el('p', { class: 'muted', text: 'none' }),
-    el('h3', { text: 'Output events' }),
-    contract.outputs.length ? el('ul', { class: 'outputs' }, contract.outputs.map(o =>
-      el('li', {}, el('code', { text: o.event }), ' {',
-        o.payload.map((p, i) => [i ? ', ' : '', el('code', { text: p.key }), `: ${p.type}`]), '}',
-        o.description ? el('span', { class: 'muted', text: ` — ${o.description}` }) : null))) : el('p', { class: 'muted', text: 'none' }));
+// What is wrong with `value` for a declared field, or null.
+function typeProblem(field, value) {
+  const fits = {
+    string: v => typeof v === 'string', number: v => typeof v === 'number' && Number.isFinite(v),
+    boolean: v => typeof v === 'boolean', list: Array.isArray,
+    object: v => v !== null && typeof v === 'object' && !Array.isArray(v),
+  }[field.type];
+  return !fits || fits(value) ? null : `${field.key} must be a ${field.type}`;
+}
+
+// A form built from declared fields (an interaction's data, an event's
+// payload): a labelled, typed control per field, starting from a sample of
+// its type, checked against the types before anything is sent. Free JSON
+// stays behind "JSON" for what the fields cannot say.
+function fieldForm(prefix, fields, submitText, submit) {
+  const controls = fields.map(f => control(f, sampleOf(f.type), () => {}, prefix));
+  const problems = el('p', { class: 'bad form-problems', role: 'alert' });
+  const raw = el('textarea', { class: 'raw-json', rows: 2, 'aria-label': `${submitText}: JSON instead of the fields` });
+  const advanced = el('details', { class: 'advanced' }, el('summary', { text: 'JSON' }), raw);
+  function read() {
+    if (advanced.open && raw.value.trim()) {
+      try { return { value: JSON.parse(raw.value) }; } catch (e) { return { problem: 'the JSON is not valid' }; }
+    }
+    if (!fields.length) return { value: null };
+    const value = {};
+    const wrong = [];
+    fields.forEach((field, i) => {
+      value[field.key] = controls[i].read();
+      const problem = typeProblem(field, value[field.key]);
+      if (problem) wrong.push(problem);
+    });
+    return wrong.length ? { problem: wrong.join('; ') } : { value };
+  }
+  return el('form', { class: 'field-form', dataset: { form: prefix }, onsubmit: event => {
+    event.preventDefault();
+    const result = read();
+    problems.textContent = result.problem || '';
+    if (!result.problem) submit(result.value);
+  } }, controls.map(c => c.node),
+  el('div', { class: 'form-row' }, el('button', { type: 'submit', class: 'form-submit', text: submitText }), advanced), problems);
+}
+
+// The docs panel: what the component is, who ships it, what it takes and
+// says, what it can be asked, and what its plugin may touch.
+function docsView(contract, plugin) {
+  const fieldsTable = fields => fields.length ? el('table', { class: 'fields' }, fields.map(f =>
+    el('tr', {}, el('td', {}, el('code', { text: f.key })), el('td', { class: 'type', text: f.type }),
+      el('td', { class: 'muted', text: f.description || '' })))) : el('p', { class: 'muted', text: 'none' });
+  const spelled = fields => ['{', fields.map((p, i) => [i ? ', ' : '', el('code', { text: p.key }), `: ${p.type}`]), '}'];
+  const described = item => item.description ? el('span', { class: 'muted', text: ` — ${item.description}` }) : null;
+  const interactions = contract.interactions || [];
+  const permissions = (plugin && plugin.permissions) || [];
+  const permissionState = p => p.granted === undefined ? 'requested' : p.granted ? 'granted' : 'not granted';
+  return el('section', { class: 'card docs contract', id: 'contract' },
+    el('div', { class: 'docs-head' },
+      el('h2', { id: 'docs-name', text: contract.name || contract.key }),
+      el('code', { class: 'muted', text: contract.reference || `${contract.key}@${contract.version}` })),
+    contract.description ? el('p', { id: 'docs-description', text: contract.description }) : null,
+    el('dl', { class: 'docs-facts', id: 'docs-facts' },
+      el('dt', { text: 'Plugin' }), el('dd', {}, plugin ? [plugin.name, ' ', el('code', { text: plugin.id })] : '(not loaded)'),
+      el('dt', { text: 'Vendor' }), el('dd', { text: (plugin && plugin.vendor) || '—' }),
+      el('dt', { text: 'Version' }), el('dd', { text: `component ${contract.version}${plugin ? ` · plugin ${plugin.version}` : ''}` })),
+    el('div', { class: 'docs-columns' },
+      el('div', {}, el('h3', { text: 'Inputs' }), fieldsTable(contract.inputs)),
+      el('div', {}, el('h3', { text: 'Output events' }),
+        contract.outputs.length ? el('ul', { class: 'outputs' }, contract.outputs.map(o =>
+          el('li', {}, el('code', { text: o.event }), ' ', spelled(o.payload), described(o)))) : el('p', { class: 'muted', text: 'none' }),
+        el('h3', { text: 'Interactions' }),
+        interactions.length ? el('ul', { class: 'declared-interactions' }, interactions.map(i =>
+          el('li', {}, el('code', { text: i.name }), ' ', spelled(i.data || []), described(i)))) : el('p', { class: 'muted', text: 'none declared' }),
+        el('h3', { text: 'Permissions' }),
+        permissions.length ? el('ul', { class: 'permissions', id: 'docs-permissions' }, permissions.map(p =>
+          el('li', {}, el('code', { text: p.permission }), ' ', el('span', { class: p.granted === false ? 'bad' : 'ok', text: permissionState(p) }),
+            p.reason ? el('span', { class: 'muted', text: ` — ${p.reason}` }) : null)))
+          : el('p', { class: 'muted', id: 'docs-permissions', text: 'none requested: the plugin runs with no access beyond its own calls' }))));
 }
 
 function knownInteractions(reference) {
@@ -82,42 +147,80 @@ function rememberInteraction(reference, action) {
   }
 }
 
-// A sample `data` object for a declared interaction: one value of each field's type.
-function sampleData(fields) {
-  if (!fields || !fields.length) return null;
-  const samples = { string: '', number: 0, boolean: false, list: [], object: {} };
-  return Object.fromEntries(fields.map(f => [f.key, samples[f.type] ?? null]));
-}
+// The canvas's sizes: the component gets each as its real container size.
+const CANVAS_SIZES = [
+  ['auto', 'unbounded (fills the canvas)', 0, 0], ['phone', 'phone 360 × 640', 360, 640],
+  ['tablet', 'tablet 768 × 1024', 768, 1024], ['desktop', 'desktop 1280 × 800', 1280, 800], ['custom', 'custom', null, null],
+];
 
 views.component = (main, reference) => {
-  let session = null, shownSequence = 0, controls = [], contractKey = '', declared = [];
+  let session = null, shownSequence = 0, controls = [], contractKey = '', declared = [], plugin = null, contract = null;
   let inFlight = false, pending = false, frame = null;
   wb.timings.renders = [];
   const title = el('h1', {}, 'Component ', el('code', { text: reference }));
   const meta = el('p', { class: 'muted', id: 'render-meta' });
-  const canvas = el('div', { class: 'canvas', id: 'canvas' }, el('p', { class: 'muted', text: 'Opening…' }));
+  const canvas = el('div', { class: 'canvas bg-checker', id: 'canvas' }, el('p', { class: 'muted', text: 'Opening…' }));
   const renderWarnings = el('div', { id: 'render-warnings' });
   const controlsBox = el('form', { class: 'controls', id: 'controls', onsubmit: e => e.preventDefault() });
-  const contractBox = el('div', {});
+  const docsBox = el('div', { id: 'docs' });
   const interactionsBox = el('div', { class: 'interactions', id: 'interactions' });
   const emitsBox = el('div', { class: 'emits', id: 'emits' });
-  const note = el('p', { class: 'note', id: 'interaction-note' });
+  const note = el('p', { class: 'note', id: 'interaction-note', role: 'status' });
+  const labelled = (text, control) => el('label', { class: 'tool' }, el('span', { text }), control);
   const mediaSelect = el('select', { id: 'media-type', onchange: async () => {
     try { showRender(await api('POST', `/api/sessions/${session}/media-type`, { html: mediaSelect.value === 'text/html' })); }
     catch (error) { banner('error', errorText(error)); }
   } }, el('option', { value: 'text/html', text: 'text/html' }), el('option', { value: 'text/plain', text: 'text/plain' }));
+  const sizeSelect = el('select', { id: 'canvas-size', onchange: () => {
+    const chosen = CANVAS_SIZES.find(s => s[0] === sizeSelect.value);
+    if (chosen && chosen[2] !== null) { widthInput.value = chosen[2]; heightInput.value = chosen[3]; sendSize(); }
+    else widthInput.focus();
+  } }, CANVAS_SIZES.map(([value, text]) => el('option', { value, text })));
+  const dimension = id => el('input', { type: 'number', id, min: 0, max: 100000, step: 1, value: 0, class: 'dimension',
+    onchange: () => { sizeSelect.value = matchingSize(); sendSize(); } });
+  const widthInput = dimension('canvas-width'), heightInput = dimension('canvas-height');
+  const background = el('select', { id: 'canvas-background', onchange: () => {
+    canvas.classList.remove('bg-checker', 'bg-light', 'bg-dark');
+    canvas.classList.add(`bg-${background.value}`);
+  } }, [['checker', 'checkered'], ['light', 'light'], ['dark', 'dark']].map(([value, text]) => el('option', { value, text })));
+  const zoom = el('select', { id: 'canvas-zoom', onchange: () => canvas.style.setProperty('--zoom', String(Number(zoom.value) / 100)) },
+    [50, 75, 100, 150, 200].map(z => el('option', { value: z, text: `${z}%`, selected: z === 100 })));
   const panel = actionsPanel({ component: reference.split('@')[0] });
-  main.append(title, el('div', { class: 'component-page' },
+  main.append(title, docsBox, el('div', { class: 'component-page' },
     el('div', { class: 'column side' },
       el('section', { class: 'card' }, el('h2', { text: 'Controls' }), controlsBox),
       el('section', { class: 'card' }, el('h2', { text: 'Interactions' }), interactionsBox, note),
-      el('section', { class: 'card' }, el('h2', { text: 'Simulate an event' }), emitsBox),
-      contractBox),
+      el('section', { class: 'card' }, el('h2', { text: 'Simulate an event' }), emitsBox)),
     el('div', { class: 'column wide' },
       el('section', { class: 'card' },
-        el('div', { class: 'canvas-head' }, el('h2', { text: 'Render' }), el('label', {}, 'media type ', mediaSelect)),
-        meta, canvas, renderWarnings),
+        el('div', { class: 'canvas-head' }, el('h2', { text: 'Render' }), labelled('media type', mediaSelect)),
+        el('div', { class: 'canvas-tools', id: 'canvas-tools' }, labelled('size', sizeSelect), labelled('width', widthInput),
+          labelled('height', heightInput), labelled('background', background), labelled('zoom', zoom)),
+        meta, canvas,
+        el('p', { class: 'muted frame-note', id: 'frame-note', text: 'The component’s HTML is shown in a frame with no rights ' +
+          '(no scripts, forms or navigation), so its own buttons do nothing here: press them with Interactions.' }),
+        renderWarnings),
       panel.node)));
+
+  function matchingSize() {
+    const found = CANVAS_SIZES.find(s => s[2] === Number(widthInput.value) && s[3] === Number(heightInput.value));
+    return found ? found[0] : 'custom';
+  }
+
+  async function sendSize() {
+    if (!session) return;
+    try { showRender(await api('POST', `/api/sessions/${session}/size`, { width: Number(widthInput.value) || 0, height: Number(heightInput.value) || 0 })); }
+    catch (error) { banner('error', errorText(error)); }
+  }
+
+  function showSize(size) {
+    if (!size) return;
+    canvas.style.setProperty('--frame-width', size.width > 0 ? `${size.width}px` : '100%');
+    canvas.style.setProperty('--frame-height', size.height > 0 ? `${size.height}px` : '280px');
+    if (document.activeElement !== widthInput) widthInput.value = size.width;
+    if (document.activeElement !== heightInput) heightInput.value = size.height;
+    sizeSelect.value = matchingSize();
+  }
 
   function collect() {
     const inputs = {};
@@ -125,13 +228,14 @@ views.component = (main, reference) => {
     return inputs;
   }
 
-  function buildControls(contract, inputs) {
+  function buildControls(newContract, inputs) {
+    contract = newContract;
     contractKey = json(contract.inputs);
     clear(controlsBox);
     controls = contract.inputs.map(field => control(field, inputs[field.key], inputsChanged));
     if (!controls.length) controlsBox.append(el('p', { class: 'muted', text: 'This component takes no inputs.' }));
     for (const c of controls) controlsBox.append(c.node);
-    clear(contractBox).append(contractView(contract));
+    clear(docsBox).append(docsView(contract, plugin));
     buildEmits(contract);
   }
 
@@ -139,60 +243,51 @@ views.component = (main, reference) => {
     clear(emitsBox);
     if (!contract.outputs.length) { emitsBox.append(el('p', { class: 'muted', text: 'No declared events.' })); return; }
     for (const output of contract.outputs) {
-      const sample = {};
-      for (const field of output.payload) sample[field.key] = sampleOf(field.type);
-      const payload = el('input', { type: 'text', class: 'payload', value: json(sample), title: 'payload (JSON)' });
-      emitsBox.append(el('div', { class: 'emit-row' },
-        el('button', { type: 'button', class: 'emit-button', dataset: { event: output.event }, text: `emit ${output.event}`,
-          onclick: async () => {
-            let value;
-            try { value = JSON.parse(payload.value || 'null'); } catch (e) { banner('error', `the payload of ${output.event} is not JSON`); return; }
-            try {
-              const answer = await api('POST', `/api/sessions/${session}/emit`, { event: output.event, payload: value });
-              note.textContent = answer.warnings.length ? answer.warnings.map(w => `${w.code}: ${w.message}`).join(' ') : `${output.event} recorded`;
-            } catch (error) { banner('error', errorText(error)); }
-          } }), payload));
+      const form = fieldForm(`emit-${output.event}`, output.payload, `emit ${output.event}`, async payload => {
+        try {
+          const answer = await api('POST', `/api/sessions/${session}/emit`, { event: output.event, payload });
+          note.textContent = answer.warnings.length ? answer.warnings.map(w => `${w.code}: ${w.message}`).join(' ') : `${output.event} recorded`;
+        } catch (error) { banner('error', errorText(error)); }
+      });
+      const button = form.querySelector('.form-submit');
+      button.classList.add('emit-button');
+      button.dataset.event = output.event;
+      emitsBox.append(el('div', { class: 'emit-form', dataset: { event: output.event } },
+        output.description ? el('p', { class: 'muted', text: output.description }) : null, form));
     }
   }
 
   function buildInteractions() {
     clear(interactionsBox);
-    // A component that declares its interactions (ABI 1.1) gets exactly those as buttons (data from the
-    // data box, else a sample of their fields); one that cannot declare (ABI 1.0) gets the names typed
-    // here before that it answered.
+    // A component that declares its interactions (ABI 1.1) gets a form for each, built from its data fields;
+    // one that cannot declare (ABI 1.0) gets a button for each name typed below that it answered.
+    const forms = declared.map(d => {
+      const form = fieldForm(`interact-${d.name}`, d.data || [], d.name, data => interact(d.name, data));
+      const button = form.querySelector('.form-submit');
+      button.classList.add('interaction-button', 'declared');
+      button.dataset.action = d.name;
+      if (d.description) button.title = d.description;
+      return el('div', { class: 'interaction-form', dataset: { action: d.name } },
+        d.description ? el('p', { class: 'muted', text: d.description }) : null, form);
+    });
     const typed = declared.length ? [] : knownInteractions(reference);
-    const buttons = el('div', { class: 'interaction-buttons' },
-      declared.map(d => el('button', { type: 'button', class: 'interaction-button declared',
-        dataset: { action: d.name }, text: d.name, title: d.description || '',
-        onclick: () => interactDeclared(d) })),
-      typed.map(action => el('button', { type: 'button', class: 'interaction-button',
-        dataset: { action }, text: action, onclick: () => interact(action, null) })));
-    const name = el('input', { type: 'text', id: 'interaction-name', placeholder: 'interaction, e.g. tap' });
-    const data = el('input', { type: 'text', id: 'interaction-data', placeholder: 'data (JSON, optional)' });
-    function dataFromBox() {
-      if (!data.value.trim()) return null;
-      try { return JSON.parse(data.value); } catch (e) { banner('error', 'the interaction data is not JSON'); return undefined; }
-    }
-    // The data box, else a sample of the declared fields, which is put in the box so that what was sent
-    // shows and can be edited; data that is not JSON sends nothing.
-    function interactDeclared(d) {
-      let value = dataFromBox();
-      if (value === undefined) return;
-      if (value === null) { value = sampleData(d.data); if (value !== null) data.value = JSON.stringify(value); }
-      interact(d.name, value);
-    }
+    const buttons = el('div', { class: 'interaction-buttons' }, typed.map(action => el('button', { type: 'button', class: 'interaction-button',
+      dataset: { action }, text: action, onclick: () => interact(action, null) })));
+    const name = el('input', { type: 'text', id: 'interaction-name', placeholder: 'e.g. tap', 'aria-label': 'Interaction name' });
+    const data = el('input', { type: 'text', id: 'interaction-data', placeholder: 'data (JSON, optional)', 'aria-label': 'Interaction data (JSON)' });
     const go = () => {
       if (!name.value.trim()) return;
-      const value = dataFromBox();
-      if (value === undefined) return;
+      let value = null;
+      if (data.value.trim()) { try { value = JSON.parse(data.value); } catch (e) { banner('error', 'the interaction data is not JSON'); return; } }
       interact(name.value.trim(), value);
     };
-    interactionsBox.append(buttons, el('div', { class: 'interact-row' }, name, data,
-      el('button', { type: 'button', id: 'interact-button', text: 'Interact', onclick: go })),
-      el('small', { class: 'muted', text: declared.length
-        ? 'The buttons are the interactions the component declares; any other name can be tried above.'
-        : 'This component declares no interactions (an ABI 1.0 plugin cannot): each one it answers becomes a button here.' }));
     name.addEventListener('keydown', e => { if (e.key === 'Enter') { e.preventDefault(); go(); } });
+    const free = el('div', { class: 'interact-row' }, name, data, el('button', { type: 'button', id: 'interact-button', text: 'Interact', onclick: go }));
+    interactionsBox.append(...forms, buttons,
+      declared.length ? el('details', { class: 'advanced', id: 'interaction-free' }, el('summary', { text: 'Another interaction, by name' }), free) : free,
+      el('small', { class: 'muted', text: declared.length
+        ? 'One form per interaction the component declares, from its data fields.'
+        : 'This component declares no interactions (an ABI 1.0 plugin cannot): each one it answers becomes a button here.' }));
   }
 
   async function interact(action, data) {
@@ -235,6 +330,7 @@ views.component = (main, reference) => {
     if (!report || report.session !== session || report.sequence <= shownSequence) return;
     shownSequence = report.sequence;
     if (report.contract && json(report.contract.inputs) !== contractKey) buildControls(report.contract, report.inputs);
+    showSize(report.size);
     meta.textContent = `${report.component} from ${report.plugin || '(no plugin)'} · render ${report.sequence} (${report.reason})` +
       (report.mediaType ? ` · ${report.mediaType}` : '');
     clear(renderWarnings).append(warningList(report.warnings) || '');
@@ -274,6 +370,11 @@ views.component = (main, reference) => {
       document.body.dataset.session = session;
       panel.scopeTo(report.instance);
       buildControls(report.contract || { inputs: [], outputs: [] }, report.inputs);
+      // Who ships it, and what its plugin may touch, for the docs panel.
+      api('GET', '/api/plugins').then(answer => {
+        plugin = answer.plugins.find(p => p.id === report.plugin) || null;
+        if (contract) clear(docsBox).append(docsView(contract, plugin));
+      }).catch(() => {});
       declared = (report.contract && report.contract.interactions) || [];
       buildInteractions();
       showRender(report);

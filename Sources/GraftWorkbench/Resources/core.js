@@ -107,10 +107,20 @@ function connectLive() {
   socket.addEventListener('open', () => {
     wb.socketOpen = true;
     indicator.textContent = 'live'; indicator.className = 'live on';
+    dropBanners('server-gone');
+    if (wb.everConnected && wb.serverGone) banner('info', 'The workbench server is back.');
+    wb.everConnected = true;
+    wb.serverGone = false;
   });
   socket.addEventListener('close', () => {
     wb.socketOpen = false;
     indicator.textContent = 'offline, reconnecting…'; indicator.className = 'live off';
+    // Once the page had the server, losing it is said plainly, and stays said until it is back.
+    if (wb.everConnected && !wb.serverGone) {
+      wb.serverGone = true;
+      banner('error', 'The workbench server is gone (stopped, or its terminal closed): nothing on this page is live. ' +
+        'It reconnects by itself when the server is back; a new run needs the new address it prints.', { sticky: true, key: 'server-gone' });
+    }
     setTimeout(connectLive, 1000);
   });
   socket.addEventListener('message', event => {

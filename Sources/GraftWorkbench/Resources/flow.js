@@ -19,24 +19,46 @@ function transcriptLine(entry) {
     el('span', { class: `kind ${entry.type}`, text: entry.type }), ' ', parts.join(' '));
 }
 
-function flowInstanceCard(instance, send) {
-  const action = el('input', { type: 'text', class: 'flow-action', placeholder: 'interaction' });
-  const data = el('input', { type: 'text', class: 'flow-data', placeholder: 'data (JSON)' });
-  const event = el('select', { class: 'flow-event' }, (instance.events || []).map(e => el('option', { value: e, text: e })));
-  const payload = el('input', { type: 'text', class: 'flow-payload', placeholder: 'payload (JSON)' });
-  const parse = (input) => { if (!input.value.trim()) return undefined; return JSON.parse(input.value); };
-  return el('article', { class: 'card flow-instance', dataset: { instance: instance.instance } },
-    el('h3', {}, el('code', { text: instance.instance }), ' ', el('span', { class: 'muted', text: instance.component })),
+// An instance of the screen: its render, a form for each interaction its
+// component declares and each event it can emit (built from the declared
+// fields), and a free row for any other interaction.
+function flowInstanceCard(instance, contract, send) {
+  const who = instance.instance;
+  const forms = [];
+  for (const d of (contract && contract.interactions) || []) {
+    forms.push(el('div', { class: 'interaction-form', dataset: { action: d.name } },
+      fieldForm(`flow-${who}-interact-${d.name}`, d.data || [], d.name, data => send({ instance: who, interact: d.name, data }))));
+  }
+  const events = contract ? contract.outputs : (instance.events || []).map(event => ({ event, payload: [] }));
+  for (const output of events) {
+    forms.push(el('div', { class: 'emit-form', dataset: { event: output.event } },
+      fieldForm(`flow-${who}-emit-${output.event}`, output.payload, `emit ${output.event}`,
+        payload => send({ instance: who, event: output.event, payload }))));
+  }
+  const action = el('input', { type: 'text', class: 'flow-action', placeholder: 'interaction', 'aria-label': `${who}: interaction name` });
+  const data = el('input', { type: 'text', class: 'flow-data', placeholder: 'data (JSON)', 'aria-label': `${who}: interaction data (JSON)` });
+  const free = el('div', { class: 'form-row' }, action, data, el('button', { type: 'button', class: 'flow-interact-button', text: 'Interact', onclick: () => {
+    let value;
+    try { value = data.value.trim() ? JSON.parse(data.value) : undefined; } catch (e) { banner('error', 'the data is not JSON'); return; }
+    send({ instance: who, interact: action.value, data: value });
+  } }));
+  const declaresInteractions = !!(contract && (contract.interactions || []).length);
+  return el('article', { class: 'card flow-instance', dataset: { instance: who } },
+    el('h3', {}, el('code', { text: who }), ' ', el('span', { class: 'muted', text: instance.component })),
     instance.placeholder ? el('p', { class: 'bad', text: 'placeholder: the component could not be created' }) : null,
     outputView(instance.mediaType, instance.output),
-    el('div', { class: 'form-row' }, action, data, el('button', { type: 'button', text: 'Interact', onclick: () => {
-      try { send({ instance: instance.instance, interact: action.value, data: parse(data) }); }
-      catch (e) { banner('error', 'the data is not JSON'); }
-    } })),
-    (instance.events || []).length ? el('div', { class: 'form-row' }, event, payload, el('button', { type: 'button', text: 'Emit', onclick: () => {
-      try { send({ instance: instance.instance, event: event.value, payload: parse(payload) }); }
-      catch (e) { banner('error', 'the payload is not JSON'); }
-    } })) : null);
+    forms,
+    declaresInteractions ? el('details', { class: 'advanced' }, el('summary', { text: 'Another interaction, by name' }), free) : free);
+}
+
+// Contracts of the flow's components, fetched once each (again after a swap, which may change them).
+const flowContracts = new Map();
+wb.handlers.swap.push(() => flowContracts.clear());
+function contractOf(reference) {
+  if (!flowContracts.has(reference)) {
+    flowContracts.set(reference, api('GET', `/api/components/${encodeURIComponent(reference)}`).then(a => a.component).catch(() => null));
+  }
+  return flowContracts.get(reference);
 }
 
 views.flow = main => {
@@ -51,10 +73,16 @@ views.flow = main => {
     el('div', { class: 'column side' }, el('section', { class: 'card' }, el('h2', { text: 'Variables' }), variables),
       el('section', { class: 'card' }, el('h2', { text: 'Transcript' }), transcript))));
 
+  let shownState = 0;
   function show(state) {
     head.textContent = `${state.path} · ${state.closed ? 'closed' : `screen ${state.screen}`} · screens: ${(state.screens || []).join(', ')}`;
-    clear(screen).append(...(state.instances || []).map(i => flowInstanceCard(i, event => call('POST', '/api/flow/events', event))));
-    if (state.closed) screen.append(el('p', { class: 'muted', text: 'The flow closed. Restart to run it again.' }));
+    const instances = state.instances || [];
+    const shown = ++shownState;
+    Promise.all(instances.map(i => i.placeholder ? null : contractOf(i.component))).then(contracts => {
+      if (shown !== shownState) return;  // a newer state is on its way
+      clear(screen).append(...instances.map((i, n) => flowInstanceCard(i, contracts[n], event => call('POST', '/api/flow/events', event))));
+      if (state.closed) screen.append(el('p', { class: 'muted', text: 'The flow closed. Restart to run it again.' }));
+    });
     clear(transcript).append(...(state.transcript || []).map(transcriptLine).reverse());
     clear(variables).append(...Object.entries(state.variables || {}).map(([k, v]) =>
       el('tr', {}, el('td', {}, el('code', { text: k })), el('td', { text: json(v) }))));

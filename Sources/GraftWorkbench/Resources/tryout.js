@@ -49,8 +49,8 @@ function validatorForm(validators) {
 function actionForm(actions) {
   const select = el('select', { id: 'action' }, actions.map(a => el('option', { value: `${a.key}@${a.version}`, text: `${a.key}@${a.version}` })));
   const params = el('div', { class: 'params', id: 'action-params' });
-  const payload = el('input', { type: 'text', id: 'action-payload', placeholder: 'event payload (JSON, optional)' });
-  const result = el('pre', { class: 'result', id: 'action-result' });
+  const payload = el('input', { type: 'text', id: 'action-payload', placeholder: 'optional' });
+  const result = el('div', { class: 'result', id: 'action-result', role: 'status' });
   let fields = [];
   const showParams = () => {
     const chosen = actions.find(a => `${a.key}@${a.version}` === select.value);
@@ -64,14 +64,36 @@ function actionForm(actions) {
   const run = async () => {
     const sent = { action: select.value, params: {} };
     for (const f of fields) sent.params[f.key] = readTyped(f.type, f.input);
-    if (payload.value.trim()) { try { sent.payload = JSON.parse(payload.value); } catch (e) { result.textContent = 'the payload is not JSON'; return; } }
-    try { result.textContent = pretty(await api('POST', '/api/action', sent)); }
-    catch (error) { result.textContent = errorText(error); }
+    if (payload.value.trim()) {
+      try { sent.payload = JSON.parse(payload.value); } catch (e) { clear(result).append(el('span', { class: 'bad', text: 'the payload is not JSON' })); return; }
+    }
+    try { clear(result).append(actionResultView(await api('POST', '/api/action', sent))); }
+    catch (error) { clear(result).append(el('span', { class: 'bad', text: errorText(error) })); }
   };
   return el('section', { class: 'card', id: 'actions' }, el('h2', { text: 'Actions' }),
-    actions.length ? [el('div', { class: 'form-row' }, select), params, payload,
+    actions.length ? [el('div', { class: 'form-row' }, select), params,
+      el('label', { class: 'param' }, el('span', { text: 'event payload (JSON)' }), payload),
       el('button', { type: 'button', id: 'action-button', text: 'Run', onclick: run }), result]
       : el('p', { class: 'muted', text: 'No plugin provides an action.' }));
+}
+
+// An action's answer as a person reads it: ran or failed, the plugin, what
+// it set and returned as rows, and the raw JSON behind a toggle.
+function actionResultView(answer) {
+  const value = v => typeof v === 'string' ? v : json(v);
+  const rows = [];
+  for (const [key, v] of Object.entries(answer.variables || {})) rows.push(['sets ' + key, value(v)]);
+  const result = answer.result;
+  if (result && typeof result === 'object' && !Array.isArray(result)) {
+    for (const [key, v] of Object.entries(result)) rows.push([key, value(v)]);
+  } else if (result !== undefined && result !== null) rows.push(['result', value(result)]);
+  return el('div', { class: 'action-answer' },
+    el('p', {}, el('span', { class: answer.ok === false ? 'bad' : 'ok', text: `${answer.action || answer.name || 'action'} ${answer.ok === false ? 'failed' : 'ran'}` }),
+      answer.plugin ? el('span', { class: 'muted', text: ` · ${answer.plugin}` }) : null,
+      answer.error ? el('span', { class: 'bad', text: ` — ${typeof answer.error === 'string' ? answer.error : errorText(answer.error)}` }) : null),
+    rows.length ? el('table', { class: 'fields', id: 'action-rows' }, rows.map(([k, v]) => el('tr', {}, el('td', {}, el('code', { text: k })), el('td', { text: v }))))
+      : el('p', { class: 'muted', text: 'It set nothing and returned nothing.' }),
+    el('details', { class: 'advanced' }, el('summary', { text: 'JSON' }), el('pre', { text: pretty(answer) })));
 }
 
 // `#/try/validator/NAME` and `#/try/action/NAME` (the sidebar's links) open

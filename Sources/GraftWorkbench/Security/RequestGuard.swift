@@ -32,6 +32,10 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
             } else {
                 response = try await next(request, context)
             }
+        } catch let error as WorkbenchError where [WorkbenchError.Code.tokenRequired.rawValue, WorkbenchError.Code.invalidToken.rawValue].contains(error.code)
+            && Self.isPageVisit(request) {
+            // A person at the address bar gets a page that says what to open, not JSON.
+            response = HTTPReply.tokenPage(error)
         } catch let error as WorkbenchError {
             response = HTTPReply.error(error)
         } catch let error as GraftError {
@@ -45,6 +49,11 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
         }
         SecurityHeaders.apply(to: &response.headers, address: address)
         return response
+    }
+
+    /// A browser opening the page itself (not the API, the assets or the live channel).
+    private static func isPageVisit(_ request: Request) -> Bool {
+        request.method == .get && request.uri.path == "/" && (request.headers[.accept] ?? "").contains("text/html")
     }
 
     private func check(_ request: Request, address: WorkbenchAddress) throws(WorkbenchError) {

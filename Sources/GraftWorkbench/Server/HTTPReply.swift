@@ -16,6 +16,28 @@ enum HTTPReply {
         json(error.json, status: HTTPResponse.Status(code: error.status))
     }
 
+    /// The page for a visit without the token, or with another workbench's: what happened and what to open. Plain
+    /// HTML with no script or style, so the page's security policy holds; the status is the error's.
+    static func tokenPage(_ error: WorkbenchError) -> Response {
+        let missing = error.code == WorkbenchError.Code.tokenRequired.rawValue
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Graft Workbench: \(missing ? "token needed" : "wrong token")</title></head>
+            <body><main>
+            <h1>\(missing ? "This workbench needs its token" : "This is not the token of this workbench")</h1>
+            <p>\(missing
+                ? "The workbench only answers the address it printed when it started, which carries a token (<code>?token=…</code>)."
+                : "The token this browser sent belongs to another run of the workbench: each run makes a new one.")</p>
+            <p>Open the address <code>graft workbench</code> printed most recently, for example
+            <code>http://127.0.0.1:PORT/?token=…</code>. It stays in this browser as a cookie afterwards.</p>
+            <p><small>Error <code>\(error.code)</code></small></p>
+            </main></body></html>
+            """
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: HTTPResponse.Status(code: error.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
     static func asset(_ asset: Asset) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = asset.contentType

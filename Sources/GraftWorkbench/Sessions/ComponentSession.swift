@@ -21,7 +21,7 @@ final class ComponentSession: @unchecked Sendable {
     let reference: ComponentReference
     private let host: GraftHost
     private let log: ActionLog
-    private let size: ContainerSize
+    private var size: ContainerSize
     private let work: SerialWork
 
     private var instance: ComponentInstance?
@@ -67,6 +67,17 @@ final class ComponentSession: @unchecked Sendable {
         try await work.run {
             self.mediaType = mediaType
             return self.render(.mediaType)
+        }
+    }
+
+    /// Gives the component another container size: a new instance with the same inputs (a container size is fixed
+    /// at creation), rendered.
+    func change(size: ContainerSize) async throws -> RenderReport {
+        try await work.run {
+            self.size = size
+            self.instance?.close()
+            self.instance = nil
+            return self.render(.size)
         }
     }
 
@@ -167,6 +178,7 @@ final class ComponentSession: @unchecked Sendable {
         }
         return RenderReport(
             session: id, instance: instanceID, component: reference, pluginID: serving?.pluginID, sequence: sequence,
-            reason: reason, inputs: inputs, rendering: rendering, error: error, warnings: warnings, contract: serving?.contract)
+            reason: reason, inputs: inputs, rendering: rendering, error: error, warnings: warnings, contract: serving?.contract,
+            size: size)
     }
 }

@@ -7,7 +7,7 @@ import GraftHost
 /// so a page drops an answer older than one it already shows.
 struct RenderReport: Sendable {
     enum Reason: String, Sendable {
-        case open, inputs, interact, mediaType = "media-type", swap
+        case open, inputs, interact, mediaType = "media-type", swap, size
     }
 
     var session: String
@@ -24,6 +24,8 @@ struct RenderReport: Sendable {
     var answered: Bool?
     /// The contract of the build now serving (it may change with a swap).
     var contract: ComponentContract?
+    /// The container size the component is given (0 is unbounded).
+    var size: ContainerSize
 
     var json: GraftValue {
         var object: [String: GraftValue] = [
@@ -32,6 +34,7 @@ struct RenderReport: Sendable {
             "key": .string(component.key), "version": .number(Double(component.version)),
             "sequence": .number(Double(sequence)), "reason": .string(reason.rawValue), "inputs": .object(inputs),
             "warnings": .list(warnings.map(\.workbenchJSON)),
+            "size": ["width": .number(size.width), "height": .number(size.height)],
         ]
         if let pluginID { object["plugin"] = .string(pluginID) }
         if let rendering {
