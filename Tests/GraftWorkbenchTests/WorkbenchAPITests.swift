@@ -106,6 +106,19 @@ extension WorkbenchTests {
                 #expect(plain["mediaType"] == "text/plain")
                 #expect(plain["output"]?.stringValue?.hasPrefix("widget: T") == true)
 
+                // Another container size: a render of a new instance with the same inputs, the size in the report;
+                // a size that is no size is refused, naming it.
+                let sized = try await running.json("POST", "/api/sessions/\(session)/size", ["width": 360, "height": 640])
+                #expect(sized["reason"] == "size")
+                #expect(sized["size"] == ["width": 360, "height": 640])
+                #expect(sized["inputs"]?["title"] == "T")
+                for bad: GraftValue in [["width": -1], ["height": 1e9], ["width": 0.5]] {
+                    let refused = try await running.request("POST", "/api/sessions/\(session)/size", json: bad)
+                    #expect(refused.status == 400, "\(bad)")
+                    let message = try GraftValue(json: refused.body)["error"]?["message"]?.stringValue ?? ""
+                    #expect(message.contains("is not a container size"), "\(message)")
+                }
+
                 let unknown = try await running.request("POST", "/api/sessions/999/inputs", json: ["inputs": [:]])
                 #expect(unknown.status == 404)
                 #expect(try GraftValue(json: unknown.body)["error"]?["code"] == "session_not_found")

@@ -94,6 +94,7 @@ extension WorkbenchTests {
                 try browser.type("zeta", into: "#input-tags .list-row:last-child .list-item")
                 try browser.wait(for: "the list editor", "return document.getElementById('render-frame').srcdoc.includes('<li>zeta</li>')")
 
+                _ = try browser.execute("document.getElementById('interaction-free').open = true")
                 try browser.type("tap", into: "#interaction-name")
                 try browser.click("#interact-button")
                 try browser.wait(for: "the action-log entry", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 1")
@@ -245,27 +246,113 @@ extension WorkbenchTests {
             await running.stop()
         }
 
-        @Test("a declared interaction with an empty data box sends a sample it shows in the box; data the component cannot use is refused, visibly")
+        @Test("a declared interaction is a form of its data fields: an empty date is refused, visibly; a date is taken; JSON that does not parse sends nothing")
         func refusedInteraction() async throws {
             try await Self.withFirstPartyPlugin("DatePicker") { browser, url in
                 try browser.navigate(url + "#/component/date_picker%402")
-                try browser.wait(for: "the select button", "return !!document.querySelector('.interaction-button[data-action=select]')")
+                try browser.wait(for: "the select form", "return !!document.getElementById('interact-select-date')")
                 try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('Pick a date') === true")
-                // An empty box sent {"date":""}, the picker said it took it, and nothing showed.
+                #expect(try browser.execute("return document.querySelector('label[for=interact-select-date]').textContent") == "date string")
+                // The form starts from a sample of the field's type: an empty date, which the picker refuses (it said it
+                // took it, and nothing showed).
                 try browser.click(".interaction-button[data-action=select]")
                 try browser.wait(for: "the refusal", "return document.getElementById('interaction-note').textContent.includes('did not take it')")
-                #expect(try browser.execute("return document.getElementById('interaction-data').value") == #"{"date":""}"#)
                 #expect(try browser.execute("return document.getElementById('render-warnings').textContent.includes('interaction_refused')") == true)
-                // A date it can use, typed in the box, is taken and reaches the action log.
-                _ = try browser.execute("document.getElementById('interaction-data').value = '{\"date\": \"2026-12-24\"}'")
+                // A date it can use, typed in the field, is taken and reaches the action log.
+                try browser.type("2026-12-24", into: "#interact-select-date")
                 try browser.click(".interaction-button[data-action=select]")
                 try browser.wait(for: "the event", "return document.querySelectorAll('#records .record[data-event=date_selected]').length === 1")
                 #expect(try browser.execute("return document.getElementById('interaction-note').textContent") == "select: answered")
-                // Data that is not JSON sends nothing (a sample went instead).
-                _ = try browser.execute("document.getElementById('interaction-data').value = '{nope'")
+                // JSON instead of the fields: what does not parse is refused in the form, and nothing is sent.
+                _ = try browser.execute("""
+                    const form = document.querySelector('.interaction-form[data-action=select]');
+                    form.querySelector('details').open = true;
+                    form.querySelector('.raw-json').value = '{nope';
+                    """)
                 try browser.click(".interaction-button[data-action=select]")
-                try browser.wait(for: "the banner", "return [...document.querySelectorAll('.banner')].some(b => b.textContent.includes('not JSON'))")
+                try browser.wait(for: "the problem", "return document.querySelector('.interaction-form[data-action=select] .form-problems').textContent === 'the JSON is not valid'")
                 #expect(try browser.execute("return document.querySelectorAll('#records .record[data-event=date_selected]').length") == 1)
+            }
+        }
+
+        @Test("the docs panel, forms for events and interactions checked against their types, the canvas size reaching the component, readable action results")
+        func formsCanvasAndDocs() async throws {
+            try await Self.withFirstPartyPlugin("Checkout") { browser, url in
+                try browser.navigate(url + "#/component/paywall%401")
+                try browser.wait(for: "the first render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('Graft Pro') === true")
+                try browser.wait(for: "the plugin in the docs", "return document.getElementById('docs-facts').textContent.includes('dev.graft.checkout')")
+                #expect(try browser.execute("return document.getElementById('docs-name').textContent") == "Paywall")
+                let facts = try browser.execute("return document.getElementById('docs-facts').textContent").stringValue ?? ""
+                #expect(facts.contains("VendorGraft") && facts.contains("component 1 · plugin 1.0.0"), "\(facts)")
+                #expect(try browser.execute("return document.querySelector('#contract .declared-interactions').textContent")
+                        .stringValue?.contains("dismiss {reason: string} — Tap Not now") == true)
+                #expect(try browser.execute("return document.getElementById('docs-permissions').textContent").stringValue?.hasPrefix("none requested") == true)
+
+                // An interaction's form: its one field, sent as its data.
+                try browser.type("too pricey", into: "#interact-dismiss-reason")
+                try browser.click(".interaction-button[data-action=dismiss]")
+                try browser.wait(for: "the dismiss event", "return document.querySelectorAll('#records .record[data-event=dismiss]').length === 1")
+                #expect(try browser.execute("return document.querySelector('#records .record[data-event=dismiss] .payload').textContent") == #"{"reason":"too pricey"}"#)
+
+                // An event's form: a price that is not a number is refused before anything is sent; a number goes.
+                try browser.type("Graft Team", into: "#emit-purchase-title")
+                _ = try browser.execute("const p = document.getElementById('emit-purchase-price'); p.value = ''; p.dispatchEvent(new Event('input'))")
+                try browser.click(".emit-button[data-event=purchase]")
+                try browser.wait(for: "the type problem", "return document.querySelector('.emit-form[data-event=purchase] .form-problems').textContent === 'price must be a number'")
+                #expect(try browser.execute("return document.querySelectorAll('#records .record[data-event=purchase]').length") == 0)
+                try browser.type("12.5", into: "#emit-purchase-price")
+                try browser.click(".emit-button[data-event=purchase]")
+                try browser.wait(for: "the simulated event", "return document.querySelectorAll('#records .record[data-event=purchase]').length === 1")
+                let purchase = try browser.execute("return document.querySelector('#records .record[data-event=purchase] .payload').textContent")
+                #expect(purchase == #"{"price":12.5,"title":"Graft Team"}"#, "\(purchase)")
+
+                // The canvas: a preset size is the component's container size (the paywall bounds its card by it), and
+                // the frame takes it; a free width too; zoom and background are the page's own.
+                _ = try browser.execute("const s = document.getElementById('canvas-size'); s.value = 'phone'; s.dispatchEvent(new Event('change'))")
+                try browser.wait(for: "the phone-sized render", "return document.getElementById('render-frame').srcdoc.includes('max-width:360px')")
+                #expect(try browser.execute("return document.getElementById('render-frame').getBoundingClientRect().width") == 360)
+                #expect(try browser.execute("return document.getElementById('render-frame').getBoundingClientRect().height") == 640)
+                try browser.type("500\u{E007}", into: "#canvas-width")
+                try browser.wait(for: "the custom width", "return document.getElementById('render-frame').srcdoc.includes('max-width:500px')")
+                #expect(try browser.execute("return document.getElementById('canvas-size').value") == "custom")
+                _ = try browser.execute("const z = document.getElementById('canvas-zoom'); z.value = '50'; z.dispatchEvent(new Event('change'))")
+                #expect(try browser.execute("return Math.round(document.getElementById('render-frame').getBoundingClientRect().width)") == 250)
+                _ = try browser.execute("const b = document.getElementById('canvas-background'); b.value = 'dark'; b.dispatchEvent(new Event('change'))")
+                #expect(try browser.execute("return getComputedStyle(document.getElementById('canvas')).backgroundColor") == "rgb(27, 31, 29)")
+                // The inputs keep their values across the new instance a size needs.
+                #expect(try browser.execute("return document.getElementById('render-frame').srcdoc.includes('Graft Pro')") == true)
+
+                // An action's result as rows, the raw JSON behind a toggle.
+                try browser.navigate(url + "#/try/action/format_currency@1")
+                try browser.wait(for: "the action form", "return !!document.getElementById('action-param-amount')")
+                try browser.type("1234.5", into: "#action-param-amount")
+                try browser.type("USD", into: "#action-param-currency")
+                try browser.type("total", into: "#action-param-variable")
+                try browser.click("#action-button")
+                try browser.wait(for: "the rows", "return !!document.getElementById('action-rows')")
+                let rows = try browser.execute("return document.getElementById('action-rows').textContent")
+                #expect(rows == "sets total$1,234.50result$1,234.50", "\(rows)")
+                #expect(try browser.execute("return document.querySelector('#action-result .ok').textContent") == "format_currency@1 ran")
+            }
+        }
+
+        @Test("a page whose server goes away says so, and stays saying so")
+        func serverGone() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("good_widget", into: folder)
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            let url = try #require(running.workbench.url)
+            let browser = try await offPool { try WebDriver(niceness: 10) }
+            defer { browser.quit() }
+            try await offPool {
+                try browser.navigate(url)
+                try browser.wait(for: "the live channel", "return window.graftWorkbench.socketOpen === true")
+            }
+            await running.stop()
+            try await offPool {
+                try browser.wait(for: "the server-gone banner", "return [...document.querySelectorAll('.banner.error')].some(b => b.textContent.includes('server is gone'))")
+                #expect(try browser.execute("return document.getElementById('live').textContent") == "offline, reconnecting…")
             }
         }
 
@@ -325,8 +412,9 @@ extension WorkbenchTests {
                 try browser.navigate(url + "#/flow")
                 try browser.wait(for: "the first screen", "return !!document.querySelector('.flow-instance[data-instance=hero] .render-frame')?.srcdoc.includes('widget: Welcome')")
                 #expect(try browser.execute("return !document.querySelector('[data-nav=flow]').hidden") == true)
+                _ = try browser.execute("document.querySelector('.flow-instance[data-instance=hero] > details').open = true")
                 try browser.type("tap", into: ".flow-instance[data-instance=hero] .flow-action")
-                try browser.click(".flow-instance[data-instance=hero] .form-row button")
+                try browser.click(".flow-instance[data-instance=hero] .flow-interact-button")
                 try browser.wait(for: "the second screen", "return document.getElementById('flow-head').textContent.includes('screen second')")
                 #expect(try browser.execute("return document.querySelectorAll('#transcript .entry[data-type=navigation]').length") == 1)
                 #expect(try browser.execute("return document.querySelectorAll('#transcript .entry[data-type=event]').length") == 1)
@@ -334,11 +422,21 @@ extension WorkbenchTests {
                 #expect(variables.stringValue?.contains("taps1") == true)
                 try Self.saveScreenshot(browser, "flow")
 
+                // Again from the start, the widget's event as a form of its payload fields, sent as the instance's.
+                try browser.click("#flow-restart")
+                try browser.wait(for: "the event form", "return !!document.querySelector('.flow-instance[data-instance=hero] .emit-form[data-event=tapped]')")
+                try browser.type("from a form", into: "#flow-hero-emit-tapped-title")
+                try browser.type("7", into: "#flow-hero-emit-tapped-count")
+                try browser.click(".flow-instance[data-instance=hero] .emit-form[data-event=tapped] .form-submit")
+                try browser.wait(for: "the emitted event", "return [...document.querySelectorAll('#transcript .entry[data-type=event]')].some(e => e.textContent.includes('from a form'))")
+                try browser.wait(for: "the variable it set", "return document.getElementById('variables').textContent.includes('taps7')")
+
                 // The widget's own page lists its session's records, not the flow's instance of the same component.
                 try browser.navigate(url + "#/component/widget@1")
                 try browser.wait(for: "the component's render", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget:') === true")
                 try browser.wait(for: "the log loaded", "return document.getElementById('record-count').textContent !== ''")
                 #expect(try browser.execute("return document.querySelectorAll('#records .record[data-instance=hero]').length") == 0)
+                _ = try browser.execute("document.getElementById('interaction-free').open = true")
                 try browser.type("tap", into: "#interaction-name")
                 try browser.click("#interact-button")
                 try browser.wait(for: "the page's own record", "return document.querySelectorAll('#records .record[data-event=tapped]').length === 1")

@@ -51,6 +51,18 @@ extension WorkbenchTests {
                 // The page itself, an asset and the live channel are no different.
                 #expect(try await running.request("GET", "/", headers: []).status == 401)
                 #expect(try await running.request("GET", "/assets/app.js", headers: []).status == 401)
+                // A person at the address bar without the token, or with another run's, gets a page saying what to open.
+                let page = try await running.request("GET", "/", headers: [("Accept", "text/html,application/xhtml+xml")])
+                #expect(page.status == 401)
+                #expect(page.header("content-type")?.hasPrefix("text/html") == true)
+                #expect(page.body.contains("This workbench needs its token") && page.body.contains("token_required"))
+                #expect(!page.body.contains("<script"), "the page runs nothing")
+                let stale = try await running.request("GET", "/", headers: [("Accept", "text/html"), ("Cookie", "graft_workbench_\(running.port)=nope")])
+                #expect(stale.status == 403)
+                #expect(stale.body.contains("not the token of this workbench") && stale.body.contains("invalid_token"), "\(stale.body)")
+                // The API stays JSON, whatever the client accepts.
+                let api = try await running.request("GET", "/api/plugins", headers: [("Accept", "text/html")])
+                #expect(try GraftValue(json: api.body)["error"]?["code"] == "token_required")
                 // A refused upgrade: the server's WebSocket upgrader answers a bare 400, never 101.
                 let live = try await running.live(headers: [("Origin", "http://127.0.0.1:\(running.port)")])
                 #expect(live.handshake.status == 400)
