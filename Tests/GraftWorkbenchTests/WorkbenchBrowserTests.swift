@@ -336,6 +336,58 @@ extension WorkbenchTests {
             }
         }
 
+        @Test("stories: the controls saved under a name, back to the debugConfig and again; shared as a link and as a graft try command that renders the same")
+        func stories() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: try BuildProducts.plugin("Checkout"), to: folder.appendingPathComponent("libCheckout.so"))
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            let rendered = "return (document.getElementById('render-frame') || {}).srcdoc?.includes(arguments[0]) === true"
+            let command = try await offPool { () throws -> String in
+                let browser = try WebDriver(niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url)
+                try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '1'")
+                _ = try browser.execute("location.hash = '#/component/paywall@1'")
+                try browser.wait(for: "the first render", rendered.replacingOccurrences(of: "arguments[0]", with: "'Graft Pro'"))
+                try browser.type("A story title", into: "#input-title")
+                try browser.wait(for: "the edited render", rendered.replacingOccurrences(of: "arguments[0]", with: "'A story title'"))
+                try browser.type("long\u{E007}", into: "#story-name")
+                try browser.wait(for: "the saved story", "return document.getElementById('story').value === 'local:long'")
+                try browser.click("#story-reset")
+                try browser.wait(for: "the debugConfig again", rendered.replacingOccurrences(of: "arguments[0]", with: "'Graft Pro'"))
+                #expect(try browser.execute("return document.getElementById('input-title').value") == "Graft Pro")
+                _ = try browser.execute("const s = document.getElementById('story'); s.value = 'local:long'; s.dispatchEvent(new Event('change'))")
+                try browser.wait(for: "the story again", rendered.replacingOccurrences(of: "arguments[0]", with: "'A story title'"))
+
+                // The link opens the same inputs, in a page of its own.
+                try browser.click("#copy-link")
+                let link = try #require(try browser.execute("return document.getElementById('share-text').value").stringValue)
+                #expect(link.contains("#/component/paywall%401?inputs="), "\(link)")
+                try browser.navigate(url)
+                try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '1'")
+                _ = try browser.execute("location.href = arguments[0]", [.string(link)])
+                try browser.wait(for: "the shared inputs", rendered.replacingOccurrences(of: "arguments[0]", with: "'A story title'"))
+                #expect(try browser.execute("return document.querySelector('#sidebar [aria-current=page]')?.textContent") == "paywall@1",
+                        "a shared link still marks its entry in the sidebar")
+                try browser.click("#copy-command")
+                return try #require(try browser.execute("return document.getElementById('share-text').value").stringValue)
+            }
+            #expect(command.hasPrefix("graft try paywall@1 --config '{"), "\(command)")
+            #expect(command.hasSuffix("' --html"), "\(command)")
+            // The command, run as written, renders the same inputs.
+            let tried = try runCommand(
+                URL(fileURLWithPath: "/bin/sh"),
+                ["-c", command.replacingOccurrences(of: "graft try", with: "'\(try BuildProducts.graft().path)' try --only-plugin-path --plugin-path '\(folder.path)'")],
+                environment: ["XDG_CACHE_HOME": scratch.file("cli-cache").path, "PATH": "/usr/bin:/bin"], timeout: .seconds(60))
+            #expect(tried.status == 0, "\(tried.stderr)")
+            #expect(tried.stdout.contains("A story title"), "\(tried.stdout)")
+            await running.stop()
+        }
+
         @Test("a page whose server goes away says so, and stays saying so")
         func serverGone() async throws {
             let scratch = try Scratch()

@@ -153,7 +153,18 @@ const CANVAS_SIZES = [
   ['tablet', 'tablet 768 × 1024', 768, 1024], ['desktop', 'desktop 1280 × 800', 1280, 800], ['custom', 'custom', null, null],
 ];
 
-views.component = (main, reference) => {
+// A shell word: the text in single quotes.
+function shellQuoted(text) { return `'${text.replaceAll("'", "'\\''")}'`; }
+
+// Stories a tester saved for a component, by name, in this browser.
+function localStories(reference) {
+  try { return JSON.parse(localStorage.getItem(`graft-wb-stories:${reference}`)) || {}; } catch (e) { return {}; }
+}
+function keepLocalStories(reference, stories) {
+  try { localStorage.setItem(`graft-wb-stories:${reference}`, json(stories)); } catch (e) {}
+}
+
+views.component = (main, reference, query) => {
   let session = null, shownSequence = 0, controls = [], contractKey = '', declared = [], plugin = null, contract = null;
   let inFlight = false, pending = false, frame = null;
   wb.timings.renders = [];
@@ -185,9 +196,30 @@ views.component = (main, reference) => {
   } }, [['checker', 'checkered'], ['light', 'light'], ['dark', 'dark']].map(([value, text]) => el('option', { value, text })));
   const zoom = el('select', { id: 'canvas-zoom', onchange: () => canvas.style.setProperty('--zoom', String(Number(zoom.value) / 100)) },
     [50, 75, 100, 150, 200].map(z => el('option', { value: z, text: `${z}%`, selected: z === 100 })));
+  // Stories: named configurations — the debugConfig, those the plugin declares, and those saved here — and the
+  // current one as a link or a `graft try` command.
+  const storySelect = el('select', { id: 'story', onchange: () => applyStory(storySelect.value) });
+  const storyName = el('input', { type: 'text', id: 'story-name', placeholder: 'e.g. long title' });
+  const shareBox = el('input', { type: 'text', id: 'share-text', readonly: true, 'aria-label': 'Link or command to copy' });
+  const copy = async (text, what) => {
+    shareBox.value = text;
+    shareBox.select();
+    try { await navigator.clipboard.writeText(text); note.textContent = `${what} copied`; } catch (e) { note.textContent = `${what}: select and copy it above`; }
+  };
+  const storiesCard = el('section', { class: 'card stories', id: 'stories' }, el('h2', { text: 'Stories' }),
+    el('div', { class: 'form-row' }, labelled('story', storySelect),
+      el('button', { type: 'button', class: 'small', id: 'story-reset', text: 'reset', title: 'back to the debugConfig', onclick: () => applyStory('debug') }),
+      el('button', { type: 'button', class: 'small', id: 'story-delete', text: 'delete', onclick: deleteStory })),
+    el('form', { class: 'form-row', id: 'story-save', onsubmit: event => { event.preventDefault(); saveStory(); } },
+      labelled('save the controls as', storyName), el('button', { type: 'submit', class: 'small', text: 'save' })),
+    el('div', { class: 'form-row' },
+      el('button', { type: 'button', class: 'small', id: 'copy-link', text: 'copy link', onclick: () => copy(shareLink(), 'link') }),
+      el('button', { type: 'button', class: 'small', id: 'copy-command', text: 'copy graft try', onclick: () => copy(tryCommand(), 'command') })),
+    shareBox);
   const panel = actionsPanel({ component: reference.split('@')[0] });
   main.append(title, docsBox, el('div', { class: 'component-page' },
     el('div', { class: 'column side' },
+      storiesCard,
       el('section', { class: 'card' }, el('h2', { text: 'Controls' }), controlsBox),
       el('section', { class: 'card' }, el('h2', { text: 'Interactions' }), interactionsBox, note),
       el('section', { class: 'card' }, el('h2', { text: 'Simulate an event' }), emitsBox)),
@@ -201,6 +233,58 @@ views.component = (main, reference) => {
           '(no scripts, forms or navigation), so its own buttons do nothing here: press them with Interactions.' }),
         renderWarnings),
       panel.node)));
+
+  function storyInputs(value) {
+    if (!contract) return null;
+    if (value === 'debug') return contract.debugConfig || {};
+    if (value.startsWith('plugin:')) return ((contract.stories || []).find(s => s.name === value.slice(7)) || {}).config || null;
+    if (value.startsWith('local:')) return localStories(reference)[value.slice(6)] || null;
+    return null;
+  }
+
+  function listStories(selected) {
+    clear(storySelect).append(el('option', { value: 'debug', text: 'debugConfig' }),
+      ...((contract && contract.stories) || []).map(s => el('option', { value: `plugin:${s.name}`, text: s.name, title: s.description || '' })),
+      ...Object.keys(localStories(reference)).sort().map(name => el('option', { value: `local:${name}`, text: `${name} (saved here)` })));
+    if (selected && [...storySelect.options].some(o => o.value === selected)) storySelect.value = selected;
+  }
+
+  function applyStory(value) {
+    const inputs = storyInputs(value);
+    if (!inputs) return;
+    storySelect.value = value;
+    buildControls(contract, inputs);
+    sendInputs();
+  }
+
+  function saveStory() {
+    const name = storyName.value.trim();
+    if (!name) { storyName.focus(); return; }
+    const stories = localStories(reference);
+    stories[name] = collect();
+    keepLocalStories(reference, stories);
+    listStories(`local:${name}`);
+    storyName.value = '';
+    note.textContent = `story “${name}” saved in this browser`;
+  }
+
+  function deleteStory() {
+    if (!storySelect.value.startsWith('local:')) { note.textContent = 'only stories saved here can be deleted'; return; }
+    const stories = localStories(reference);
+    delete stories[storySelect.value.slice(6)];
+    keepLocalStories(reference, stories);
+    listStories('debug');
+  }
+
+  function shareLink() {
+    return `${location.origin}${location.pathname}#/component/${encodeURIComponent(reference)}?inputs=${encodeURIComponent(json(collect()))}`;
+  }
+
+  function tryCommand() {
+    const width = Number(widthInput.value) || 0, height = Number(heightInput.value) || 0;
+    return [`graft try ${reference} --config ${shellQuoted(json(collect()))}`, width ? `--width ${width}` : '', height ? `--height ${height}` : '',
+      mediaSelect.value === 'text/html' ? '--html' : ''].filter(Boolean).join(' ');
+  }
 
   function matchingSize() {
     const found = CANVAS_SIZES.find(s => s[2] === Number(widthInput.value) && s[3] === Number(heightInput.value));
@@ -378,6 +462,17 @@ views.component = (main, reference) => {
       declared = (report.contract && report.contract.interactions) || [];
       buildInteractions();
       showRender(report);
+      // A shared link's inputs, or a story by name, replace the debugConfig.
+      listStories('debug');
+      const shared = query && query.get('inputs');
+      if (shared) {
+        try { buildControls(contract, JSON.parse(shared)); sendInputs(); note.textContent = 'inputs from the link'; }
+        catch (e) { banner('error', 'the link’s inputs are not JSON; the debugConfig is shown'); }
+      } else if (query && query.get('story')) {
+        const name = query.get('story');
+        const value = [`plugin:${name}`, `local:${name}`].find(v => storyInputs(v));
+        if (value) applyStory(value); else banner('error', `no story “${name}” for ${reference}`);
+      }
     } catch (error) {
       clear(canvas).append(errorCard(error, `${reference} could not be opened`));
     }

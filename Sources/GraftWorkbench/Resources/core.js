@@ -162,7 +162,8 @@ const views = {};
 let leaving = null;
 
 function route() {
-  const hash = location.hash || '#/plugins';
+  // `#/VIEW/ARGUMENT?QUERY`: the query (a component's shared inputs or story) is read apart, undecoded.
+  const [hash, query] = (location.hash || '#/plugins').split('?');
   const [, name, ...rest] = hash.split('/');
   const view = views[name] || views.plugins;
   if (leaving) { try { leaving(); } catch (e) {} leaving = null; }
@@ -170,7 +171,7 @@ function route() {
   const main = clear(document.getElementById('view'));
   document.body.dataset.view = name || 'plugins';
   wb.view = name;
-  leaving = view(main, decodeURIComponent(rest.join('/'))) || null;
+  leaving = view(main, decodeURIComponent(rest.join('/')), new URLSearchParams(query || '')) || null;
 }
 
 function keyed(handlers, handler) {

@@ -92,7 +92,7 @@ function applySidebarFilter() {
 
 // The entry the address names is the current one.
 function markSidebarCurrent() {
-  const hash = location.hash;
+  const hash = location.hash.split('?')[0];  // a shared configuration (?inputs=…) is still the same entry
   for (const link of document.querySelectorAll('#sidebar .side-link')) {
     if (link.getAttribute('href') === hash) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
