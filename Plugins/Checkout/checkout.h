@@ -33,6 +33,7 @@ CHECKOUT_HIDDEN const graft_host_t *checkout_host(void);
 CHECKOUT_HIDDEN extern const graft_component_factory_t checkout_component_factory;
 CHECKOUT_HIDDEN extern const graft_validator_factory_t checkout_validator_factory;
 CHECKOUT_HIDDEN extern const graft_action_factory_t checkout_action_factory;
+CHECKOUT_HIDDEN extern const graft_stories_t checkout_stories;
 
 /* ---- Validators (one file per non-trivial validator) ------------------- */
 

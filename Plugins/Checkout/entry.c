@@ -36,6 +36,7 @@ static const void *checkout_get_factory(const char *factory_id) {
     if (strcmp(factory_id, GRAFT_COMPONENT_FACTORY_ID) == 0) return &checkout_component_factory;
     if (strcmp(factory_id, GRAFT_VALIDATOR_FACTORY_ID) == 0) return &checkout_validator_factory;
     if (strcmp(factory_id, GRAFT_ACTION_FACTORY_ID) == 0) return &checkout_action_factory;
+    if (strcmp(factory_id, GRAFT_STORIES_ID) == 0) return &checkout_stories;
     return NULL;
 }
 

@@ -541,3 +541,30 @@ const graft_component_factory_t checkout_component_factory = {
     .get_descriptor = factory_get_descriptor,
     .create = factory_create,
 };
+
+/* ---- Stories (ABI 1.3): the paywall in the states a tester looks at ------ */
+
+static const graft_story_t paywall_stories[] = {
+    { "paywall", 1, "sale", "A discounted offer with one feature.",
+      "{\"title\":\"Graft Pro, 50% off\",\"price\":4.99,\"features\":[\"Unlimited flows\"]}" },
+    { "paywall", 1, "many_features", "Ten selling points: does the card still read well?",
+      "{\"title\":\"Graft Enterprise\",\"price\":99,\"features\":[\"Unlimited flows\",\"Priority support\","
+      "\"Single sign-on\",\"Audit log\",\"Custom roles\",\"Data residency\",\"Uptime SLA\",\"Dedicated manager\","
+      "\"Training\",\"Invoicing\"]}" },
+    { "paywall", 1, "free", "No price and no features: the smallest card.",
+      "{\"title\":\"Graft Free\",\"price\":0,\"features\":[]}" },
+};
+
+static uint32_t stories_count(const graft_stories_t *stories) {
+    (void)stories;
+    return (uint32_t)(sizeof paywall_stories / sizeof paywall_stories[0]);
+}
+
+static const graft_story_t *stories_get(const graft_stories_t *stories, uint32_t index) {
+    return index < stories_count(stories) ? &paywall_stories[index] : NULL;
+}
+
+const graft_stories_t checkout_stories = {
+    .count = stories_count,
+    .get = stories_get,
+};

@@ -23,6 +23,11 @@ enum DatePickerPlugin: GraftPlugin {
             inputs: ["label": .string, "min_date": .string],
             outputs: ["date_selected": dateSelected], interactions: select,
             debugConfig: ["label": "Pick a date", "min_date": "2026-01-01"],
+            stories: [
+                ComponentStory("delivery", description: "Checkout's delivery date: nothing before New Year.",
+                               config: ["label": "Delivery date", "min_date": "2027-01-01"]),
+                ComponentStory("no_label", description: "An empty label: the field alone.", config: ["label": "", "min_date": "2026-01-01"]),
+            ],
             factory: { props, context in DatePicker(props: props, context: context, version: 2) }))
         plugin.registerValidator(
             name: "iso_date", version: 1, description: "A real calendar date written YYYY-MM-DD.",

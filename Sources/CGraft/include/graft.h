@@ -93,6 +93,8 @@
  * `interactions` and `interaction_count` fields of
  * graft_component_descriptor_t).
  * Added in 1.2: declared permissions (GRAFT_PERMISSIONS_ID).
+ * Added in 1.3: stories, named example configurations of components
+ * (GRAFT_STORIES_ID).
  */
 #pragma once
 #ifndef GRAFT_H
@@ -111,7 +113,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 #define GRAFT_ABI_MAJOR 1
-#define GRAFT_ABI_MINOR 2
+#define GRAFT_ABI_MINOR 3
 
 /* The most inputs, outputs, payload fields, validator params or action params
  * one descriptor may declare. */
@@ -684,6 +686,50 @@ struct graft_permissions {
      * by the plugin; valid until `deinit`.
      * [loading-thread] */
     const graft_permission_t *(*get)(const graft_permissions_t *permissions, uint32_t index);
+};
+
+/* ------------------------------------------------------------------------ */
+/* Stories (added in 1.3)                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Named example configurations of a component, beside its debug_config: the
+ * states a debugger or a workbench offers to show it in ("empty", "sale",
+ * "long_title"), and that `graft try --story NAME` renders. Each names its
+ * component by key and version and gives inputs as debug_config does. A
+ * story that names no declared component, repeats a name within its
+ * component, or whose config is not a JSON object of declared inputs with
+ * values of their types is `invalid_descriptor`, and the plugin does not load.
+ * A plugin without stories returns NULL for this id (or lacks the case).
+ * Hosts older than 1.3 never ask for it. */
+#define GRAFT_STORIES_ID "graft.stories/1"
+
+/* The most stories one plugin may declare. */
+#define GRAFT_MAX_STORIES 256
+
+typedef struct graft_story {
+    const char *component;   /* the component's key; non-empty */
+    uint32_t version;        /* the component's version, >= 1 */
+    const char *name;        /* non-empty, [a-z0-9_.-], at most 128 bytes;
+                                unique within its component */
+    const char *description; /* one sentence for people; may be NULL */
+    const char *config;      /* inputs as a JSON object, as debug_config;
+                                NULL means {} */
+} graft_story_t;
+
+typedef struct graft_stories graft_stories_t;
+
+/* Returned by get_factory(GRAFT_STORIES_ID). Read while the plugin is
+ * described (after `init`), never while another call into it runs. */
+struct graft_stories {
+    /* Number of stories (at most GRAFT_MAX_STORIES). Constant between `init`
+     * and `deinit`.
+     * [loading-thread] */
+    uint32_t (*count)(const graft_stories_t *stories);
+
+    /* Story at `index` (0 ..< count), or NULL when out of range. Owned by the
+     * plugin; valid until `deinit`.
+     * [loading-thread] */
+    const graft_story_t *(*get)(const graft_stories_t *stories, uint32_t index);
 };
 
 /* ------------------------------------------------------------------------ */

@@ -36,6 +36,18 @@ enum DescriptorTables {
         })
     }
 
+    /// Every component's stories, in component order.
+    static func stories(_ components: [RegisteredComponent]) -> [graft_story_t] {
+        components.flatMap { component in
+            component.definition.stories.map { story in
+                graft_story_t(
+                    component: PermanentMemory.string(component.key), version: UInt32(component.version),
+                    name: PermanentMemory.string(story.name), description: PermanentMemory.string(story.description),
+                    config: PermanentMemory.string(JSONText.encode(.object(story.config))))
+            }
+        }
+    }
+
     static func validators(_ validators: [RegisteredValidator]) -> UnsafePointer<graft_validator_descriptor_t>? {
         PermanentMemory.array(validators.map { validator in
             // Generic params arrive as strings, so they are declared as strings, in order.

@@ -6,4 +6,5 @@ enum FactoryID {
     static let validator: String = GRAFT_VALIDATOR_FACTORY_ID
     static let action: String = GRAFT_ACTION_FACTORY_ID
     static let permissions: String = GRAFT_PERMISSIONS_ID
+    static let stories: String = GRAFT_STORIES_ID
 }

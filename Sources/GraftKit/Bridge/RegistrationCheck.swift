@@ -21,6 +21,10 @@ enum RegistrationCheck {
         if info.permissions.count > Int(GRAFT_MAX_PERMISSIONS) {
             problems.append("\(info.permissions.count) permissions declared; graft.h allows at most \(GRAFT_MAX_PERMISSIONS).")
         }
+        let stories = registration.components.reduce(0) { $0 + $1.definition.stories.count }
+        if stories > Int(GRAFT_MAX_STORIES) {
+            problems.append("\(stories) stories declared; graft.h allows at most \(GRAFT_MAX_STORIES).")
+        }
         for (what, count) in [("components", registration.components.count),
                               ("validators", registration.validators.count),
                               ("actions", registration.actions.count)]
@@ -68,16 +72,21 @@ enum RegistrationCheck {
         for (name, interaction) in definition.interactions.sorted(by: { $0.key < $1.key }) {
             problems += fields("\(subject), interaction \"\(name)\"", "data field", interaction.data.keys)
         }
-        for (key, value) in definition.debugConfig.sorted(by: { $0.key < $1.key }) {
-            guard let type = definition.inputs[key] else {
-                problems.append("\(subject): debugConfig key \"\(key)\" is not a declared input.")
-                continue
-            }
-            if !type.matches(value) {
-                problems.append("\(subject): debugConfig \"\(key)\" is a \(value.typeName); the input is declared \(type.name).")
-            }
+        problems += config(subject, "debugConfig", definition.debugConfig, inputs: definition.inputs)
+        problems += fields(subject, "story", definition.stories.map(\.name))
+        problems += duplicates(definition.stories.map { "\(subject): story \"\($0.name)\"" })
+        for story in definition.stories {
+            problems += config(subject, "story \"\(story.name)\"", story.config, inputs: definition.inputs)
         }
         return problems
+    }
+
+    /// A debugConfig or a story's config: declared inputs only, each of its type.
+    private static func config(_ subject: String, _ what: String, _ config: [String: Value], inputs: [String: InputType]) -> [String] {
+        config.sorted(by: { $0.key < $1.key }).compactMap { key, value in
+            guard let type = inputs[key] else { return "\(subject): \(what) key \"\(key)\" is not a declared input." }
+            return type.matches(value) ? nil : "\(subject): \(what) \"\(key)\" is a \(value.typeName); the input is declared \(type.name)."
+        }
     }
 
     private static func check(_ validator: RegisteredValidator) -> [String] {

@@ -25,6 +25,10 @@ final class Registry: @unchecked Sendable {
     /// The declared permissions as graft.h lays them out, and their table (nil when none).
     let permissionEntries: UnsafePointer<graft_permission_t>?
     let permissionsTable: UnsafePointer<graft_permissions_t>?
+    /// Every component's stories as graft.h lays them out, in component order, and their table (nil when none).
+    let storyEntries: UnsafePointer<graft_story_t>?
+    let storyCount: Int
+    let storiesTable: UnsafePointer<graft_stories_t>?
     private let componentIndex: [String: Int]
 
     init(info: PluginInfo, registration: PluginRegistration, host: HostConnection) {
@@ -73,8 +77,20 @@ final class Registry: @unchecked Sendable {
                     return registry.permissionEntries.map { $0 + Int(index) }
                 }))
         }
+        let stories = valid ? DescriptorTables.stories(components) : []
+        storyCount = stories.count
+        storyEntries = PermanentMemory.array(stories)
+        storiesTable = storyEntries.map { _ in
+            PermanentMemory.single(graft_stories_t(
+                count: { table in UInt32(DescriptorOwners.owner(ofFactory: table)?.storyCount ?? 0) },
+                get: { table, index in
+                    guard let registry = DescriptorOwners.owner(ofFactory: table), Int(index) < registry.storyCount else { return nil }
+                    return registry.storyEntries.map { $0 + Int(index) }
+                }))
+        }
         for factory in [componentFactory.map(UnsafeRawPointer.init), validatorFactory.map(UnsafeRawPointer.init),
-                        actionFactory.map(UnsafeRawPointer.init), permissionsTable.map(UnsafeRawPointer.init)].compactMap({ $0 }) {
+                        actionFactory.map(UnsafeRawPointer.init), permissionsTable.map(UnsafeRawPointer.init),
+                        storiesTable.map(UnsafeRawPointer.init)].compactMap({ $0 }) {
             DescriptorOwners.record(factory: factory, registry: self)
         }
         if let table = validatorDescriptors { DescriptorOwners.record(table, count: validators.count, registry: self) }
@@ -92,6 +108,7 @@ final class Registry: @unchecked Sendable {
         case FactoryID.validator: validatorFactory.map(UnsafeRawPointer.init)
         case FactoryID.action: actionFactory.map(UnsafeRawPointer.init)
         case FactoryID.permissions: permissionsTable.map(UnsafeRawPointer.init)
+        case FactoryID.stories: storiesTable.map(UnsafeRawPointer.init)
         default: nil
         }
     }

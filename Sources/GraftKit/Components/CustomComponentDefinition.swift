@@ -14,13 +14,15 @@ public struct CustomComponentDefinition: Sendable {
     public var debugConfig: [String: Value]
     /// The interactions `interact` answers, by name.
     public var interactions: [String: InteractionSchema]
+    /// Named example configurations beside `debugConfig`, in the order a debugger lists them.
+    public var stories: [ComponentStory]
     public var factory: Factory
 
     public init(
         name: String? = nil, description: String? = nil,
         inputs: [String: InputType] = [:], outputs: [String: OutputSchema] = [:],
         interactions: [String: InteractionSchema] = [:],
-        debugConfig: [String: Value] = [:], factory: @escaping Factory
+        debugConfig: [String: Value] = [:], stories: [ComponentStory] = [], factory: @escaping Factory
     ) {
         self.name = name
         self.description = description
@@ -28,6 +30,7 @@ public struct CustomComponentDefinition: Sendable {
         self.outputs = outputs
         self.debugConfig = debugConfig
         self.interactions = interactions
+        self.stories = stories
         self.factory = factory
     }
 }
