@@ -136,6 +136,8 @@ let package = Package(
                 product("Logging", "swift-log"),
             ],
             exclude: ["SDK/GraftKit/Documentation.docc"],
+            // Its own code only: the SDK's Swift files under SDK/ are resources, never compiled into graft.
+            sources: ["Graft.swift", "Commands", "Conformance", "Debug", "Flows", "NewPlugin"],
             // `graft new`'s project templates and the Swift SDK it copies into a project, embedded in the binary.
             resources: [
                 "c-plugin.c", "c-test_plugin.c", "c-Makefile", "c-README.md", "swift-Package.swift", "swift-exports.map",
@@ -245,7 +247,9 @@ func product(_ name: String, _ package: String) -> Target.Dependency {
 }
 
 /// The Swift SDK that `graft new swift` writes into a project: CGraft, GraftTypes and GraftKit's sources, through the
-/// links in Sources/graft/SDK, so that the binary embeds the same files the package builds.
+/// links in Sources/graft/SDK, so that the binary embeds the same files the package builds. SwiftPM reads this
+/// manifest again only when it changes: after adding a file to those modules, list it in SwiftSDK.sources and save
+/// Package.swift once.
 var swiftSDKFiles: [String] {
     ["CGraft", "GraftTypes", "GraftKit"].flatMap { module in
         let folder = "\(Context.packageDirectory)/Sources/\(module)"

@@ -27,6 +27,40 @@ struct RegistrationTests {
         ])
     }
 
+    @Test("stories are checked as the host checks them, and bridged to graft.stories/1 in declaration order")
+    func stories() throws {
+        let registration = PluginRegistration()
+        registration.registerCustomComponent(key: "card", version: 1, definition: CustomComponentDefinition(
+            inputs: ["title": .string],
+            stories: [
+                ComponentStory("short", description: "A short title.", config: ["title": "Hi"]),
+                ComponentStory("Bad Name", config: [:]), ComponentStory("short", config: [:]),
+                ComponentStory("typed", config: ["title": 3]), ComponentStory("extra", config: ["colour": "red"]),
+            ],
+            factory: { _, _ in nil }))
+        let info = PluginInfo(id: "dev.graft.stories", version: "1", name: "Stories")
+        #expect(RegistrationCheck.problems(info: info, registration: registration) == [
+            "Component \"card\" version 1: story \"Bad Name\" must be non-empty and use only a-z, 0-9, '_', '.', '-'.",
+            "Component \"card\" version 1: story \"short\" is registered more than once.",
+            "Component \"card\" version 1: story \"typed\" \"title\" is a number; the input is declared string.",
+            "Component \"card\" version 1: story \"extra\" key \"colour\" is not a declared input.",
+        ])
+        let good = PluginRegistration()
+        good.registerCustomComponent(key: "card", version: 1, definition: CustomComponentDefinition(
+            inputs: ["title": .string],
+            stories: [ComponentStory("short", description: "A short title.", config: ["title": "Hi"]), ComponentStory("empty", config: [:])],
+            factory: { _, _ in nil }))
+        let registry = Registry(info: info, registration: good, host: HostConnection())
+        let table = try #require(registry.factory(id: FactoryID.stories)?.assumingMemoryBound(to: graft_stories_t.self))
+        #expect(table.pointee.count!(table) == 2)
+        let first = try #require(table.pointee.get!(table, 0)?.pointee)
+        #expect(String(cString: first.component) == "card" && first.version == 1)
+        #expect(String(cString: first.name) == "short" && String(cString: first.description) == "A short title.")
+        #expect(String(cString: first.config) == #"{"title":"Hi"}"#)
+        #expect(String(cString: table.pointee.get!(table, 1)!.pointee.name) == "empty")
+        #expect(table.pointee.get!(table, 2) == nil)
+    }
+
     @Test("init refuses a plugin that breaks the rules and logs every problem at once")
     func brokenPluginIsRefused() {
         let host = FakeHost()

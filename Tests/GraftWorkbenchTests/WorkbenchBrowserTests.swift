@@ -353,6 +353,12 @@ extension WorkbenchTests {
                 try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '1'")
                 _ = try browser.execute("location.hash = '#/component/paywall@1'")
                 try browser.wait(for: "the first render", rendered.replacingOccurrences(of: "arguments[0]", with: "'Graft Pro'"))
+                // The plugin's own stories are listed after the debugConfig; one is its inputs.
+                #expect(try browser.execute("return [...document.getElementById('story').options].map(o => o.value)")
+                        == ["debug", "plugin:sale", "plugin:many_features", "plugin:free"])
+                _ = try browser.execute("const s = document.getElementById('story'); s.value = 'plugin:sale'; s.dispatchEvent(new Event('change'))")
+                try browser.wait(for: "the plugin's story", rendered.replacingOccurrences(of: "arguments[0]", with: "'50% off'"))
+                #expect(try browser.execute("return document.getElementById('input-price').value") == "4.99")
                 try browser.type("A story title", into: "#input-title")
                 try browser.wait(for: "the edited render", rendered.replacingOccurrences(of: "arguments[0]", with: "'A story title'"))
                 try browser.type("long\u{E007}", into: "#story-name")

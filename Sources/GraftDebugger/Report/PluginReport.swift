@@ -181,6 +181,12 @@ public struct PluginReport: Sendable {
             }
         }
         lines.append("\(indent)  debugConfig: \(GraftValue.object(component.debugConfig).jsonText)")
+        if !component.stories.isEmpty {
+            lines.append("\(indent)  stories (graft try --story NAME):")
+            for story in component.stories {
+                lines.append("\(indent)    \(story.name): \(GraftValue.object(story.config).jsonText)\(story.description.map { "  — \($0)" } ?? "")")
+            }
+        }
         return lines
     }
 }
@@ -248,6 +254,18 @@ extension JSONWriter {
                     writer.member("description", output.description ?? "")
                     writer.key("payload")
                     writer.fields(output.payload)
+                }
+            }
+            if !component.stories.isEmpty {
+                writer.key("stories")
+                writer.list(count: component.stories.count) { writer, index in
+                    let story = component.stories[index]
+                    writer.object { writer in
+                        writer.key("config")
+                        writer.value(.object(story.config))
+                        writer.member("description", story.description)
+                        writer.member("name", story.name)
+                    }
                 }
             }
             writer.member("version", component.version)

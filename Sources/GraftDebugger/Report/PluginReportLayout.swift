@@ -51,6 +51,10 @@ enum PluginReportLayout {
                     lines.append("      interactions \(interactions.map { "\($0["name"]?.stringValue ?? "?")\(fields($0["data"], empty: "").isEmpty ? "" : " {\(fields($0["data"], empty: ""))}")" }.joined(separator: ", "))")
                 }
                 lines.append("      debugConfig  \((component["debugConfig"] ?? .object([:])).jsonText)")
+                for story in component["stories"]?.listValue ?? [] {
+                    let name = story["name"]?.stringValue ?? "?"
+                    lines.append("      story \(name)\(String(repeating: " ", count: max(1, 7 - name.count)))\((story["config"] ?? .object([:])).jsonText)")
+                }
             }
         }
         let validators = plugin["validators"]?.listValue ?? []

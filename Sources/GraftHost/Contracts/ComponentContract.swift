@@ -38,9 +38,24 @@ public struct InteractionSpec: Sendable, Hashable {
     }
 }
 
+/// A named example configuration of a component (ABI 1.3): inputs a debugger
+/// or a workbench offers beside the debugConfig, and `graft try --story` renders.
+public struct StorySpec: Sendable, Hashable {
+    public package(set) var name: String
+    public package(set) var description: String?
+    public package(set) var config: [String: GraftValue]
+
+    package init(name: String, description: String? = nil, config: [String: GraftValue] = [:]) {
+        self.name = name
+        self.description = description
+        self.config = config
+    }
+}
+
 /// What a component promises: key, version, typed inputs, output events with
 /// their payload schemas, the interactions it answers (empty for ABI 1.0
-/// plugins, which cannot declare them), and sample inputs for the debugger.
+/// plugins, which cannot declare them), and sample inputs for the debugger:
+/// the debugConfig and any named stories.
 public struct ComponentContract: Sendable, Hashable {
     public package(set) var key: String
     public package(set) var version: Int
@@ -50,11 +65,13 @@ public struct ComponentContract: Sendable, Hashable {
     public package(set) var outputs: [OutputSpec]
     public package(set) var debugConfig: [String: GraftValue]
     public package(set) var interactions: [InteractionSpec]
+    /// In the order the plugin declares them.
+    public package(set) var stories: [StorySpec]
 
     package init(
         key: String, version: Int, name: String? = nil, description: String? = nil,
         inputs: [FieldSpec] = [], outputs: [OutputSpec] = [], debugConfig: [String: GraftValue] = [:],
-        interactions: [InteractionSpec] = []
+        interactions: [InteractionSpec] = [], stories: [StorySpec] = []
     ) {
         self.key = key
         self.version = version
@@ -64,6 +81,7 @@ public struct ComponentContract: Sendable, Hashable {
         self.outputs = outputs
         self.debugConfig = debugConfig
         self.interactions = interactions
+        self.stories = stories
     }
 
     public var reference: ComponentReference { ComponentReference(key: key, version: version) }
@@ -71,6 +89,7 @@ public struct ComponentContract: Sendable, Hashable {
     public func input(_ key: String) -> FieldSpec? { inputs.first { $0.key == key } }
     public func output(_ event: String) -> OutputSpec? { outputs.first { $0.event == event } }
     public func interaction(_ name: String) -> InteractionSpec? { interactions.first { $0.name == name } }
+    public func story(_ name: String) -> StorySpec? { stories.first { $0.name == name } }
 }
 
 /// A validator as a plugin declares it.

@@ -39,8 +39,8 @@ final class RegistryCache: @unchecked Sendable {
     private(set) var problem: String?
 
     /// 2: components carry their interactions (ABI 1.1); 3: plugins carry
-    /// their permissions (ABI 1.2).
-    static let formatVersion: UInt16 = 3
+    /// their permissions (ABI 1.2); 4: components carry their stories (ABI 1.3).
+    static let formatVersion: UInt16 = 4
     static let magic = Array("GRFTCACH".utf8)
     /// Entries beyond this are dropped, oldest scans first.
     static let maximumEntries = 20_000

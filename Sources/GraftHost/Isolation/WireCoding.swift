@@ -40,6 +40,11 @@ extension WireWriter {
             writer.optional(interaction.description)
             writer.list(interaction.data) { $0.field($1) }
         }
+        list(contract.stories) { writer, story in
+            writer.string(story.name)
+            writer.optional(story.description)
+            writer.value(.object(story.config))
+        }
     }
 
     mutating func validator(_ contract: ValidatorContract) {
@@ -131,9 +136,14 @@ extension WireReader {
                 name: try reader.string(), description: try reader.optional(),
                 data: try reader.list { (reader) throws(Wire.Violation) in try reader.field() })
         }
+        let stories = try list { (reader) throws(Wire.Violation) in
+            let name = try reader.string(), description = try reader.optional()
+            guard case .object(let config) = try reader.value() else { throw Wire.Violation(description: "a story's config that is not an object") }
+            return StorySpec(name: name, description: description, config: config)
+        }
         return ComponentContract(
             key: key, version: version, name: name, description: description, inputs: inputs, outputs: outputs,
-            debugConfig: debugConfig, interactions: interactions)
+            debugConfig: debugConfig, interactions: interactions, stories: stories)
     }
 
     mutating func validator() throws(Wire.Violation) -> ValidatorContract {

@@ -54,7 +54,18 @@ extension PluginDescription {
                 key(interaction.name, "\(label)'s interaction")
                 fields(interaction.data, "\(label)'s interaction '\(interaction.name.escapingControls)'")
             }
+            var storyNames: Set<String> = []
+            for story in component.stories {
+                key(story.name, "\(label)'s story")
+                text(story.description, "\(label)'s story '\(story.name.escapingControls)''s description", lines: true)
+                if !storyNames.insert(story.name).inserted { problems.append("\(label) has story '\(story.name.escapingControls)' twice") }
+                for (name, value) in story.config where !(component.input(name).map { $0.type.accepts(value) } ?? false) {
+                    problems.append("\(label)'s story '\(story.name.escapingControls)' sets '\(name.escapingControls)', not a declared input of its type")
+                }
+            }
         }
+        let stories = components.reduce(0) { $0 + $1.stories.count }
+        if stories > DescriptorReader.maximumStories { problems.append("\(stories) stories") }
         for validator in validators {
             key(validator.name, "a validator")
             number(validator.version, "validator '\(validator.name.escapingControls)'")

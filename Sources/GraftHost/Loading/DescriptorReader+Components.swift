@@ -79,31 +79,7 @@ extension DescriptorReader {
                 outputs.append(OutputSpec(event: event, description: String(plugin: output.description), payload: payload))
             }
         }
-        var debugConfig: [String: GraftValue] = [:]
-        if let text = String(plugin: d.debug_config), text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) {
-            do {
-                let value = try GraftValue(json: text)
-                if let object = value.objectValue {
-                    debugConfig = object
-                    for (name, sample) in object.sorted(by: { $0.key < $1.key }) {
-                        guard let input = inputs.first(where: { $0.key == name }) else {
-                            problem(.invalidDescriptor, "\(label) debug_config sets '\(name)', which is not a declared input.", key: key)
-                            continue
-                        }
-                        if !input.type.accepts(sample) {
-                            problem(
-                                .invalidDescriptor,
-                                "\(label) debug_config gives '\(name)' a \(sample.type.rawValue) but the input is declared \(input.type.rawValue).",
-                                key: key)
-                        }
-                    }
-                } else {
-                    problem(.invalidDescriptor, "\(label) debug_config is a JSON \(value.type.rawValue), not an object.", key: key)
-                }
-            } catch {
-                problem(.invalidDescriptor, "\(label) debug_config \(error.message)", key: key)
-            }
-        }
+        let debugConfig = readConfig(d.debug_config, inputs: inputs, what: "\(label) debug_config", key: key)
         // ABI 1.1: a 1.0 plugin's descriptor ends at debug_config.
         let interactions = readInteractions(d.interactions, count: d.interaction_count, label: label, key: key)
         guard problems.count == before, let key else { return nil }
@@ -146,5 +122,31 @@ extension DescriptorReader {
             interactions.append(InteractionSpec(name: name, description: String(plugin: interaction.description), data: data))
         }
         return interactions
+    }
+
+    /// A debug_config or a story's config: a JSON object (NULL or blank is {}) of declared inputs, each of its type.
+    mutating func readConfig(_ pointer: UnsafePointer<CChar>?, inputs: [FieldSpec], what: String, key: String?) -> [String: GraftValue] {
+        guard let text = String(plugin: pointer), text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { return [:] }
+        let value: GraftValue
+        do {
+            value = try GraftValue(json: text)
+        } catch {
+            problem(.invalidDescriptor, "\(what) \(error.message)", key: key)
+            return [:]
+        }
+        guard let object = value.objectValue else {
+            problem(.invalidDescriptor, "\(what) is a JSON \(value.type.rawValue), not an object.", key: key)
+            return [:]
+        }
+        for (name, sample) in object.sorted(by: { $0.key < $1.key }) {
+            guard let input = inputs.first(where: { $0.key == name }) else {
+                problem(.invalidDescriptor, "\(what) sets '\(name)', which is not a declared input.", key: key)
+                continue
+            }
+            if !input.type.accepts(sample) {
+                problem(.invalidDescriptor, "\(what) gives '\(name)' a \(sample.type.rawValue) but the input is declared \(input.type.rawValue).", key: key)
+            }
+        }
+        return object
     }
 }

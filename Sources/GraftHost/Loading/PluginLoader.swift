@@ -188,7 +188,7 @@ struct PluginLoader: Sendable {
         stage(.describe)
         var reader = DescriptorReader(path: path, abiMinor: Int(entry.pointee.abi.minor))
         let componentFactory = getFactory(GRAFT_COMPONENT_FACTORY_ID)?.assumingMemoryBound(to: graft_component_factory_t.self)
-        let components = componentFactory.map { reader.read($0).map(\.0) } ?? []
+        var components = componentFactory.map { reader.read($0).map(\.0) } ?? []
         let validators =
             getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
                 reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self))
@@ -200,6 +200,9 @@ struct PluginLoader: Sendable {
         let permissions =
             abi.minor >= 2
             ? getFactory(GRAFT_PERMISSIONS_ID).map { reader.read($0.assumingMemoryBound(to: graft_permissions_t.self)) } ?? [] : []
+        if abi.minor >= 3, let stories = getFactory(GRAFT_STORIES_ID) {
+            reader.read(stories.assumingMemoryBound(to: graft_stories_t.self), into: &components)
+        }
         guard reader.problems.isEmpty else {
             entry.pointee.deinit?()
             close()

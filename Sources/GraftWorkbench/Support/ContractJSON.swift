@@ -21,6 +21,11 @@ enum ContractJSON {
                 return .object(item)
             }),
         ]
+        object["stories"] = .list(contract.stories.map { story in
+            var item: [String: GraftValue] = ["name": .string(story.name), "config": .object(story.config)]
+            if let description = story.description { item["description"] = .string(story.description ?? description) }
+            return .object(item)
+        })
         if let name = contract.name { object["name"] = .string(name) }
         if let description = contract.description { object["description"] = .string(description) }
         return .object(object)

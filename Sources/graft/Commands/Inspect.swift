@@ -6,7 +6,7 @@ import GraftHost
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show one component's contract and debugConfig.")
+        abstract: "Show one component's contract, debugConfig and stories.")
 
     @Argument(help: ArgumentHelp("The component, as KEY or KEY@VERSION.", valueName: "key[@version]"))
     var component: String

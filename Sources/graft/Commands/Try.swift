@@ -25,6 +25,9 @@ struct Try: ParsableCommand {
     @Option(help: ArgumentHelp("Inputs as a JSON object, instead of the component's debugConfig.", valueName: "json"))
     var config: String?
 
+    @Option(help: ArgumentHelp("A story the component declares: its inputs, instead of the debugConfig (graft inspect lists them).", valueName: "name"))
+    var story: String?
+
     @Option(
         name: .customLong("interact"),
         help: ArgumentHelp("Simulate a user interaction before rendering, as ACTION or ACTION:JSON (repeatable).", valueName: "action"))
@@ -56,6 +59,7 @@ struct Try: ParsableCommand {
 
     func validate() throws {
         if instance != nil, flow == nil { throw ValidationError("--instance needs --flow.") }
+        if story != nil, config != nil || instance != nil { throw ValidationError("--story gives the inputs: leave out --config and --instance.") }
     }
 
     func run() throws {
@@ -63,8 +67,11 @@ struct Try: ParsableCommand {
         let result: SandboxResult
         do throws(GraftError) {
             let wiring = try flow.map { path throws(GraftError) in try FlowWiring(contentsOf: URL(fileURLWithPath: path)) }
+            let reference = try ComponentReference(parsing: component)
+            var inputs = try SandboxSteps.inputs(fromConfig: config)
+            if let story { inputs = try storyInputs(story, of: reference, in: host) }
             let request = SandboxRequest(
-                component: try ComponentReference(parsing: component), inputs: try SandboxSteps.inputs(fromConfig: config),
+                component: reference, inputs: inputs,
                 instance: instance, steps: try SandboxSteps.parse(interactions: interactions, emits: emits),
                 mediaType: html ? .html : .plain, containerSize: ContainerSize(width: width, height: height))
             result = try Sandbox(host: host, flow: wiring).run(request)
@@ -77,5 +84,18 @@ struct Try: ParsableCommand {
         } else {
             Output.line(result.text)
         }
+    }
+
+    /// The inputs of the story `name` of the component `reference` names.
+    private func storyInputs(_ name: String, of reference: ComponentReference, in host: GraftHost) throws(GraftError) -> [String: GraftValue] {
+        let contract = try host.resolve(reference).contract
+        guard let story = contract.story(name) else {
+            let known = contract.stories.map(\.name)
+            throw GraftError(
+                .invalidConfig,
+                "\(contract.reference) has no story '\(name)'; \(known.isEmpty ? "it declares none" : "its stories: \(known.joined(separator: ", "))").",
+                key: contract.reference.description)
+        }
+        return story.config
     }
 }

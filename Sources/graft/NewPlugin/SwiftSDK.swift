@@ -58,6 +58,7 @@ enum SwiftSDK {
         ("Sources/GraftKit/Bridge/Value+CValue.swift", PackageResources.Value_CValue_swift),
         ("Sources/GraftKit/Components/ComponentContext.swift", PackageResources.ComponentContext_swift),
         ("Sources/GraftKit/Components/ComponentProps.swift", PackageResources.ComponentProps_swift),
+        ("Sources/GraftKit/Components/ComponentStory.swift", PackageResources.ComponentStory_swift),
         ("Sources/GraftKit/Components/ContainerSize.swift", PackageResources.ContainerSize_swift),
         ("Sources/GraftKit/Components/CustomComponent.swift", PackageResources.CustomComponent_swift),
         ("Sources/GraftKit/Components/CustomComponentDefinition.swift", PackageResources.CustomComponentDefinition_swift),
