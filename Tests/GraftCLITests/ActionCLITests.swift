@@ -5,7 +5,7 @@ import Testing
 /// `graft action`, as `graft validate` is for validators: the first-party
 /// actions with params and a payload, a failing one, a crashing one (isolated:
 /// graft survives it), text and --json, exit codes 0, 1 and 2.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct ActionCLITests {
     @Test("the first-party actions answer with their variables; a failure exits 1 with its reason")
     func firstParty() async throws {

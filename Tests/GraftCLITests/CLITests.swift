@@ -31,7 +31,7 @@ struct CLITests {
         #expect(ids.isSuperset(of: ["dev.graft.date-picker", "dev.graft.checkout", "com.example.rating"]))
 
         let picker = try #require(plugins.first { $0["id"] as? String == "dev.graft.date-picker" })
-        #expect(picker["abi"] as? String == "1.2")
+        #expect(picker["abi"] as? String == "1.3")
         #expect(picker["status"] as? String == "loaded")
         let components = try #require(picker["components"] as? [[String: Any]])
         let v2 = try #require(components.first { $0["key"] as? String == "date_picker" && $0["version"] as? Int == 2 })

@@ -6,7 +6,7 @@ import Testing
 /// build a C plugin with `pkg-config --cflags graft` alone, check it with the
 /// installed `graft`, which also finds the installed first-party plugins;
 /// then uninstall, leaving nothing behind.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct InstallTests {
     let script = Fixtures.root.appendingPathComponent("Scripts/install.sh")
 

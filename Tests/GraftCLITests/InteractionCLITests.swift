@@ -5,7 +5,7 @@ import Testing
 /// Declared interactions (ABI 1.1) as a tester sees them: `graft inspect` and
 /// `graft list` show them, also when answered from the registry cache, and
 /// `graft try --interact` suggests them for a mistyped name.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct InteractionCLITests {
     @Test("inspect and list show the interactions, list --json twice (the second from the cache); try suggests a declared one")
     func shown() throws {

@@ -6,7 +6,7 @@ import Testing
 /// the command line: `graft list` reports the clash, qualified names reach
 /// each plugin, `--prefer` picks who answers a bare name, `graft validate`
 /// says which plugin answered, and `graft check` warns before the clash.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct NameClashCLITests {
     @Test("list reports the clash, qualified names reach each plugin, --prefer picks the owner, check warns")
     func clash() async throws {

@@ -5,7 +5,7 @@ import Testing
 /// Stories (ABI 1.3) as a tester meets them: `graft inspect` lists them,
 /// `graft list --json` carries them (also from the registry cache), and
 /// `graft try --story NAME` renders one, isolated, or names the ones there are.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct StoryCLITests {
     @Test("inspect lists the paywall's stories; list --json twice carries them; try --story renders one and refuses an unknown one")
     func stories() throws {

@@ -12,7 +12,7 @@ import Glibc
 /// The debug endpoint of a host running in the test process, reached
 /// through its socket as `graft debug attach` reaches it. Every read has a
 /// deadline, so a broken endpoint fails a test instead of hanging it.
-@Suite("Debug endpoint", .serialized, .timeLimit(.minutes(2)))
+@Suite("Debug endpoint", .serialized, .timeLimit(.minutes(10)))
 struct DebugEndpointTests {
     /// A host with the first-party plugins, its log, and the checkout flow.
     struct Running {

@@ -10,7 +10,7 @@ import Glibc
 
 /// The built `graft-example-host` as a user runs it, in one "terminal", and
 /// the built `graft debug attach` (or a `DebugClient`) in another.
-@Suite("Example host and graft debug attach", .serialized, .timeLimit(.minutes(2)))
+@Suite("Example host and graft debug attach", .serialized, .timeLimit(.minutes(10)))
 struct ExampleHostTests {
     /// A running `graft-example-host`, terminated (then killed) when the value goes away.
     final class HostProcess {

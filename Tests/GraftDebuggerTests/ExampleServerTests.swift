@@ -12,7 +12,7 @@ import Glibc
 /// The built `graft-example-server` as its README runs it: it renders the
 /// checkout flow's screens with the first-party plugins, isolated, per
 /// request; its debug endpoint answers; SIGTERM stops it with no child left.
-@Suite("Example server", .serialized, .timeLimit(.minutes(2)))
+@Suite("Example server", .serialized, .timeLimit(.minutes(10)))
 struct ExampleServerTests {
     final class ServerProcess {
         let process = Process()

@@ -97,6 +97,7 @@ struct PluginReportTests {
         #expect(lines[failed + 1].trimmingCharacters(in: .whitespaces).hasPrefix("abi_incompatible: "))
         #expect(text.contains("      outputs      date_selected {date: string, timestamp: number}"))
         #expect(text.contains("      interactions select {date: string}"))
-        #expect(text.contains("  status  loaded · ABI 1.2 · never unloaded (contains Swift)"))
+        #expect(text.contains(#"      story delivery {"label":"Delivery date","min_date":"2027-01-01"}"#), "the debugger lists stories")
+        #expect(text.contains("  status  loaded · ABI 1.3 · never unloaded (contains Swift)"))
     }
 }

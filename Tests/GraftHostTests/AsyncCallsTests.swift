@@ -8,7 +8,7 @@ import Testing
 /// Swift's cooperative threads, a cancelled task gets `call_cancelled` while
 /// the call finishes on its own, and every call kind answers as its
 /// synchronous form does.
-@Suite("Async calls", .serialized, .timeLimit(.minutes(4)))
+@Suite("Async calls", .serialized, .timeLimit(.minutes(10)))
 struct AsyncCallsTests {
     static func host(_ folder: URL, isolation: Isolation = .perPlugin, limits: IsolationLimits = IsolationLimits()) -> GraftHost {
         let host = GraftHost(

@@ -9,7 +9,7 @@ import Testing
 /// and a call that hangs holds only itself. The hostile fixture's `meet` act
 /// waits up to 5 s for as many calls as its target says to be inside it at
 /// once: served one after the other, each says "alone".
-@Suite("Parallel calls", .serialized, .timeLimit(.minutes(4)))
+@Suite("Parallel calls", .serialized, .timeLimit(.minutes(10)))
 struct ParallelCallsTests {
     static func host(_ folder: URL, isolation: Isolation = .perPlugin, limits: IsolationLimits = IsolationLimits(call: .seconds(20)))
         -> GraftHost

@@ -8,7 +8,7 @@ import Testing
 /// debugConfig, read from `graft.stories/1`, carried from a scanner child and
 /// the registry cache like every other part of a contract, and refused by
 /// name when they break graft.h's rules.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct StoriesTests {
     @Test("the first-party plugins' stories reach the contract, in order, the same in process, from a child and from the cache")
     func firstPartyStories() throws {

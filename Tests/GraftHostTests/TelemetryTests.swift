@@ -13,7 +13,7 @@ import Tracing
 /// traced per plugin, failures by code, restarts, quarantines and sandbox
 /// denials. (What it costs a host with no backend, one nil check per call,
 /// is measured by `graft bench components validators`.)
-@Suite("Telemetry", .serialized, .timeLimit(.minutes(4)))
+@Suite("Telemetry", .serialized, .timeLimit(.minutes(10)))
 struct TelemetryTests {
     /// Both backends, bootstrapped once for the whole test process (each
     /// library allows one bootstrap). Hosts other tests make afterwards

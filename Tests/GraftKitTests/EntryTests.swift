@@ -38,7 +38,7 @@ struct EntryTests {
     func initRefusesOtherMajor() {
         let host = FakeHost(abiMajor: 2, abiMinor: 0)
         #expect(!HostSide.entry.pointee.`init`!(host.pointer))
-        #expect(host.logs == ["3 GraftKit: dev.graft.kit-test was built for Graft ABI 1.2; the host speaks 2.0."])
+        #expect(host.logs == ["3 GraftKit: dev.graft.kit-test was built for Graft ABI 1.3; the host speaks 2.0."])
         #expect(!HostSide.entry.pointee.`init`!(nil))
     }
 

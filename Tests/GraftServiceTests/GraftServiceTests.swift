@@ -10,7 +10,7 @@ import Testing
 /// shutdown lets the calls in flight end, stops the debug endpoint, and
 /// leaves no child process behind; a call that outlives the grace period
 /// fails with `host_shut_down`, and so does every call after.
-@Suite("Graft as a service", .serialized, .timeLimit(.minutes(2)))
+@Suite("Graft as a service", .serialized, .timeLimit(.minutes(10)))
 struct GraftServiceTests {
     static let logger = Logger(label: "graft.test", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -10,7 +10,7 @@ import Testing
 /// plugin report, component sessions (controls, interactions, events), the
 /// sandbox, validators and actions, and the live channel.
 extension WorkbenchTests {
-    @Suite("Workbench: JSON API", .timeLimit(.minutes(3)))
+    @Suite("Workbench: JSON API", .timeLimit(.minutes(10)))
     struct WorkbenchAPITests {
         /// A plugins folder with the widget, the echo plugin (validators, an
         /// action) and one plugin that fails to load.
@@ -42,7 +42,7 @@ extension WorkbenchTests {
                 let ids = report["plugins"]?.listValue?.compactMap { $0["id"]?.stringValue }
                 #expect(ids == ["test.echo", "test.widget"])
                 let widget = try #require(report["plugins"]?.listValue?.first { $0["id"] == "test.widget" })
-                #expect(widget["abi"] == "1.2")
+                #expect(widget["abi"] == "1.3")
                 #expect(widget["permissions"]?.listValue?.isEmpty == true)
                 #expect(report["sandbox"]?["mode"]?.stringValue != nil, "the page says which sandbox is in force")
                 #expect(widget["version"] == "1.0.0")

@@ -10,7 +10,7 @@ import Testing
 /// the workbench's, and is left out. axe comes from PyPI (axe-core-python,
 /// which carries axe.min.js); `Scripts/prerequisites.sh --browser` installs it.
 extension WorkbenchTests {
-    @Suite("Workbench: accessibility (axe-core)", .timeLimit(.minutes(5)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
+    @Suite("Workbench: accessibility (axe-core)", .timeLimit(.minutes(10)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
     struct WorkbenchAccessibilityTests {
         static let pages = [
             "#/plugins", "#/component/date_picker@2", "#/component/paywall@1", "#/try", "#/try/validator/luhn",

@@ -10,7 +10,7 @@ import Testing
 /// CI these always run; elsewhere they are skipped, saying why, when Debian's
 /// chromium and chromium-driver are not installed.
 extension WorkbenchTests {
-    @Suite("Workbench: in Chromium", .timeLimit(.minutes(5)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
+    @Suite("Workbench: in Chromium", .timeLimit(.minutes(10)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
     struct WorkbenchBrowserTests {
         /// Where screenshots go: a folder a person can open after the run.
         static let screenshots: URL = {

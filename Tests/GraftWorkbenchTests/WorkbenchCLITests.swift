@@ -11,7 +11,7 @@ import Glibc
 /// `graft workbench` as a person starts it: it prints a URL with a token,
 /// serves it, and stops cleanly on SIGTERM or Ctrl-C, leaving no child behind.
 extension WorkbenchTests {
-    @Suite("Workbench: the graft workbench command", .timeLimit(.minutes(3)))
+    @Suite("Workbench: the graft workbench command", .timeLimit(.minutes(10)))
     struct WorkbenchCLITests {
         /// A running `graft workbench`: its output goes to a file read as it grows.
         final class Server: @unchecked Sendable {

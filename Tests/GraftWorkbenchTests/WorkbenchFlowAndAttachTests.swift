@@ -9,7 +9,7 @@ import Testing
 /// `--flow`: a flow run screen by screen with its transcript. `--attach`: a
 /// running host's plugins and live action log through its debug endpoint.
 extension WorkbenchTests {
-    @Suite("Workbench: flows and attach", .timeLimit(.minutes(3)))
+    @Suite("Workbench: flows and attach", .timeLimit(.minutes(10)))
     struct WorkbenchFlowAndAttachTests {
         static let flow = #"""
             {

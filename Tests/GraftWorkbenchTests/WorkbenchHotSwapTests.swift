@@ -9,7 +9,7 @@ import Testing
 /// re-renders every open session with its inputs kept, pushed on the live
 /// channel; a refused build is announced and the old build keeps serving.
 extension WorkbenchTests {
-    @Suite("Workbench: hot swap", .timeLimit(.minutes(3)))
+    @Suite("Workbench: hot swap", .timeLimit(.minutes(10)))
     struct WorkbenchHotSwapTests {
         /// A workbench watching a folder that holds the widget plugin, and its live channel.
         static func widgetWorkbench(_ scratch: borrowing Scratch) async throws -> (URL, RunningWorkbench, LiveProbe) {

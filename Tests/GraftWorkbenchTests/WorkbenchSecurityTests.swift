@@ -9,7 +9,7 @@ import Testing
 /// and (when sent) Origin; every answer carries the content security policy;
 /// nothing outside the app is served.
 extension WorkbenchTests {
-    @Suite("Workbench: security", .timeLimit(.minutes(3)))
+    @Suite("Workbench: security", .timeLimit(.minutes(10)))
     struct WorkbenchSecurityTests {
         /// A workbench with the widget plugin, for the duration of `body`.
         static func withWorkbench(_ body: (RunningWorkbench) async throws -> Void) async throws {

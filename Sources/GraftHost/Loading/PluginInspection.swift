@@ -80,6 +80,9 @@ package enum PluginInspection {
             actions = getFactory(GRAFT_ACTION_FACTORY_ID).map {
                 reader.contracts($0.assumingMemoryBound(to: graft_action_factory_t.self))
             } ?? []
+            if abiMinor >= 3, let stories = getFactory(GRAFT_STORIES_ID) {
+                reader.read(stories.assumingMemoryBound(to: graft_stories_t.self), into: &components)
+            }
             problems = reader.problems
         }
 
