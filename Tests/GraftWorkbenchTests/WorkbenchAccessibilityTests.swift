@@ -1,4 +1,5 @@
 import Foundation
+import GraftDebugger
 import GraftHost
 import GraftTestSupport
 import GraftWebDriver
@@ -14,7 +15,7 @@ extension WorkbenchTests {
     struct WorkbenchAccessibilityTests {
         static let pages = [
             "#/plugins", "#/component/date_picker@2", "#/component/paywall@1", "#/try", "#/try/validator/luhn",
-            "#/try/action/format_currency", "#/log", "#/flow",
+            "#/try/action/format_currency", "#/log", "#/flow", "#/attach",
         ]
 
         @Test("every page kind: no serious or critical axe issue", arguments: [false, true])
@@ -26,9 +27,18 @@ extension WorkbenchTests {
             for plugin in ["DatePicker", "Checkout"] {
                 try FileManager.default.copyItem(at: try BuildProducts.plugin(plugin), to: folder.appendingPathComponent("lib\(plugin).so"))
             }
+            // A running host to attach to, for the Attached host page.
+            let remote = GraftHost(
+                configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("remote-cache").path),
+                logger: quietLogger)
+            remote.loadPlugins()
+            let sockets = scratch.url.appendingPathComponent("run")
+            try FileManager.default.createDirectory(at: sockets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let endpoint = try remote.openDebugEndpoint(socketPath: sockets.appendingPathComponent("d.sock").path, log: ActionLog())
+            defer { endpoint.close() }
             let running = try await RunningWorkbench.start(
                 plugins: folder, cache: scratch.file("cache"), flow: Fixtures.root.appendingPathComponent("Examples/flows/checkout.json").path,
-                watches: false)
+                attach: endpoint.socketPath, watches: false)
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
             try await offPool {
@@ -49,6 +59,7 @@ extension WorkbenchTests {
                         try browser.wait(for: "the render of \(page)", "return !!document.getElementById('render-frame') || !!document.getElementById('error-card')")
                     }
                     if page == "#/flow" { try browser.wait(for: "the flow's screen", "return !!document.querySelector('#flow-screen .flow-instance')") }
+                    if page == "#/attach" { try browser.wait(for: "the attached host's plugins", "return document.getElementById('view').textContent.includes('dev.graft.checkout')") }
                     if page == "#/component/paywall@1" { try WorkbenchBrowserTests.saveScreenshot(browser, "paywall\(dark ? "-dark" : "")") }
                     let issues = try Self.seriousIssues(browser, axe: axe)
                     #expect(issues.isEmpty, "\(page)\(dark ? " (dark)" : ""): \(issues.joined(separator: "\n"))")

@@ -230,6 +230,14 @@ extension WorkbenchTests {
                     ("#/component/widget@1", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('widget:') === true"),
                     ("#/try", "return !!document.getElementById('validator')"),
                     ("#/log", "return !!document.getElementById('records')"),
+                    // A component given a desktop-wide container: its frame scrolls inside the canvas, not the page.
+                    ("#/component/paywall@1", """
+                        const size = document.getElementById('canvas-size');
+                        if (size && size.value !== 'desktop' && document.getElementById('render-frame')) {
+                          size.value = 'desktop'; size.dispatchEvent(new Event('change'));
+                        }
+                        return (document.getElementById('render-frame') || {}).srcdoc?.includes('max-width:1280px') === true
+                        """),
                 ] {
                     try browser.navigate(url + page)
                     try browser.wait(for: "page '\(page)'", ready)
