@@ -375,7 +375,7 @@ extension GraftHost {
     @discardableResult
     public func clearQuarantine(pluginAt path: String? = nil) -> [String] {
         guard let cache else { return [] }
-        let realPath = path.map { SearchPath.realPath($0) ?? $0 }
+        let realPath = path.map { FilePaths.realPath($0) ?? $0 }
         let lifted = cache.clearQuarantine(realPath)
         saveCache()
         return lifted
