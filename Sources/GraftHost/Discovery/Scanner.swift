@@ -70,7 +70,8 @@ final class Scanner: @unchecked Sendable {
 
     /// Starts a child, without waiting for its hello. Called with `lock` held.
     private func start() throws(GraftError) {
-        child = try ChildProcess(executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger)
+        child = try ChildProcess(
+            executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger)
         greeted = false
         lastProgress = nil
         answered = 0

@@ -42,7 +42,9 @@ package enum PluginInspection {
     }
 
     /// `load(_:logger:)` with the mapping chosen (`graft check` in process maps the descriptor's name).
-    static func load(_ file: PluginFile, mapping: PluginLoader.Mapping, logger: Logger) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
+    static func load(
+        _ file: PluginFile, mapping: PluginLoader.Mapping, logger: Logger
+    ) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
         switch PluginLoader(logger: logger).open(file, mapping: mapping, images: ImageStore()) {
         case .failure(let problems):
             return (nil, problems.errors)
@@ -73,8 +75,10 @@ package enum PluginInspection {
         /// names the plugin in problems.
         package init(reading getFactory: (String) -> UnsafeRawPointer?, path: String, abiMinor: Int) {
             var reader = DescriptorReader(path: path, abiMinor: abiMinor)
-            components = reader.read(getFactory(GRAFT_COMPONENT_FACTORY_ID), as: graft_component_factory_t.self).map(\.0)
-            validators = reader.read(getFactory(GRAFT_VALIDATOR_FACTORY_ID), as: graft_validator_factory_t.self).map(\.0)
+            components = reader.read(getFactory(GRAFT_COMPONENT_FACTORY_ID), as: graft_component_factory_t.self)
+                .map(\.0)
+            validators = reader.read(getFactory(GRAFT_VALIDATOR_FACTORY_ID), as: graft_validator_factory_t.self)
+                .map(\.0)
             actions = reader.read(getFactory(GRAFT_ACTION_FACTORY_ID), as: graft_action_factory_t.self).map(\.0)
             problems = reader.problems
         }

@@ -149,7 +149,9 @@ final class InstanceCore: @unchecked Sendable {
     /// image stays loaded until the old instance is destroyed: the old side
     /// holds its component.
     @discardableResult
-    private func replace(_ live: inout Live, with component: RegisteredComponent, inputs: [String: GraftValue]) throws(GraftError) -> Bool {
+    private func replace(
+        _ live: inout Live, with component: RegisteredComponent, inputs: [String: GraftValue]
+    ) throws(GraftError) -> Bool {
         guard let old = live.side else { throw closedError(live.component) }
         let state = old.saveState()
         context.component = component

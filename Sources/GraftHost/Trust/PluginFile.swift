@@ -85,11 +85,14 @@ package final class PluginFile: @unchecked Sendable {
         guard fstat(descriptor, &status) == 0 else {
             throw refuse(.pluginNotFound, "\(path) cannot be examined: \(String(cString: strerror(errno))).")
         }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw refuse(.notASharedLibrary, "\(path) is not a regular file.") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw refuse(.notASharedLibrary, "\(path) is not a regular file.")
+        }
         // Root can read a file of mode 000, but a plugin nobody may read is
         // not meant to be loaded: refuse it the same way for every user.
         guard status.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0 else {
-            throw refuse(.permissionDenied, "\(path) cannot be read: its mode grants no read permission (chmod a+r to load it).")
+            throw refuse(
+                .permissionDenied, "\(path) cannot be read: its mode grants no read permission (chmod a+r to load it).")
         }
         guard Int64(status.st_size) <= Self.maximumSize else {
             throw refuse(

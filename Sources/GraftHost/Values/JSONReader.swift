@@ -97,7 +97,9 @@ enum JSONReader {
         private mutating func object(depth: Int) -> GraftValue? {
             var members: [String: GraftValue] = [:]
             let read = elements(depth: depth, closedBy: UInt8(ascii: "}")) { cursor in
-                guard !cursor.atEnd, cursor.current == UInt8(ascii: "\""), let key = cursor.string() else { return false }
+                guard !cursor.atEnd, cursor.current == UInt8(ascii: "\""), let key = cursor.string() else {
+                    return false
+                }
                 cursor.skipSpace()
                 guard !cursor.atEnd, cursor.current == UInt8(ascii: ":") else { return false }
                 cursor.index += 1
