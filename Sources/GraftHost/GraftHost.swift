@@ -156,10 +156,11 @@ public final class GraftHost: Sendable {
     /// child is the same for every plugin in it).
     func runner(for info: PluginDescription) -> PluginRunner? {
         guard isolates, let scanner else { return nil }
-        let makeRunner = { [weak self] (id: String?) -> PluginRunner in
+        // A runner for the plugin `id` (nil: shared), kept in `runners`.
+        let make = { [weak self] (id: String?) -> PluginRunner in
             let limits = self?.configuration.limits ?? IsolationLimits()
             let settings = self?.sandboxSettings ?? SandboxSettings()
-            return PluginRunner(
+            let runner = PluginRunner(
                 executable: scanner.executable,
                 limits: PluginRunner.Limits(
                     call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
@@ -175,9 +176,6 @@ public final class GraftHost: Sendable {
                 report: { [weak self] plugin, denials in
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call")
                 })
-        }
-        let make = { [weak self] (id: String?) -> PluginRunner in
-            let runner = makeRunner(id)
             self?.runners.withLock { runners in
                 runners.removeAll { $0.value == nil }
                 runners.append(Weak(runner))

@@ -69,7 +69,7 @@ struct TrustTests {
         chmod(folder.path, 0o755)  // a refusal is never remembered
         #expect(try host.load(pluginAt: empty.path).id == "test.empty")
 
-        // A trusted verdict is kept for a moment (TrustedFolders.lifetime), then checked again.
+        // A trusted verdict is kept for a moment (TrustGate.trustedLifetime), then checked again.
         chmod(folder.path, 0o777)
         // Each try loads a new copy (a loaded file is not checked again):
         // refused with duplicate_plugin while the folder is still trusted.

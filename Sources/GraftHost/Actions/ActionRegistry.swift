@@ -85,7 +85,6 @@ private final class ActionRecorder {
     var variables: [String: GraftValue] = [:]
     var result: GraftValue?
     var error: String?
-    var logs: [(UInt32, String)] = []
 }
 
 extension GraftHost {
@@ -126,10 +125,7 @@ extension GraftHost {
         context.set_error = { context, message in
             ActionRecorder.from(context)?.error = message.map { String(cString: $0) }
         }
-        context.log = { context, level, message in
-            guard let message else { return }
-            ActionRecorder.from(context)?.logs.append((level, String(cString: message)))
-        }
+        context.log = { _, _, _ in }  // an action's log lines are not kept
         let invoke = descriptor.pointee.invoke!
         let ok = withUnsafePointer(to: &context) { context in
             GraftValue.object(params).withCValue { params in

@@ -40,14 +40,8 @@ enum DriftCheck {
         return (forwarded, warnings)
     }
 
-    /// Warnings for an emitted event: undeclared, or a payload off its schema.
-    static func check(
-        event: String, payload: GraftValue?, against contract: ComponentContract, instanceID: String
-    ) -> [GraftWarning] {
-        check(event: event, payload: payload, declared: contract.output(event), of: contract.reference, instanceID: instanceID)
-    }
-
-    /// `check` given what the contract declares for `event` (nil: nothing).
+    /// Warnings for an emitted event, given what the contract declares for
+    /// `event` (nil: nothing): undeclared, or a payload off its schema.
     /// Every emit calls it: passing the one output, not the contract,
     /// spares a copy of the whole contract per event.
     static func check(
@@ -99,12 +93,6 @@ extension ComponentContract {
     /// raises against this contract: the host's own rule, for runners that
     /// feed events themselves.
     package func warnings(forEvent event: String, payload: GraftValue?, instanceID: String) -> [GraftWarning] {
-        DriftCheck.check(event: event, payload: payload, against: self, instanceID: instanceID)
-    }
-
-    /// How `inputs` bind to this contract: what the component receives and
-    /// the warnings (mistyped inputs dropped, undeclared ones forwarded).
-    package func bind(_ inputs: [String: GraftValue], instanceID: String) -> (forwarded: [String: GraftValue], warnings: [GraftWarning]) {
-        DriftCheck.bind(inputs, to: self, instanceID: instanceID)
+        DriftCheck.check(event: event, payload: payload, declared: output(event), of: reference, instanceID: instanceID)
     }
 }

@@ -281,11 +281,7 @@ extension GraftHost {
             info.imagePath = file.realPath
             return info
         case .refused(let errors):
-            var first = errors[0]
-            if errors.count > 1 {
-                first.message += " (and \(errors.count - 1) more problem\(errors.count == 2 ? "" : "s"); `graft check \(file.path)` lists them)"
-            }
-            throw first
+            throw PluginLoader.Problems(errors: errors).first(path: file.path)
         case .crashed(let error):
             cache?.record(file.realPath, file.identity, .quarantined(error), hash: hash)
             throw error
@@ -379,7 +375,7 @@ extension GraftHost {
     @discardableResult
     public func clearQuarantine(pluginAt path: String? = nil) -> [String] {
         guard let cache else { return [] }
-        let realPath = path.map { SearchPath.realPath($0) ?? $0 }
+        let realPath = path.map { FilePaths.realPath($0) ?? $0 }
         let lifted = cache.clearQuarantine(realPath)
         saveCache()
         return lifted

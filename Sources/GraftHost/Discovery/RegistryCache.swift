@@ -83,29 +83,19 @@ final class RegistryCache: @unchecked Sendable {
 
     // MARK: Entries
 
+    /// What the cache holds for `realPath` while its file is still `identity`.
     func lookup(_ realPath: String, _ identity: FileIdentity) -> Outcome? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let entry = entries[realPath], entry.identity == identity else { return nil }
-        return entry.outcome
-    }
-
-    func hash(of realPath: String, _ identity: FileIdentity) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let entry = entries[realPath], entry.identity == identity else { return nil }
-        return entry.hash
+        lock.withLock { entries[realPath].flatMap { $0.identity == identity ? $0.outcome : nil } }
     }
 
     /// Keeps `hash` with the entry of `realPath` while the file is unchanged,
     /// so locked hosts hash each file once.
     func remember(hash: String, of realPath: String, _ identity: FileIdentity) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard var entry = entries[realPath], entry.identity == identity else { return }
-        entry.hash = hash
-        entries[realPath] = entry
-        changed = true
+        lock.withLock {
+            guard entries[realPath]?.identity == identity else { return }
+            entries[realPath]!.hash = hash
+            changed = true
+        }
     }
 
     func record(_ realPath: String, _ identity: FileIdentity, _ outcome: Outcome, hash: String? = nil) {
@@ -122,11 +112,11 @@ final class RegistryCache: @unchecked Sendable {
 
     /// Every quarantined file, by real path.
     var quarantined: [(realPath: String, error: GraftError)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries.values.compactMap { entry in
-            if case .quarantined(let error) = entry.outcome { (entry.realPath, error) } else { nil }
-        }.sorted { $0.realPath < $1.realPath }
+        lock.withLock {
+            entries.values.compactMap { entry in
+                if case .quarantined(let error) = entry.outcome { (entry.realPath, error) } else { nil }
+            }.sorted { $0.realPath < $1.realPath }
+        }
     }
 
     /// Lifts the quarantine of `realPath`, or of every file; returns the real paths lifted.

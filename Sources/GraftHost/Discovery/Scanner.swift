@@ -57,26 +57,21 @@ final class Scanner: @unchecked Sendable {
     }
 
     /// The host's descriptors for the running child (for tests).
-    var childDescriptors: [Int32] {
-        lock.lock()
-        defer { lock.unlock() }
-        return child?.descriptors ?? []
-    }
+    var childDescriptors: [Int32] { lock.withLock { child?.descriptors ?? [] } }
 
     /// The running child's process id, if one runs (for tests).
-    var childPID: pid_t? {
-        lock.lock()
-        defer { lock.unlock() }
-        return child?.pid
-    }
+    var childPID: pid_t? { lock.withLock { child?.pid } }
 
     /// Starts the child now, without waiting for its hello, so that it starts
     /// while the caller opens and checks the files it will send.
     func startAhead() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard child == nil else { return }
-        child = try? ChildProcess(executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger)
+        lock.withLock { if child == nil { try? start() } }
+    }
+
+    /// Starts a child, without waiting for its hello. Called with `lock` held.
+    private func start() throws(GraftError) {
+        child = try ChildProcess(
+            executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger)
         greeted = false
         lastProgress = nil
         answered = 0
@@ -170,36 +165,19 @@ final class Scanner: @unchecked Sendable {
 
     /// The running child, started if needed; nil if it cannot start.
     private func running() -> ChildProcess? {
-        if let child {
-            if greeted { return child }
-            do throws(GraftError) {
-                try child.awaitHello(onOutput: { self.logger.notice("scanner: \($0)") })
-                greeted = true
-                return child
-            } catch {
-                self.child = nil
-                noteStartFailure(error)
-                return nil
-            }
-        }
         do throws(GraftError) {
-            let started = try ChildProcess.startGraftChild(
-                executable: executable, arguments: ["scan"], progress: true, sandbox: sandbox, logger: logger,
-                onOutput: { self.logger.notice("scanner: \($0)") })
-            child = started
-            greeted = true
-            lastProgress = nil
-            answered = 0
-            return started
+            if child == nil { try start() }
+            if !greeted {
+                try child!.awaitHello(onOutput: { self.logger.notice("scanner: \($0)") })
+                greeted = true
+            }
+            return child
         } catch {
-            noteStartFailure(error)
+            child = nil
+            logger.error("\(error)")
+            startFailureValue.withLock { $0 = error }
             return nil
         }
-    }
-
-    private func noteStartFailure(_ error: GraftError) {
-        logger.error("\(error)")
-        startFailureValue.withLock { $0 = error }
     }
 
     /// Why the last child could not start, if it could not.
@@ -245,19 +223,16 @@ final class Scanner: @unchecked Sendable {
                 return abandon(child, file, "answered request \(header.id) while \(id) was asked")
             case .violation(let reason):
                 return abandon(child, file, "broke the protocol (\(reason))")
-            case .closed:
+            case let ending:  // .closed or .timedOut
                 self.child = nil
                 if let raw = child.latestProgress() ?? lastProgress, let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
                 lastProgress = nil
-                let ended = child.termination()
-                return .crashed(GraftError(
-                    .pluginCrashed,
-                    "\(file.path) crashed the scanner: it \(ended) \(stage). It is never loaded in process; `graft check --no-scanner \(file.path)` under gdb or valgrind shows where.",
-                    path: file.path, symbol: stage.symbol))
-            case .timedOut:
-                self.child = nil
-                if let raw = child.latestProgress() ?? lastProgress, let reached = PluginLoader.Stage(rawValue: raw) { stage = reached }
-                lastProgress = nil
+                if case .closed = ending {
+                    return .crashed(GraftError(
+                        .pluginCrashed,
+                        "\(file.path) crashed the scanner: it \(child.termination()) \(stage). It is never loaded in process; `graft check --no-scanner \(file.path)` under gdb or valgrind shows where.",
+                        path: file.path, symbol: stage.symbol))
+                }
                 child.stop()
                 return .crashed(GraftError(
                     .pluginTimeout,

@@ -133,9 +133,9 @@ extension GraftHost {
                 continue
             }
             do throws(GraftError) {
-                let outcome = try instance.move(to: replacement)
-                recreated.append(.init(instanceID: instance.id, component: reference, stateCarried: outcome == .stateCarried))
-                if outcome == .startedFresh {
+                let carried = try instance.move(to: replacement)
+                recreated.append(.init(instanceID: instance.id, component: reference, stateCarried: carried))
+                if !carried {
                     logger.info("instance '\(instance.id)' of \(reference) was recreated without its state.")
                 }
             } catch {

@@ -501,23 +501,22 @@ package final class ChildProcess: @unchecked Sendable {
     package func finish(grace: Duration = .milliseconds(200)) -> Termination {
         if let reaped { return reaped }
         shutdown(channel, Int32(SHUT_WR))
-        let deadline = ContinuousClock.now + grace
-        while ContinuousClock.now < deadline {
-            if let termination = reap(blocking: false) { return termination }
-            usleep(1000)
-        }
-        return stop()
+        return reap(within: grace, polling: 1000)
     }
 
     /// How the child ended, once it has: after `receive` says `.closed`, the
     /// child may still be exiting, so this waits up to `grace` before
     /// killing it.
     package func termination(grace: Duration = .seconds(1)) -> Termination {
-        if let reaped { return reaped }
+        reaped ?? reap(within: grace, polling: 500)
+    }
+
+    /// Reaps the child once it has exited (looking every `polling` µs), or kills it past `grace`.
+    private func reap(within grace: Duration, polling: UInt32) -> Termination {
         let deadline = ContinuousClock.now + grace
         while ContinuousClock.now < deadline {
             if let termination = reap(blocking: false) { return termination }
-            usleep(500)
+            usleep(polling)
         }
         return stop()
     }

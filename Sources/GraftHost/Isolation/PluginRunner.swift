@@ -202,15 +202,20 @@ final class PluginRunner: @unchecked Sendable {
         deadline: Duration? = nil, context: InstanceContext? = nil, then follower: (kind: Wire.Kind, payload: [UInt8])? = nil,
         _ payload: (inout WireWriter, _ slot: UInt32) -> Void
     ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
-        var events: [Event] = []
-        lock.lock()
-        let result = Result { () throws(GraftError) in
+        try withEvents { (events) throws(GraftError) in
             try callLocked(
                 kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, follower: follower,
                 events: &events, payload)
         }
+    }
+
+    /// Runs `body` with `lock` held, then delivers the events it gathered:
+    /// outside the lock, since a handler may call into the same plugin.
+    private func withEvents<T>(_ body: (inout [Event]) throws(GraftError) -> T) throws(GraftError) -> T {
+        var events: [Event] = []
+        lock.lock()
+        let result = Result { () throws(GraftError) in try body(&events) }
         lock.unlock()
-        // Outside the lock: a handler may call into the same plugin.
         for event in events { event.deliver() }
         return try result.get()
     }
@@ -403,9 +408,7 @@ final class PluginRunner: @unchecked Sendable {
     /// if it came already. Fails with `plugin_restarted` if `instance`'s
     /// child is gone, as `call` does.
     func collect(_ id: UInt32, plugin: LoadedPlugin, what: String, instance: Instance) throws(GraftError) -> Answer {
-        var events: [Event] = []
-        lock.lock()
-        let result = Result { () throws(GraftError) -> Answer in
+        try withEvents { (events) throws(GraftError) -> Answer in
             guard instance.generation == generation, let child else {
                 throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
             }
@@ -419,9 +422,6 @@ final class PluginRunner: @unchecked Sendable {
             }
             return try waitForAnswer(request, on: child, events: &events)
         }
-        lock.unlock()
-        for event in events { event.deliver() }
-        return try result.get()
     }
 
     /// Gives up on a pipelined answer: it is skipped when it arrives.

@@ -61,11 +61,12 @@ struct DescriptorReader {
         }
     }
 
-    /// The contracts `read(_:)` gives, for the conformance checker, which
-    /// reads a plugin's factories a second time.
-    mutating func contracts(_ factory: UnsafePointer<graft_component_factory_t>) -> [ComponentContract] { read(factory).map(\.0) }
-    mutating func contracts(_ factory: UnsafePointer<graft_validator_factory_t>) -> [ValidatorContract] { read(factory).map(\.0) }
-    mutating func contracts(_ factory: UnsafePointer<graft_action_factory_t>) -> [ActionContract] { read(factory).map(\.0) }
+    /// `read(_:)` of the factory `pointer` points to, if there is one.
+    mutating func read<Factory: DescriptorFactory>(
+        _ pointer: UnsafeRawPointer?, as _: Factory.Type
+    ) -> [(Factory.Contract, UnsafePointer<Factory.Descriptor>)] {
+        pointer.map { read($0.assumingMemoryBound(to: Factory.self)) } ?? []
+    }
 
     mutating func readFields(
         _ pointer: UnsafePointer<graft_field_t>?, count: UInt32, what: String, allowObject: Bool, key: String?

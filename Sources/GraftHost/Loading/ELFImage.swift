@@ -11,17 +11,10 @@ struct ELFImage: Sendable {
     /// The libraries it depends on (DT_NEEDED).
     var needed: [String]
     /// How `graft_entry` appears in the dynamic symbol table.
-    var entry: EntrySymbol
+    var entry: PluginInspection.EntrySymbol
     /// Every defined global or weak dynamic symbol; filled only when asked
     /// for (`exportedSymbols(of:)`): a Swift plugin has thousands.
     var exports: [String] = []
-
-    enum EntrySymbol: Sendable, Equatable {
-        case function
-        case missing
-        /// Exported, but not as a function (STT_OBJECT, say): calling it would jump into data.
-        case notAFunction(type: UInt8)
-    }
 
     private static let entryName = Array("graft_entry".utf8)
     private static let swiftSectionPrefix = Array("swift5_".utf8)
@@ -136,7 +129,7 @@ struct ELFImage: Sendable {
         }
         if needed.contains(where: { $0.hasPrefix("libswiftCore.so") }) { containsSwift = true }
 
-        var entrySymbol = EntrySymbol.missing
+        var entrySymbol = PluginInspection.EntrySymbol.missing
         var exports: [String] = []
         for section in sections where section.type == 11 /* SHT_DYNSYM */ && section.link < sections.count {
             let symbols = try contents(section, "dynamic symbol table")

@@ -33,15 +33,9 @@ extension GraftHost {
     ) throws(GraftError) -> InProcessRegistration {
         let path = "in-process:\(id)"
         var reader = DescriptorReader(path: path)
-        let components = componentFactory.map {
-            reader.read($0.assumingMemoryBound(to: graft_component_factory_t.self)).map(\.0)
-        } ?? []
-        let validators = validatorFactory.map {
-            reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self))
-        } ?? []
-        let actions = actionFactory.map {
-            reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self))
-        } ?? []
+        let components = reader.read(componentFactory, as: graft_component_factory_t.self).map(\.0)
+        let validators = reader.read(validatorFactory, as: graft_validator_factory_t.self)
+        let actions = reader.read(actionFactory, as: graft_action_factory_t.self)
         if let first = reader.problems.first { throw first }
         let info = PluginDescription(
             id: id, version: version, name: name, vendor: nil, description: "registered in-process",

@@ -52,18 +52,7 @@ extension GraftHost {
                 logger.warning("the scanner could not start; checking \(path) in this process.")
             }
         }
-        switch PluginLoader(logger: logger).open(file, mapping: .descriptorName, images: ImageStore()) {
-        case .failure(let problems):
-            return PluginCheck(path: path, plugin: nil, problems: problems.errors)
-        case .success(let plugin):
-            // Kept mapped: the plugin's own threads may still run in it.
-            plugin.staysMapped.store(true, ordering: .relaxed)
-            do throws(GraftError) {
-                _ = try ValidatorRegistry().prepare(plugin)
-            } catch {
-                return PluginCheck(path: path, plugin: nil, problems: [error])
-            }
-            return PluginCheck(path: path, plugin: plugin.info, problems: [])
-        }
+        let (plugin, problems) = PluginInspection.load(file, mapping: .descriptorName, logger: logger)
+        return PluginCheck(path: path, plugin: plugin?.info, problems: problems)
     }
 }

@@ -11,17 +11,13 @@ package enum PluginInspection {
     package enum EntrySymbol: Sendable, Equatable {
         case function
         case missing
-        /// Exported, but not as a function: calling it would jump into data.
+        /// Exported, but not as a function (STT_OBJECT, say): calling it would jump into data.
         case notAFunction(type: UInt8)
     }
 
     /// How the file exports `graft_entry`; throws `not_a_shared_library`.
     package static func entrySymbol(of file: PluginFile) throws(GraftError) -> EntrySymbol {
-        switch try ELFImage(file: file).entry {
-        case .function: .function
-        case .missing: .missing
-        case .notAFunction(let type): .notAFunction(type: type)
-        }
+        try ELFImage(file: file).entry
     }
 
     /// The names the image exports (defined, global or weak dynamic symbols).
@@ -42,10 +38,18 @@ package enum PluginInspection {
     /// descriptor, the native signatures prepared; or, with no plugin, every
     /// problem found. Never unloaded: the caller's process ends with `_exit`.
     package static func load(_ file: PluginFile, logger: Logger) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
-        switch PluginLoader(logger: logger).open(file, mapping: ChildSandbox.mapping(copy: false), images: ImageStore()) {
+        load(file, mapping: ChildSandbox.mapping(copy: false), logger: logger)
+    }
+
+    /// `load(_:logger:)` with the mapping chosen (`graft check` in process maps the descriptor's name).
+    static func load(
+        _ file: PluginFile, mapping: PluginLoader.Mapping, logger: Logger
+    ) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
+        switch PluginLoader(logger: logger).open(file, mapping: mapping, images: ImageStore()) {
         case .failure(let problems):
             return (nil, problems.errors)
         case .success(let plugin):
+            // Kept mapped: the plugin's own threads may still run in it.
             plugin.staysMapped.store(true, ordering: .relaxed)
             do throws(GraftError) {
                 _ = try ValidatorRegistry().prepare(plugin)
@@ -71,15 +75,11 @@ package enum PluginInspection {
         /// names the plugin in problems.
         package init(reading getFactory: (String) -> UnsafeRawPointer?, path: String, abiMinor: Int) {
             var reader = DescriptorReader(path: path, abiMinor: abiMinor)
-            components = getFactory(GRAFT_COMPONENT_FACTORY_ID).map {
-                reader.contracts($0.assumingMemoryBound(to: graft_component_factory_t.self))
-            } ?? []
-            validators = getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
-                reader.contracts($0.assumingMemoryBound(to: graft_validator_factory_t.self))
-            } ?? []
-            actions = getFactory(GRAFT_ACTION_FACTORY_ID).map {
-                reader.contracts($0.assumingMemoryBound(to: graft_action_factory_t.self))
-            } ?? []
+            components = reader.read(getFactory(GRAFT_COMPONENT_FACTORY_ID), as: graft_component_factory_t.self)
+                .map(\.0)
+            validators = reader.read(getFactory(GRAFT_VALIDATOR_FACTORY_ID), as: graft_validator_factory_t.self)
+                .map(\.0)
+            actions = reader.read(getFactory(GRAFT_ACTION_FACTORY_ID), as: graft_action_factory_t.self).map(\.0)
             if abiMinor >= 3, let stories = getFactory(GRAFT_STORIES_ID) {
                 reader.read(stories.assumingMemoryBound(to: graft_stories_t.self), into: &components)
             }

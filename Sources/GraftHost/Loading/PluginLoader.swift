@@ -47,16 +47,21 @@ struct PluginLoader: Sendable {
         case .success(let plugin):
             return plugin
         case .failure(let problems):
-            var first = problems.errors[0]
-            if problems.errors.count > 1 {
-                first.message += " (and \(problems.errors.count - 1) more problem\(problems.errors.count == 2 ? "" : "s"); `graft check \(file.path)` lists them)"
-            }
-            throw first
+            throw problems.first(path: file.path)
         }
     }
 
     struct Problems: Error {
         var errors: [GraftError]
+
+        /// The first problem, its message counting the others.
+        func first(path: String) -> GraftError {
+            var first = errors[0]
+            if errors.count > 1 {
+                first.message += " (and \(errors.count - 1) more problem\(errors.count == 2 ? "" : "s"); `graft check \(path)` lists them)"
+            }
+            return first
+        }
     }
 
     /// Loads `file` and collects every problem found. `stage` hears each
@@ -66,6 +71,10 @@ struct PluginLoader: Sendable {
     ) -> Result<LoadedPlugin, Problems> {
         func fail(_ error: GraftError) -> Result<LoadedPlugin, Problems> { .failure(Problems(errors: [error])) }
         let path = file.path
+        let noEntry = GraftError(
+            .entrySymbolMissing,
+            "\(path) does not export '\(GRAFT_ENTRY_SYMBOL)'; a plugin exports `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
+            path: path, symbol: GRAFT_ENTRY_SYMBOL)
 
         stage(.checks)
         let image: ELFImage
@@ -77,10 +86,7 @@ struct PluginLoader: Sendable {
         switch image.entry {
         case .function: break
         case .missing:
-            return fail(GraftError(
-                .entrySymbolMissing,
-                "\(path) does not export '\(GRAFT_ENTRY_SYMBOL)'; a plugin exports `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
-                path: path, symbol: GRAFT_ENTRY_SYMBOL))
+            return fail(noEntry)
         case .notAFunction(let type):
             return fail(GraftError(
                 .entrySymbolMissing,
@@ -114,10 +120,7 @@ struct PluginLoader: Sendable {
 
         guard let symbol = dlsym(handle, GRAFT_ENTRY_SYMBOL) else {
             close()
-            return fail(GraftError(
-                .entrySymbolMissing,
-                "\(path) does not export '\(GRAFT_ENTRY_SYMBOL)'; a plugin exports `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
-                path: path, symbol: GRAFT_ENTRY_SYMBOL))
+            return fail(noEntry)
         }
         stage(.entry)
         let entryFunction = unsafeBitCast(symbol, to: graft_entry_fn.self)
@@ -189,14 +192,8 @@ struct PluginLoader: Sendable {
         var reader = DescriptorReader(path: path, abiMinor: Int(entry.pointee.abi.minor))
         let componentFactory = getFactory(GRAFT_COMPONENT_FACTORY_ID)?.assumingMemoryBound(to: graft_component_factory_t.self)
         var components = componentFactory.map { reader.read($0).map(\.0) } ?? []
-        let validators =
-            getFactory(GRAFT_VALIDATOR_FACTORY_ID).map {
-                reader.read($0.assumingMemoryBound(to: graft_validator_factory_t.self))
-            } ?? []
-        let actions =
-            getFactory(GRAFT_ACTION_FACTORY_ID).map {
-                reader.read($0.assumingMemoryBound(to: graft_action_factory_t.self))
-            } ?? []
+        let validators = reader.read(getFactory(GRAFT_VALIDATOR_FACTORY_ID), as: graft_validator_factory_t.self)
+        let actions = reader.read(getFactory(GRAFT_ACTION_FACTORY_ID), as: graft_action_factory_t.self)
         let permissions =
             abi.minor >= 2
             ? getFactory(GRAFT_PERMISSIONS_ID).map { reader.read($0.assumingMemoryBound(to: graft_permissions_t.self)) } ?? [] : []

@@ -111,7 +111,7 @@ public struct SearchPath: Sendable, Hashable {
         var seenFolders: Set<String> = []
 
         func visit(_ folder: String, depth: Int) {
-            guard let real = Self.realPath(folder), seenFolders.insert(real).inserted else { return }
+            guard let real = FilePaths.realPath(folder), seenFolders.insert(real).inserted else { return }
             guard let directory = opendir(folder) else { return }
             defer { closedir(directory) }
             let descriptor = dirfd(directory)
@@ -160,7 +160,7 @@ public struct SearchPath: Sendable, Hashable {
         }
 
         func add(_ path: String, realPath known: String? = nil, status: stat) {
-            let real = known ?? Self.realPath(path) ?? path
+            let real = known ?? FilePaths.realPath(path) ?? path
             if seenFiles.insert(real).inserted { files.append(Entry(path: path, realPath: real, status: status)) }
         }
 
@@ -189,12 +189,6 @@ public struct SearchPath: Sendable, Hashable {
         } catch {
             return PluginFailure(path: path, error: error)
         }
-    }
-
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// A file name with every byte that is not printable ASCII as `\xNN`.

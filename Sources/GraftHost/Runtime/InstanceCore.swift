@@ -130,24 +130,17 @@ final class InstanceCore: @unchecked Sendable {
             if try side.update(inputs: inputs) {
                 live.inputs = inputs
             } else {
-                _ = try replace(&live, with: live.component, inputs: inputs)
+                try replace(&live, with: live.component, inputs: inputs)
             }
         }
     }
 
-    /// What moving an instance to a new build did.
-    enum Recreation: Sendable, Hashable {
-        /// Recreated, and the state was carried across.
-        case stateCarried
-        /// Recreated fresh: one of the builds cannot save or load state, or
-        /// the new one did not understand the old one's state.
-        case startedFresh
-    }
-
     /// Moves the instance to `component` (a new build of its plugin, same key
     /// and version), with the same inputs, carrying state when both builds
-    /// can. On failure the instance stays on its old build.
-    func move(to component: RegisteredComponent) throws(GraftError) -> Recreation {
+    /// can; returns whether the state was carried (false: one of the builds
+    /// cannot save or load state, or the new one did not understand the old
+    /// one's). On failure the instance stays on its old build.
+    func move(to component: RegisteredComponent) throws(GraftError) -> Bool {
         try withSide { (live, _) throws(GraftError) in try replace(&live, with: component, inputs: live.inputs) }
     }
 
@@ -155,9 +148,10 @@ final class InstanceCore: @unchecked Sendable {
     /// it exists, so a failure leaves everything as it was. The old build's
     /// image stays loaded until the old instance is destroyed: the old side
     /// holds its component.
+    @discardableResult
     private func replace(
         _ live: inout Live, with component: RegisteredComponent, inputs: [String: GraftValue]
-    ) throws(GraftError) -> Recreation {
+    ) throws(GraftError) -> Bool {
         guard let old = live.side else { throw closedError(live.component) }
         let state = old.saveState()
         context.component = component
@@ -172,8 +166,7 @@ final class InstanceCore: @unchecked Sendable {
         live.side = replacement
         live.component = component
         live.inputs = inputs
-        let carried = state.map { replacement.loadState($0) } ?? false
-        return carried ? .stateCarried : .startedFresh
+        return state.map { replacement.loadState($0) } ?? false
     }
 
     /// The component's saved state, or nil when it does not save state.

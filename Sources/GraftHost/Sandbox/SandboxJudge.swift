@@ -31,15 +31,8 @@ struct SandboxJudge: Sendable {
 
     init(process: pid_t, policy: SandboxPolicy) {
         self.process = process
-        func real(_ paths: [String]) -> [String] {
-            paths.compactMap { path in
-                guard let resolved = realpath(path, nil) else { return nil }
-                defer { free(resolved) }
-                return String(cString: resolved)
-            }
-        }
-        writable = real(policy.writeFolders) + ["/dev/null"]
-        readable = real(policy.libraryFolders + policy.readPaths) + writable + [
+        writable = policy.writeFolders.compactMap(FilePaths.realPath) + ["/dev/null"]
+        readable = (policy.libraryFolders + policy.readPaths).compactMap(FilePaths.realPath) + writable + [
             "/proc/\(process)", "/dev/zero", "/dev/urandom", "/dev/random",
         ]
         connectPorts = Set(policy.connectPorts)
@@ -260,29 +253,23 @@ struct ChildPath {
         }
         // One of the child's own descriptors: what it leads to is not a path to judge.
         if absolute.hasPrefix("/proc/\(process)/fd/") || absolute.hasPrefix("/proc/\(process)/task/") { return nil }
-        if following, let real = Self.real(absolute) { return (real, true) }
+        if following, let real = FilePaths.realPath(absolute) { return (real, true) }
         // The nearest folder above that exists decides (a path being made, or
         // one that is missing, lies where that folder is): its real path, then
         // the rest as named.
         var folder = FilePaths.folder(of: absolute)
         var rest = FilePaths.lastComponent(of: absolute)
-        var realFolder = Self.real(folder)
+        var realFolder = FilePaths.realPath(folder)
         while realFolder == nil {
             guard folder != "/", !folder.isEmpty else { return nil }
             rest = FilePaths.lastComponent(of: folder) + "/" + rest
             folder = FilePaths.folder(of: folder)
-            realFolder = Self.real(folder)
+            realFolder = FilePaths.realPath(folder)
         }
         guard let realFolder, !rest.split(separator: "/").contains("..") else { return nil }
         let path = realFolder == "/" ? "/" + rest : realFolder + "/" + rest
         var information = stat()
         return (path, lstat(path, &information) == 0)
-    }
-
-    private static func real(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     static func link(_ path: String) -> String? {

@@ -63,9 +63,8 @@ package struct SandboxPolicy: Sendable, Hashable {
             if name.hasSuffix("/libswiftCore.so") { return FilePaths.folder(of: name) }
         }
         for folder in (ProcessEnvironment.value("PATH") ?? "").split(separator: ":") where folder.hasPrefix("/") {
-            guard let compiler = realpath("\(folder)/swiftc", nil) else { continue }
-            defer { free(compiler) }
-            let runtime = FilePaths.folder(of: FilePaths.folder(of: String(cString: compiler))) + "/lib/swift/linux"
+            guard let compiler = FilePaths.realPath("\(folder)/swiftc") else { continue }
+            let runtime = FilePaths.folder(of: FilePaths.folder(of: compiler)) + "/lib/swift/linux"
             if access(runtime + "/libswiftCore.so", R_OK) == 0 { return runtime }
         }
         return nil

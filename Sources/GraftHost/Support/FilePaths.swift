@@ -62,7 +62,12 @@ package enum FilePaths {
     /// The path with every symlink resolved (`realpath`), or the path as
     /// standardized when it does not exist.
     package static func resolvingSymlinks(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return standardized(path) }
+        realPath(path) ?? standardized(path)
+    }
+
+    /// The path with every symlink resolved (`realpath`), or nil when it cannot be.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }

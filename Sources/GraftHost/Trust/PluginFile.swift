@@ -77,29 +77,27 @@ package final class PluginFile: @unchecked Sendable {
     package init(adopting descriptor: Int32, path: String, realPath: String) throws(GraftError) {
         self.path = path
         self.realPath = realPath
+        func refuse(_ code: GraftError.Code, _ message: String) -> GraftError {
+            close(descriptor)
+            return GraftError(code, message, path: path)
+        }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            close(descriptor)
-            throw GraftError(.pluginNotFound, "\(path) cannot be examined: \(String(cString: strerror(errno))).", path: path)
+            throw refuse(.pluginNotFound, "\(path) cannot be examined: \(String(cString: strerror(errno))).")
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
-            throw GraftError(.notASharedLibrary, "\(path) is not a regular file.", path: path)
+            throw refuse(.notASharedLibrary, "\(path) is not a regular file.")
         }
         // Root can read a file of mode 000, but a plugin nobody may read is
         // not meant to be loaded: refuse it the same way for every user.
         guard status.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0 else {
-            close(descriptor)
-            throw GraftError(
-                .permissionDenied, "\(path) cannot be read: its mode grants no read permission (chmod a+r to load it).",
-                path: path)
+            throw refuse(
+                .permissionDenied, "\(path) cannot be read: its mode grants no read permission (chmod a+r to load it).")
         }
         guard Int64(status.st_size) <= Self.maximumSize else {
-            close(descriptor)
-            throw GraftError(
+            throw refuse(
                 .pluginTooLarge,
-                "\(path) is \(Int64(status.st_size)) bytes, more than the \(Self.maximumSize >> 20) MiB any plugin needs; it was not read.",
-                path: path)
+                "\(path) is \(Int64(status.st_size)) bytes, more than the \(Self.maximumSize >> 20) MiB any plugin needs; it was not read.")
         }
         self.descriptor = descriptor
         owner = status.st_uid

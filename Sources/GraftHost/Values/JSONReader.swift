@@ -95,67 +95,60 @@ enum JSONReader {
         }
 
         private mutating func object(depth: Int) -> GraftValue? {
-            guard depth <= JSONReader.maximumDepth else { return fail("values are nested more than \(JSONReader.maximumDepth) deep", at: index) }
-            index += 1  // {
             var members: [String: GraftValue] = [:]
-            skipSpace()
-            if !atEnd, current == UInt8(ascii: "}") {
-                index += 1
-                return .object(members)
-            }
-            while true {
-                skipSpace()
-                // JSONDecoder allows a comma after the last member.
-                if !members.isEmpty, !atEnd, current == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
+            let read = elements(depth: depth, closedBy: UInt8(ascii: "}")) { cursor in
+                guard !cursor.atEnd, cursor.current == UInt8(ascii: "\""), let key = cursor.string() else {
+                    return false
                 }
-                guard !atEnd, current == UInt8(ascii: "\""), let key = string() else { return nil }
-                skipSpace()
-                guard !atEnd, current == UInt8(ascii: ":") else { return nil }
-                index += 1
-                skipSpace()
-                guard let member = value(depth: depth) else { return nil }
+                cursor.skipSpace()
+                guard !cursor.atEnd, cursor.current == UInt8(ascii: ":") else { return false }
+                cursor.index += 1
+                cursor.skipSpace()
+                guard let member = cursor.value(depth: depth) else { return false }
                 // The first of two equal keys wins, as in JSONDecoder.
                 if members[key] == nil { members[key] = member }
-                skipSpace()
-                guard !atEnd else { return nil }
-                switch current {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return .object(members)
-                default: return nil
-                }
+                return true
             }
+            return read ? .object(members) : nil
         }
 
         private mutating func list(depth: Int) -> GraftValue? {
-            guard depth <= JSONReader.maximumDepth else { return fail("values are nested more than \(JSONReader.maximumDepth) deep", at: index) }
-            index += 1  // [
             var values: [GraftValue] = []
-            skipSpace()
-            if !atEnd, current == UInt8(ascii: "]") {
-                index += 1
-                return .list(values)
-            }
-            while true {
-                skipSpace()
-                // JSONDecoder allows a comma after the last element.
-                if !values.isEmpty, !atEnd, current == UInt8(ascii: "]") {
-                    index += 1
-                    return .list(values)
-                }
-                guard let element = value(depth: depth) else { return nil }
+            let read = elements(depth: depth, closedBy: UInt8(ascii: "]")) { cursor in
+                guard let element = cursor.value(depth: depth) else { return false }
                 values.append(element)
-                skipSpace()
-                guard !atEnd else { return nil }
-                switch current {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "]"):
+                return true
+            }
+            return read ? .list(values) : nil
+        }
+
+        /// The comma-separated elements of an object or a list, from its
+        /// opening bracket at `index` to `close`, each read by `element`;
+        /// false when the text is not JSON there.
+        private mutating func elements(depth: Int, closedBy close: UInt8, _ element: (inout Cursor) -> Bool) -> Bool {
+            guard depth <= JSONReader.maximumDepth else {
+                _ = fail("values are nested more than \(JSONReader.maximumDepth) deep", at: index)
+                return false
+            }
+            index += 1  // { or [
+            skipSpace()
+            while true {
+                // JSONDecoder allows a comma after the last element.
+                if !atEnd, current == close {
                     index += 1
-                    return .list(values)
-                default: return nil
+                    return true
+                }
+                guard element(&self) else { return false }
+                skipSpace()
+                guard !atEnd else { return false }
+                switch current {
+                case UInt8(ascii: ","):
+                    index += 1
+                    skipSpace()
+                case close:
+                    index += 1
+                    return true
+                default: return false
                 }
             }
         }
