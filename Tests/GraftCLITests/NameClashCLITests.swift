@@ -30,6 +30,10 @@ struct NameClashCLITests {
         #expect(checked.stdout.contains("warning: component 'echo@1' is also declared by test.echo"), "\(checked.stdout)")
         #expect(checked.stdout.contains("warning: validator 'nonempty@1'") && checked.stdout.contains("warning: action 'echo_action@1'"))
         #expect(!checked.stdout.contains("is_even_b"))
+        // The conformance checker says the same beside its report, and passes the file all the same.
+        let conformed = try graft(["check", "--conformance", "--only", "entry-and-abi", b.path, "--only-plugin-path", "--plugin-path", folder.path], cache: cache)
+        #expect(conformed.status == 0, "\(conformed.stdout)\(conformed.stderr)")
+        #expect(conformed.stdout.contains("warning: component 'echo@1' is also declared by test.echo"), "\(conformed.stdout)")
 
         let listed = try graft(["list"] + both, cache: cache)
         #expect(listed.status == 0, "\(listed.stderr)")

@@ -142,10 +142,16 @@ struct Check: ParsableCommand {
         } catch {
             throw CommandFailure(error: error, json: options.json)
         }
+        // Names shared with the search path: a warning beside the report, never a failed test (the file is not at fault).
+        let described = GraftHost.check(pluginAt: path, scanning: options.scanning, sandbox: options.settings.sandboxSettings).plugin
+        let clashes = described.map { clashesOnSearchPath($0, at: path) } ?? []
         if options.json {
-            Output.json(report.json)
+            guard case .object(var object) = report.json else { return Output.json(report.json) }
+            object["clashes"] = .list(clashes.map { .string($0) })
+            Output.json(.object(object))
         } else {
             for line in ConformanceReportText.lines(report) { Output.line(line) }
+            for clash in clashes { Output.line("warning: \(clash)") }
         }
         if !report.passed { throw ExitCode(1) }
     }
