@@ -348,9 +348,7 @@ extension WorkbenchTests {
         func stories() async throws {
             let scratch = try Scratch()
             let folder = scratch.url.appendingPathComponent("plugins")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: try BuildProducts.plugin("Checkout"), to: folder.appendingPathComponent("libCheckout.so"))
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            let running = try await RunningWorkbench.start(in: scratch, firstParty: ["Checkout"])
             defer { Task { await running.stop() } }
             let url = try #require(running.workbench.url)
             let rendered = "return (document.getElementById('render-frame') || {}).srcdoc?.includes(arguments[0]) === true"
@@ -405,9 +403,7 @@ extension WorkbenchTests {
         @Test("a page whose server goes away says so, and stays saying so")
         func serverGone() async throws {
             let scratch = try Scratch()
-            let folder = scratch.url.appendingPathComponent("plugins")
-            try Fixtures.build("good_widget", into: folder)
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            let running = try await RunningWorkbench.start(in: scratch, fixtures: ["good_widget"])
             let url = try #require(running.workbench.url)
             let browser = try await offPool { try WebDriver(niceness: 10) }
             defer { browser.quit() }

@@ -66,9 +66,7 @@ extension WorkbenchTests {
         @Test("without --flow or --attach, their routes answer no_flow and not_attached")
         func absentParts() async throws {
             let scratch = try Scratch()
-            let folder = scratch.url.appendingPathComponent("plugins")
-            try Fixtures.build("good_widget", into: folder)
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            let running = try await RunningWorkbench.start(in: scratch, fixtures: ["good_widget"])
             defer { Task { await running.stop() } }
             let flow = try await running.request("GET", "/api/flow")
             #expect(flow.status == 404)

@@ -37,6 +37,20 @@ final class RunningWorkbench: Sendable {
         return RunningWorkbench(workbench: workbench, host: host, port: address.port, token: workbench.options.token.value)
     }
 
+    /// A workbench, not watching, over a `plugins` folder in `scratch` holding the named fixtures (built) and
+    /// first-party plugins (copied); its cache in `scratch` too.
+    static func start(
+        in scratch: borrowing Scratch, fixtures: [String] = [], firstParty: [String] = [], flow: String? = nil
+    ) async throws -> RunningWorkbench {
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for fixture in fixtures { try Fixtures.build(fixture, into: folder) }
+        for plugin in firstParty {
+            try FileManager.default.copyItem(at: try BuildProducts.plugin(plugin), to: folder.appendingPathComponent("lib\(plugin).so"))
+        }
+        return try await start(plugins: folder, cache: scratch.file("cache"), flow: flow, watches: false)
+    }
+
     private init(workbench: Workbench, host: GraftHost, port: Int, token: String) {
         self.workbench = workbench
         self.host = host
