@@ -136,15 +136,18 @@ function docsView(contract, plugin) {
           : el('p', { class: 'muted', id: 'docs-permissions', text: 'none requested: the plugin runs with no access beyond its own calls' }))));
 }
 
-function knownInteractions(reference) {
-  try { return JSON.parse(localStorage.getItem(`graft-wb-interactions:${reference}`)) || []; } catch (e) { return []; }
+// What this browser keeps for a component (a private window, or storage refused, keeps nothing).
+function kept(key, empty) {
+  try { return JSON.parse(localStorage.getItem(key)) || empty; } catch (e) { return empty; }
 }
+function keep(key, value) {
+  try { localStorage.setItem(key, json(value)); } catch (e) {}
+}
+
+function knownInteractions(reference) { return kept(`graft-wb-interactions:${reference}`, []); }
 function rememberInteraction(reference, action) {
   const known = knownInteractions(reference);
-  if (!known.includes(action)) {
-    known.push(action);
-    try { localStorage.setItem(`graft-wb-interactions:${reference}`, json(known)); } catch (e) {}
-  }
+  if (!known.includes(action)) keep(`graft-wb-interactions:${reference}`, [...known, action]);
 }
 
 // The canvas's sizes: the component gets each as its real container size.
@@ -157,12 +160,8 @@ const CANVAS_SIZES = [
 function shellQuoted(text) { return `'${text.replaceAll("'", "'\\''")}'`; }
 
 // Stories a tester saved for a component, by name, in this browser.
-function localStories(reference) {
-  try { return JSON.parse(localStorage.getItem(`graft-wb-stories:${reference}`)) || {}; } catch (e) { return {}; }
-}
-function keepLocalStories(reference, stories) {
-  try { localStorage.setItem(`graft-wb-stories:${reference}`, json(stories)); } catch (e) {}
-}
+function localStories(reference) { return kept(`graft-wb-stories:${reference}`, {}); }
+function keepLocalStories(reference, stories) { keep(`graft-wb-stories:${reference}`, stories); }
 
 views.component = (main, reference, query) => {
   let session = null, shownSequence = 0, controls = [], contractKey = '', declared = [], plugin = null, contract = null;

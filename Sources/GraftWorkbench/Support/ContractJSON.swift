@@ -23,7 +23,7 @@ enum ContractJSON {
         ]
         object["stories"] = .list(contract.stories.map { story in
             var item: [String: GraftValue] = ["name": .string(story.name), "config": .object(story.config)]
-            if let description = story.description { item["description"] = .string(story.description ?? description) }
+            if let description = story.description { item["description"] = .string(description) }
             return .object(item)
         })
         if let name = contract.name { object["name"] = .string(name) }

@@ -58,12 +58,14 @@ struct New: ParsableCommand {
         let folder = FilePaths.standardized(output ?? name)
         try requireEmpty(folder)
         let files: [(path: String, text: String)]
+        var copiesSDK = false
         switch language {
         case .c:
             files = CPluginTemplate.files(for: pluginName, id: pluginID)
         case .swift:
             let dependency = try graftDependency()
             files = SwiftPluginTemplate.files(for: pluginName, id: pluginID, dependency: dependency.line, packageName: dependency.package, sdk: dependency.sdk)
+            copiesSDK = dependency.sdk
             if dependency.sdk {
                 do throws(CommandLineError) { try SwiftSDK.write(to: folder + "/GraftKit") } catch { throw CommandFailure(error: error, json: json) }
             }
@@ -78,7 +80,7 @@ struct New: ParsableCommand {
                 throw CommandFailure(error: CommandLineError(.projectExists, "\(path) could not be written: \(error).", path: path), json: json)
             }
         }
-        let written = files.map(\.path) + (language == .swift && graft == nil ? ["GraftKit/"] : [])
+        let written = files.map(\.path) + (copiesSDK ? ["GraftKit/"] : [])
         if json {
             Output.json(.object(["folder": .string(folder), "files": .list(written.map { .string($0) })]))
             return
