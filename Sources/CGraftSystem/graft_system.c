@@ -1,6 +1,9 @@
 /* accept4 is a GNU extension: ask for it before any header. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -36,7 +39,19 @@ int graft_pin_to_cpu(int pid, int cpu) {
     cpu_set_t only;
     CPU_ZERO(&only);
     CPU_SET(cpu, &only);
-    return sched_setaffinity(pid, sizeof only, &only);
+    /* sched_setaffinity moves one thread: every thread the process has now
+     * moves (those it starts later inherit their creator's mask). */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    if (!tasks) return sched_setaffinity(pid, sizeof only, &only);
+    int result = 0;
+    for (struct dirent *entry; (entry = readdir(tasks));) {
+        if (entry->d_name[0] == '.') continue;
+        if (sched_setaffinity(atoi(entry->d_name), sizeof only, &only) != 0) result = -1;
+    }
+    closedir(tasks);
+    return result;
 }
 
 graft_heap_t graft_heap(void) {

@@ -48,6 +48,44 @@ struct SandboxCLITests {
         }
     }
 
+    @Test("graft try leaves no private folder of its children behind, and the next graft sweeps away a killed one's")
+    func privateFoldersGo() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch)
+        let temporary = scratch.url.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary.path
+        func childFolders() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("graft-child-") }
+        }
+        let common = ["--only-plugin-path", "--plugin-path", folder.path, "--no-cache"]
+        let tried = try runCommand(BuildProducts.graft(), ["try", "echo"] + common, environment: environment, timeout: .seconds(120))
+        #expect(tried.status == 0, "\(tried.stderr)")
+        #expect(try childFolders() == [])
+
+        // Killed while its runner sleeps in a render: the folders stay, and the next graft removes them.
+        let killed = Process()
+        killed.executableURL = try BuildProducts.graft()
+        killed.arguments = ["try", "probe", "--config", #"{"act":"sleep","target":"60000"}"#, "--call-timeout", "90"] + common
+        killed.environment = environment
+        killed.standardOutput = FileHandle.nullDevice
+        killed.standardError = FileHandle.nullDevice
+        try killed.run()
+        let started = try eventually(timeout: .seconds(60)) { try childFolders().count >= 2 }
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        #expect(started, "no private folder appeared")
+        let left = try childFolders()
+        #expect(!left.isEmpty)
+        // A sweep leaves folders younger than 2 s: each graft runs one as its first child starts.
+        let swept = try eventually(timeout: .seconds(60)) {
+            _ = try runCommand(BuildProducts.graft(), ["try", "echo"] + common, environment: environment, timeout: .seconds(120))
+            return try childFolders().isEmpty
+        }
+        #expect(swept, "left: \((try? childFolders()) ?? [])")
+    }
+
     @Test("graft try shows a render's escape codes and NULs written out, its lines kept")
     func renderIsEscaped() throws {
         let scratch = try Scratch()

@@ -141,6 +141,49 @@ struct SandboxTests {
         #expect(outside.warnings.contains { $0.message.contains("create /nonexistent-graft-folder/deeper/file") })
     }
 
+    @Test("a child's private folder goes with its child; a sweep removes those of ended hosts and keeps live, locked and others' ones")
+    func privateFolders() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let host = Self.host(folder)
+        let temporary = String(try Self.render(host, act: "environ", target: "HOME").text.dropFirst("environ: ok ".count))
+        #expect(try Self.render(host, act: "write", target: temporary + "/left").text == "write: ok ")
+        host.shutDown(grace: .seconds(5))
+        #expect(!FileManager.default.fileExists(atPath: temporary), "\(temporary) outlived its child")
+
+        let parent = scratch.url.appendingPathComponent("tmp").path
+        mkdir(parent, 0o700)
+        // A process id no process has now.
+        let ended = try #require((100_000...4_000_000).lazy.map { pid_t($0) }.first { kill($0, 0) != 0 && errno == ESRCH })
+        func make(_ host: pid_t, _ suffix: String) -> String {
+            let path = parent + "/" + ChildFolder.prefix + "\(host)-" + suffix
+            mkdir(path, 0o700)
+            return path
+        }
+        let gone = make(ended, "aaaaaa")
+        FileManager.default.createFile(atPath: gone + "/left", contents: Data("x".utf8))
+        let live = make(getpid(), "bbbbbb")
+        let locked = make(ended, "cccccc")
+        let held = open(locked, O_RDONLY | O_DIRECTORY)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX) == 0)
+        let others = make(ended, "dddddd")
+        let asRoot = geteuid() == 0
+        if asRoot { chown(others, 65534, 65534) }
+        let unrelated = parent + "/graft-images-\(ended)-eeee"
+        mkdir(unrelated, 0o700)
+        #expect(ChildFolder.sweep(parent, olderThan: 0) == (asRoot ? 1 : 2))
+        #expect(!FileManager.default.fileExists(atPath: gone))
+        for kept in [live, locked, unrelated] + (asRoot ? [others] : []) {
+            #expect(FileManager.default.fileExists(atPath: kept), "\(kept) was swept")
+        }
+        // Young folders are left alone: their maker may be about to lock them.
+        let young = make(ended, "ffffff")
+        #expect(ChildFolder.sweep(parent, olderThan: 60) == 0)
+        #expect(FileManager.default.fileExists(atPath: young))
+    }
+
     @Test("a plugin granted a port connects to a local server on it, and only on it")
     func grantedPort() throws {
         let scratch = try Scratch()

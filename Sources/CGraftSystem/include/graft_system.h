@@ -43,8 +43,8 @@ typedef struct {
  * the previous mask in *saved. Returns the CPU, or -1 (nothing changed). */
 int graft_pin_to_current_cpu(graft_cpu_mask_t *saved);
 
-/* Pins process (or thread) `pid` (0: the calling thread) to CPU `cpu`.
- * Returns 0, or -1 with errno set. For benchmarks that place a child on
+/* Pins every thread of process `pid` (0: the calling thread) to CPU `cpu`;
+ * threads it starts later inherit the pin. Returns 0, or -1 with errno set. For benchmarks that place a child on
  * the same CPU as the host, or on another. */
 int graft_pin_to_cpu(int pid, int cpu);
 

@@ -37,10 +37,13 @@ package final class Lock: @unchecked Sendable {
 /// A lock with a condition variable: `wait` releases the lock until
 /// `signal`, then takes it again (as `NSCondition` does).
 package final class Condition: @unchecked Sendable {
-    private let mutex = Lock()
+    private let mutex: Lock
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    package init() {
+    /// A condition of its own lock, or of `mutex` shared with other conditions
+    /// (threads waiting for different things under one lock).
+    package init(sharing mutex: Lock = Lock()) {
+        self.mutex = mutex
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         pthread_cond_init(condition, nil)

@@ -40,7 +40,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// The sandbox asked for, its policy with the child's private folder added.
     private let sandbox: ChildSandbox.Request?
     /// The child's private temporary folder (sandboxed children only).
-    let temporaryFolder: String?
+    private let folder: ChildFolder?
     private let logger: Logger?
     /// What the child applied of its sandbox, from its hello.
     private(set) var sandboxStatus: ChildSandbox.Status?
@@ -91,19 +91,19 @@ package final class ChildProcess: @unchecked Sendable {
         self.executable = executable
         self.logger = logger
         var sandbox = requested
-        var temporaryFolder: String?
+        // Removed with the object if this start fails.
+        var folder: ChildFolder?
         if var request = sandbox {
-            temporaryFolder = try Self.makePrivateFolder(for: executable)
-            request.policy.writeFolders.append(temporaryFolder!)
+            folder = try ChildFolder(for: executable)
+            request.policy.writeFolders.append(folder!.path)
             request.policy.filter = SandboxFilter.program(for: request.policy)
             sandbox = request
         }
         self.sandbox = sandbox
-        self.temporaryFolder = temporaryFolder
+        self.folder = folder
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             let reason = String(cString: strerror(errno))
-            if let temporaryFolder { Self.removeFolder(temporaryFolder) }
             throw GraftError(.scannerUnavailable, "could not create a socket pair for \(executable): \(reason).")
         }
         var progressEnds: [Int32] = [-1, -1]
@@ -129,7 +129,7 @@ package final class ChildProcess: @unchecked Sendable {
         // like the host, gets the host's (its plugins' own library path, say).
         var environment =
             sandbox == nil
-            ? ProcessInfo.processInfo.environment : Self.sandboxedEnvironment(temporaryFolder: temporaryFolder!)
+            ? ProcessInfo.processInfo.environment : Self.sandboxedEnvironment(temporaryFolder: folder!.path)
         environment.merge(extra) { _, new in new }
         environment["GRAFT_PARENT_PID"] = String(getpid())
         environment["SWIFT_BACKTRACE"] = environment["SWIFT_BACKTRACE"] ?? "enable=no"
@@ -147,7 +147,6 @@ package final class ChildProcess: @unchecked Sendable {
         guard status == 0 else {
             close(pair[0]); close(pipeEnds[0])
             if progressEnds[0] >= 0 { close(progressEnds[0]) }
-            if let temporaryFolder { Self.removeFolder(temporaryFolder) }
             throw GraftError(.scannerUnavailable, "could not start \(executable): \(String(cString: strerror(status))).", path: executable)
         }
         self.pid = pid
@@ -267,22 +266,6 @@ package final class ChildProcess: @unchecked Sendable {
         var waiting: Int32 = 0
         _ = ioctl(channel, UInt(FIONREAD), &waiting)
         return consumed + UInt64(max(waiting, 0))
-    }
-
-    /// A folder only this child writes (its TMPDIR and HOME), removed when it is reaped.
-    private static func makePrivateFolder(for executable: String) throws(GraftError) -> String {
-        guard let folder = FilePaths.makeTemporaryFolder(prefix: "graft-child") else {
-            throw GraftError(
-                .scannerUnavailable,
-                "could not create a private folder for \(executable) in the temporary folder: \(String(cString: strerror(errno))).",
-                path: executable)
-        }
-        return folder
-    }
-
-    private static func removeFolder(_ folder: String) {
-        // Most children leave it empty: one rmdir, and the tree walk only when they did not.
-        if rmdir(folder) != 0 { try? FileManager.default.removeItem(atPath: folder) }
     }
 
     /// What a sandboxed child sees of the environment: the locale and the
@@ -564,7 +547,7 @@ package final class ChildProcess: @unchecked Sendable {
         peakMemory = reportedPeak ?? 0
         ImageStore.removeFolders(ofProcess: pid)
         if let sandboxWatch { SandboxMonitor.shared.unwatch(sandboxWatch) }
-        if let temporaryFolder { Self.removeFolder(temporaryFolder) }
+        folder?.remove()
         // WIFEXITED / WTERMSIG are macros Swift cannot import.
         let signal = status & 0x7F
         reaped = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)

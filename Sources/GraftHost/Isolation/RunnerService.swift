@@ -36,12 +36,13 @@ package enum RunnerService {
         guard ChildChannel.sayHello() else { ScannerService.finish() }
 
         let server = Server(settings: settings)
-        let lanes = RunnerLanes()
         var channel = ChildChannel()
         // The number this reader gave the last create: a render sent behind
         // it (`Wire.justCreated`) is about that instance, and waits in its lane.
         var lastCreated: UInt32?
-        while let request = channel.next() {
+        // Called by whichever thread holds the reader's role, one at a time.
+        let lanes = RunnerLanes(next: {
+            guard let request = channel.next() else { return nil }
             var lane = Wire.instanceNumber(of: request.header.kind, request.payload)
             var requests = [request]
             if request.header.kind == .create {
@@ -56,11 +57,11 @@ package enum RunnerService {
                 lane = lastCreated
             }
             let created = lane == lastCreated ? lastCreated : nil
-            lanes.run(in: lane) {
+            return (lane, {
                 if !ChildChannel.send(server.serve(requests, created: created)) { ScannerService.finish() }
-            }
-        }
-        ScannerService.finish()
+            })
+        }, end: { ScannerService.finish() })
+        lanes.serve()
     }
 
     final class Server: @unchecked Sendable {

@@ -1,0 +1,86 @@
+import FoundationEssentials
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A sandboxed child's private folder (`graft-child-PID-XXXXXX`, mode 0700,
+/// in the temporary folder): its TMPDIR and HOME, removed when the child is
+/// reaped. A host does not always get to reap: the command line exits with
+/// its children running, and a host can be killed. So the host holds an
+/// exclusive `flock` on each folder while it lives and removes the ones
+/// still there when it exits; the first child a host starts sweeps away,
+/// on a thread of its own, the folders nobody holds any more.
+final class ChildFolder: @unchecked Sendable {
+    let path: String
+    /// Open on the folder, holding its lock until `remove`; -2 after.
+    private var descriptor: Int32
+
+    static let prefix = "graft-child-"
+
+    /// Folders of this process not removed yet, for `atexit`.
+    private static let live = Mutex<[String]>([])
+    private static let sweptOnce = Atomic<Bool>(false)
+
+    /// A new folder for a child of `executable`, locked.
+    init(for executable: String) throws(GraftError) {
+        guard let path = FilePaths.makeTemporaryFolder(prefix: Self.prefix + String(getpid())) else {
+            throw GraftError(
+                .scannerUnavailable,
+                "could not create a private folder for \(executable) in the temporary folder: \(String(cString: strerror(errno))).",
+                path: executable)
+        }
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if descriptor >= 0 { _ = flock(descriptor, LOCK_EX) }
+        Self.live.withLock { $0.append(path) }
+        if !Self.sweptOnce.exchange(true, ordering: .relaxed) {
+            // Not waiting for the lock: a thread that holds it as the process exits must not hang the exit.
+            atexit { _ = ChildFolder.live.withLockIfAvailable { paths in paths.forEach(ChildFolder.removeTree) } }
+            let parent = FilePaths.folder(of: path)
+            startThread(named: "graft.sweep") { Self.sweep(parent) }
+        }
+    }
+
+    deinit { remove() }
+
+    /// Removes the folder and what the child left in it (once; used by one thread at a time).
+    func remove() {
+        guard descriptor != -2 else { return }
+        Self.live.withLock { $0.removeAll { $0 == path } }
+        Self.removeTree(path)
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -2
+    }
+
+    private static func removeTree(_ path: String) {
+        // Most children leave it empty: one rmdir, and the tree walk only when they did not.
+        if rmdir(path) != 0 { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Removes the child folders in `parent` that this user owns, that are
+    /// older than `age` seconds, whose host (the PID in the name) has ended,
+    /// and whose lock nobody holds (a host in another PID namespace holds
+    /// its own); returns how many.
+    @discardableResult
+    static func sweep(_ parent: String, olderThan age: time_t = 2) -> Int {
+        var removed = 0
+        let now = time(nil)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
+            let host = name.dropFirst(prefix.count).prefix { $0.isNumber }
+            if let host = pid_t(host), kill(host, 0) == 0 || errno == EPERM { continue }
+            let path = parent + "/" + name
+            let folder = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard folder >= 0 else { continue }
+            defer { close(folder) }
+            var information = stat()
+            guard fstat(folder, &information) == 0, information.st_uid == geteuid(),
+                now - information.st_ctim.tv_sec >= age, flock(folder, LOCK_EX | LOCK_NB) == 0
+            else { continue }
+            removeTree(path)
+            removed += 1
+        }
+        return removed
+    }
+}
