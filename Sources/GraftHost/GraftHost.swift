@@ -177,7 +177,9 @@ public final class GraftHost: Sendable {
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call")
                 })
             self?.runners.withLock { runners in
-                runners.removeAll { $0.value == nil }
+                // Gone runners go when the count reaches a power of two: a
+                // sweep per runner made a host of N plugins cost N² at start.
+                if runners.count >= 16, runners.count & (runners.count - 1) == 0 { runners.removeAll { $0.value == nil } }
                 runners.append(Weak(runner))
             }
             return runner
