@@ -50,6 +50,8 @@ final class RunnerLanes: @unchecked Sendable {
     /// Whether the stand-by watches the reader's servings (it parks after a
     /// quiet spell, and the next serving wakes it).
     private var watching = false
+    /// Whether the reader may serve a lone call itself: there is a stand-by.
+    private var servesAlone = false
 
     /// Threads at most: a thread per call in flight, and calls past this many wait.
     static let threadLimit = 16
@@ -66,9 +68,12 @@ final class RunnerLanes: @unchecked Sendable {
         standBy = Condition(sharing: lock)
     }
 
-    /// Reads and serves on this thread until the host goes; starts the stand-by.
+    /// Reads and serves on this thread until the host goes; starts the
+    /// stand-by (without one, as under a tight memory limit, every call goes
+    /// to a worker, and none holds the channel).
     func serve() -> Never {
-        startThread(named: "graft.standby") { [self] in run(reading: false) }
+        let standing = start("graft.serve") { $0.run(reading: false) }
+        lock.withLock { servesAlone = standing }
         run(reading: true)
     }
 
@@ -86,7 +91,7 @@ final class RunnerLanes: @unchecked Sendable {
             guard let (lane, work) = next() else { end() }
             lock.lock()
             inFlight += 1
-            guard inFlight == 1 else {
+            guard inFlight == 1, servesAlone else {
                 queue(lane, work)
                 lock.unlock()
                 continue
@@ -155,7 +160,7 @@ final class RunnerLanes: @unchecked Sendable {
     /// work posted before: a new thread when more work waits than there are
     /// idle workers to take it. Called with `lock` held.
     private func wakeWorker() {
-        if ready.count - readyStart > idle, threads < Self.threadLimit, startWorker() {
+        if ready.count - readyStart > idle, threads < Self.threadLimit, start("graft.worker", { $0.work() }) {
             threads += 1
         } else {
             workers.signal()
@@ -175,19 +180,25 @@ final class RunnerLanes: @unchecked Sendable {
         }
     }
 
-    /// A new worker thread; false when the system refuses one (a memory
-    /// limit): the work waits for a thread that exists.
-    private func startWorker() -> Bool {
-        let box = Unmanaged.passRetained(self).toOpaque()
+    /// A new thread running `body`; false when the system refuses one (a
+    /// memory limit): a worker's work then waits for a thread that exists.
+    private func start(_ name: String, _ body: @escaping (RunnerLanes) -> Void) -> Bool {
+        final class Start {
+            let lanes: RunnerLanes, name: String, body: (RunnerLanes) -> Void
+            init(_ lanes: RunnerLanes, _ name: String, _ body: @escaping (RunnerLanes) -> Void) {
+                (self.lanes, self.name, self.body) = (lanes, name, body)
+            }
+        }
+        let box = Unmanaged.passRetained(Start(self, name, body)).toOpaque()
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { argument in
-            let lanes = Unmanaged<RunnerLanes>.fromOpaque(argument!).takeRetainedValue()
-            graft_set_thread_name("graft.worker")
-            lanes.work()
+            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+            graft_set_thread_name(start.name)
+            start.body(start.lanes)
             return nil
         }, box)
         guard started == 0 else {
-            Unmanaged<RunnerLanes>.fromOpaque(box).release()
+            Unmanaged<Start>.fromOpaque(box).release()
             return false
         }
         pthread_detach(thread)
