@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -66,3 +67,5 @@ void graft_set_thread_name(const char *name) {
     truncated[sizeof truncated - 1] = '\0';
     prctl(PR_SET_NAME, truncated, 0, 0, 0);
 }
+
+const char *graft_signal_abbreviation(int signal) { return sigabbrev_np(signal); }

@@ -48,6 +48,10 @@ int graft_pin_to_current_cpu(graft_cpu_mask_t *saved);
  * the same CPU as the host, or on another. */
 int graft_pin_to_cpu(int pid, int cpu);
 
+/* The abbreviation of `signal` ("SEGV" for SIGSEGV), or NULL for a number
+ * that names no signal. Static storage: never freed. */
+const char *graft_signal_abbreviation(int signal);
+
 /* The malloc heap, for benchmarks that tell a leak (blocks in use grow)
  * from a heap that grew once: bytes in use, the main heap's size, and bytes
  * in mmapped blocks (glibc's mallinfo2). */

@@ -101,28 +101,28 @@ package final class ChildProcess: @unchecked Sendable {
         }
         self.sandbox = sandbox
         self.folder = folder
-        var pair: [Int32] = [-1, -1]
+        // Every descriptor made here, closed if the start fails.
+        var made: [Int32] = []
+        func failure(_ what: String, _ error: Int32 = errno) -> GraftError {
+            made.forEach { close($0) }
+            return GraftError(
+                .scannerUnavailable, "could not \(what) \(executable): \(String(cString: strerror(error))).", path: executable)
+        }
+        var pair: [Int32] = [-1, -1], side: [Int32] = [-1, -1], pipeEnds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw GraftError(.scannerUnavailable, "could not create a socket pair for \(executable): \(reason).")
+            throw failure("create a socket pair for")
         }
-        var progressEnds: [Int32] = [-1, -1]
+        made += pair
         if progress {
-            guard graft_pipe_cloexec(&progressEnds) == 0 else {
-                close(pair[0]); close(pair[1])
-                throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(String(cString: strerror(errno))).")
-            }
-            _ = fcntl(progressEnds[0], F_SETFL, fcntl(progressEnds[0], F_GETFL) | O_NONBLOCK)
+            guard graft_pipe_cloexec(&side) == 0 else { throw failure("create a pipe for") }
+            made += side
+            Self.setNonBlocking(side[0])
         }
-        var pipeEnds: [Int32] = [-1, -1]
-        guard graft_pipe_cloexec(&pipeEnds) == 0 else {
-            let reason = String(cString: strerror(errno))
-            for descriptor in pair + progressEnds where descriptor >= 0 { close(descriptor) }
-            throw GraftError(.scannerUnavailable, "could not create a pipe for \(executable): \(reason).")
-        }
+        guard graft_pipe_cloexec(&pipeEnds) == 0 else { throw failure("create a pipe for") }
+        made += pipeEnds
         // The child's stdout and stderr never block it: past the pipe's 64 KiB
         // of unread output, its writes fail and the lines are lost, not the child.
-        _ = fcntl(pipeEnds[1], F_SETFL, fcntl(pipeEnds[1], F_GETFL) | O_NONBLOCK)
+        Self.setNonBlocking(pipeEnds[1])
         // The child's ends are dup2'd onto 1-4 by the spawn; the originals
         // stay close-on-exec. A sandboxed child gets an allow-listed
         // environment (never the host's secrets); an unsandboxed one, trusted
@@ -138,23 +138,22 @@ package final class ChildProcess: @unchecked Sendable {
         let argv = [executable] + arguments.prefix(1) + (contain ? [Self.containOption] : []) + (sandbox?.policy.arguments ?? [])
             + arguments.dropFirst()
         let envp = environment.map { "\($0.key)=\($0.value)" }
-        let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds, progressEnds] in
-            Self.spawn(executable, argv, envp, channel: pair[1], side: progressEnds[1], output: pipeEnds[1])
+        let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds, side] in
+            Self.spawn(executable, argv, envp, channel: pair[1], side: side[1], output: pipeEnds[1])
         }
-        close(pair[1])
-        close(pipeEnds[1])
-        if progressEnds[1] >= 0 { close(progressEnds[1]) }
-        guard status == 0 else {
-            close(pair[0]); close(pipeEnds[0])
-            if progressEnds[0] >= 0 { close(progressEnds[0]) }
-            throw GraftError(.scannerUnavailable, "could not start \(executable): \(String(cString: strerror(status))).", path: executable)
-        }
+        for end in [pair[1], pipeEnds[1], side[1]] where end >= 0 { close(end) }
+        made = [pair[0], pipeEnds[0], side[0]].filter { $0 >= 0 }
+        guard status == 0 else { throw failure("start", status) }
         self.pid = pid
         channel = pair[0]
         output = pipeEnds[0]
-        self.progress = progressEnds[0]
-        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+        self.progress = side[0]
+        Self.setNonBlocking(output)
         exited = graft_pidfd_open(pid)
+    }
+
+    private static func setNonBlocking(_ descriptor: Int32) {
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     }
 
     /// Tells a child to keep what its plugins start in a PID namespace of
@@ -555,20 +554,7 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGSEGV: "SIGSEGV"
-        case SIGABRT: "SIGABRT"
-        case SIGBUS: "SIGBUS"
-        case SIGFPE: "SIGFPE"
-        case SIGILL: "SIGILL"
-        case SIGKILL: "SIGKILL"
-        case SIGTERM: "SIGTERM"
-        case SIGTRAP: "SIGTRAP"
-        case SIGSYS: "SIGSYS"
-        case SIGPIPE: "SIGPIPE"
-        case SIGINT: "SIGINT"
-        default: "signal \(signal)"
-        }
+        graft_signal_abbreviation(signal).map { "SIG" + String(cString: $0) } ?? "signal \(signal)"
     }
 }
 
