@@ -196,10 +196,69 @@ final class PluginRunner: @unchecked Sendable {
         _ payload: (inout WireWriter, _ slot: UInt32) -> Void
     ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
         try withEvents { (events) throws(GraftError) in
-            try callLocked(
-                kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, follower: follower,
-                events: &events, payload)
+            if let closed { throw closed }
+            if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
+            if let instance, instance.generation != generation || child == nil { throw Self.restarted(plugin, what) }
+            for attempt in 0..<2 {
+                var sendFailed = false
+                let child = try running(for: plugin)
+                let posted = !unanswered.isEmpty
+                do throws(GraftError) {
+                    let slot = try slot(for: plugin, in: child, events: &events)
+                    var writer = WireWriter()
+                    payload(&writer, slot)
+                    let sentTo = generation
+                    let request = Pending(
+                        id: takeID(), kind: kind, plugin: plugin, what: what,
+                        context: context ?? instance.flatMap { contexts[$0.number] }, deadline: deadline ?? limits.call)
+                    // What `post` queued goes first, in the same write.
+                    var frames = queued
+                    queued.removeAll(keepingCapacity: true)
+                    frames += Wire.frame(kind, id: request.id, payload: writer.bytes)
+                    var followerID: UInt32?
+                    if let follower {
+                        let behind = Pending(
+                            id: takeID(), kind: follower.kind, plugin: plugin, what: what, context: request.context,
+                            deadline: nil)
+                        frames += Wire.frame(follower.kind, id: behind.id, payload: follower.payload)
+                        pending[behind.id] = behind
+                        followerID = behind.id
+                    }
+                    pending[request.id] = request
+                    if !child.send(frames: frames) { request.sendFailed = true }
+                    do throws(GraftError) {
+                        return (try waitForAnswer(request, on: child, events: &events), sentTo, followerID)
+                    } catch {
+                        sendFailed = request.sendFailed
+                        // The request failed without its child dying (a create the
+                        // plugin refused): nobody will collect the follower's answer.
+                        if let followerID { forgetLocked(followerID) }
+                        throw error
+                    }
+                } catch {
+                    // The child died, or was found dead, with requests posted
+                    // before this call still unanswered, or before this request
+                    // reached it, or it was killed for another call's fault: the
+                    // death is likely not this call's. Once more, on a new child
+                    // (an instance is re-created there first).
+                    let notThisCall = posted || sendFailed || error.code == .pluginRestarted
+                    guard attempt == 0, self.child !== child, notThisCall,
+                        [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout, .pluginRestarted].contains(error.code)
+                    else { throw error }
+                    if instance != nil { throw Self.restarted(plugin, what) }
+                    logger.notice(
+                        "the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
+                }
+            }
+            throw GraftError(
+                .pluginCrashed, "plugin '\(plugin.info.id)': its runner could not serve \(what).",
+                path: plugin.info.path)
         }
+    }
+
+    /// What a call about an instance its child no longer holds fails with.
+    private static func restarted(_ plugin: LoadedPlugin, _ what: String) -> GraftError {
+        GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
     }
 
     /// Runs `body` with `lock` held, then delivers the events it gathered:
@@ -211,71 +270,6 @@ final class PluginRunner: @unchecked Sendable {
         lock.unlock()
         for event in events { event.deliver() }
         return try result.get()
-    }
-
-    private func callLocked(
-        _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance?,
-        deadline: Duration?, context: InstanceContext?, follower: (kind: Wire.Kind, payload: [UInt8])?,
-        events: inout [Event], _ payload: (inout WireWriter, _ slot: UInt32) -> Void
-    ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
-        if let closed { throw closed }
-        if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
-        if let instance, instance.generation != generation || child == nil {
-            throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
-        }
-        for attempt in 0..<2 {
-            var sendFailed = false
-            let child = try running(for: plugin)
-            let posted = !unanswered.isEmpty
-            do throws(GraftError) {
-                let slot = try slot(for: plugin, in: child, events: &events)
-                var writer = WireWriter()
-                payload(&writer, slot)
-                let sentTo = generation
-                let request = Pending(
-                    id: takeID(), kind: kind, plugin: plugin, what: what,
-                    context: context ?? instance.flatMap { contexts[$0.number] }, deadline: deadline ?? limits.call)
-                // What `post` queued goes first, in the same write.
-                var frames = queued
-                queued.removeAll(keepingCapacity: true)
-                frames += Wire.frame(kind, id: request.id, payload: writer.bytes)
-                var followerID: UInt32?
-                if let follower {
-                    let behind = Pending(
-                        id: takeID(), kind: follower.kind, plugin: plugin, what: what, context: request.context,
-                        deadline: nil)
-                    frames += Wire.frame(follower.kind, id: behind.id, payload: follower.payload)
-                    pending[behind.id] = behind
-                    followerID = behind.id
-                }
-                pending[request.id] = request
-                if !child.send(frames: frames) { request.sendFailed = true }
-                do throws(GraftError) {
-                    return (try waitForAnswer(request, on: child, events: &events), sentTo, followerID)
-                } catch {
-                    sendFailed = request.sendFailed
-                    // The request failed without its child dying (a create the
-                    // plugin refused): nobody will collect the follower's answer.
-                    if let followerID { forgetLocked(followerID) }
-                    throw error
-                }
-            } catch {
-                // The child died, or was found dead, with requests posted
-                // before this call still unanswered, or before this request
-                // reached it, or it was killed for another call's fault: the
-                // death is likely not this call's. Once more, on a new child
-                // (an instance is re-created there first).
-                let notThisCall = posted || sendFailed || error.code == .pluginRestarted
-                guard attempt == 0, self.child !== child, notThisCall,
-                    [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout, .pluginRestarted].contains(error.code)
-                else { throw error }
-                if instance != nil {
-                    throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
-                }
-                logger.notice("the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
-            }
-        }
-        throw GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': its runner could not serve \(what).", path: plugin.info.path)
     }
 
     private func takeID() -> UInt32 {
@@ -392,9 +386,7 @@ final class PluginRunner: @unchecked Sendable {
     /// child is gone, as `call` does.
     func collect(_ id: UInt32, plugin: LoadedPlugin, what: String, instance: Instance) throws(GraftError) -> Answer {
         try withEvents { (events) throws(GraftError) -> Answer in
-            guard instance.generation == generation, let child else {
-                throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
-            }
+            guard instance.generation == generation, let child else { throw Self.restarted(plugin, what) }
             guard let request = pending[id] else {
                 throw GraftError(.pluginRestarted, "the answer to \(what) was lost; \(what) must be asked again.")
             }
