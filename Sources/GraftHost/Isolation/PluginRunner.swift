@@ -667,22 +667,20 @@ final class PluginRunner: @unchecked Sendable {
             return
         }
         let memoryLimit = limits.memory.flatMap { child.peakMemory >= Int($0 / 2) ? $0 : nil }
-        func error(_ plugin: LoadedPlugin, _ what: String, stage: String = "") -> GraftError {
+        func error(for request: Pending) -> GraftError {
+            let plugin = request.plugin
+            let what = request.sendFailed ? "between two calls (found when sending \(request.what))" : request.what
             if let memoryLimit {
                 return GraftError(
                     .pluginMemoryLimit,
                     "plugin '\(plugin.info.id)' (\(plugin.info.path)) reached its memory limit (\(memoryLimit >> 20) MiB) in \(what): its process \(ended) having reserved \(child.peakMemory >> 20) MiB. It starts again on the next call.",
                     path: plugin.info.path)
             }
+            let stage = request.kind == .load && !request.sendFailed ? " while it was loaded" : ""
             return GraftError(
                 .pluginCrashed,
-                "plugin '\(plugin.info.id)' (\(plugin.info.path)) crashed in \(what): its process \(ended)\(stage.isEmpty ? "" : " " + stage). It starts again on the next call.",
+                "plugin '\(plugin.info.id)' (\(plugin.info.path)) crashed in \(what): its process \(ended)\(stage). It starts again on the next call.",
                 path: plugin.info.path)
-        }
-        func error(for request: Pending) -> GraftError {
-            request.sendFailed
-                ? error(request.plugin, "between two calls (found when sending \(request.what))")
-                : error(request.plugin, request.what, stage: request.kind == .load ? "while it was loaded" : "")
         }
         if let first { noteCrash(of: first.plugin, error(for: first)) }
         reset(child) { request in
