@@ -77,27 +77,20 @@ struct PluginLoader: Sendable {
             path: path, symbol: GRAFT_ENTRY_SYMBOL)
 
         stage(.checks)
-        let image: ELFImage
+        let image: ELFImage, imageName: ImageStore.Name
         do throws(GraftError) {
             image = try ELFImage(file: file)
-        } catch {
-            return fail(error)
-        }
-        switch image.entry {
-        case .function: break
-        case .missing:
-            return fail(noEntry)
-        case .notAFunction(let type):
-            return fail(GraftError(
-                .entrySymbolMissing,
-                "\(path) exports '\(GRAFT_ENTRY_SYMBOL)' as data (ELF symbol type \(type)), not as a function; it was not called. Export `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
-                path: path, symbol: GRAFT_ENTRY_SYMBOL))
-        }
-
-        // Through a private name of its own (see ImageStore): the checked
-        // descriptor itself, or, for a host that hot-swaps, a private copy.
-        let imageName: ImageStore.Name
-        do throws(GraftError) {
+            switch image.entry {
+            case .function: break
+            case .missing: throw noEntry
+            case .notAFunction(let type):
+                throw GraftError(
+                    .entrySymbolMissing,
+                    "\(path) exports '\(GRAFT_ENTRY_SYMBOL)' as data (ELF symbol type \(type)), not as a function; it was not called. Export `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
+                    path: path, symbol: GRAFT_ENTRY_SYMBOL)
+            }
+            // Through a private name of its own (see ImageStore): the checked
+            // descriptor itself, or, for a host that hot-swaps, a private copy.
             imageName = try images.name(for: file, mapping: mapping)
         } catch {
             return fail(error)
