@@ -618,19 +618,18 @@ final class PluginRunner: @unchecked Sendable {
         }
         guard let child else { return }
         let late = GraftError(.hostShutDown, "the host shut down before this call ended; its process was stopped.")
+        if inFlight(), reading {
+            // The reader finds the channel closed, fails the calls and reaps the child.
+            doomed = (child, nil, late)
+            Glibc.kill(child.pid, SIGKILL)
+            while self.child === child || reading { lock.wait(forSeconds: 0.05) }
+            child.stop()
+            return
+        }
         if inFlight() {
-            if reading {
-                // The reader finds the channel closed, fails the calls and reaps the child.
-                doomed = (child, nil, late)
-                Glibc.kill(child.pid, SIGKILL)
-                while self.child === child || reading { lock.wait(forSeconds: 0.05) }
-                child.stop()
-                return
-            }
             child.stop()
         } else {
             if !queued.isEmpty { _ = child.send(frames: queued) }
-            queued = []
             child.finish()
         }
         reset(child) { self.failure(of: $0, culprit: nil, late) }
