@@ -60,7 +60,8 @@ package enum ScannerService {
             let id = header.id
             do throws(GraftError) {
                 let file = try PluginFile(adopting: descriptor, path: request.path, realPath: request.realPath)
-                let outcome = loader.open(file, mapping: ChildSandbox.mapping(copy: request.copy), images: images) { stage in
+                let mapping = ChildSandbox.mapping(copy: request.copy)
+                let outcome = loader.open(file, mapping: mapping, images: images) { stage in
                     // One byte on the progress pipe (descriptor 4): the host reads
                     // it only if this process dies or hangs.
                     var byte = stage.rawValue

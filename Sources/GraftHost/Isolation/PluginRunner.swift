@@ -360,7 +360,7 @@ final class PluginRunner: @unchecked Sendable {
         pending[request.id] = request
         // A load's payload is laid out as a scan's.
         let payload = ScanRequest(path: file.path, realPath: file.realPath, copy: mapsCopies).bytes
-        if !child.send(.load, id: request.id, payload: payload, descriptor: file.descriptor) { request.sendFailed = true }
+        request.sendFailed = !child.send(.load, id: request.id, payload: payload, descriptor: file.descriptor)
         var answer = try waitForAnswer(request, on: child, events: &events)
         guard answer.kind == .loaded, let slot = try? answer.reader.u32(), let mapped = try? answer.reader.plugin(path: plugin.info.path)
         else {
