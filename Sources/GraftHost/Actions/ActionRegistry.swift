@@ -36,7 +36,6 @@ public struct RegisteredAction: Sendable {
 final class ActionRegistry: Sendable {
     private let actions = Locked<[ComponentReference: RegisteredAction]>([:])
 
-    /// Every action by key + version, as registered now.
     /// Every action by each name that reaches it: qualified, and bare for its owner.
     var byName: [ComponentReference: RegisteredAction] { actions.withLock { $0 } }
 

@@ -214,10 +214,12 @@ final class RegistryCache: @unchecked Sendable {
     }
 
     private func read(quietly: Bool = false) -> [String: Entry] {
-        if let problem = folderProblem() {
-            if !quietly { self.problem = problem }
+        /// No entries, and (unless `quietly`) why, for one warning.
+        func ignored(_ why: String) -> [String: Entry] {
+            if !quietly { problem = why }
             return [:]
         }
+        if let problem = folderProblem() { return ignored(problem) }
         // O_NONBLOCK: a FIFO planted at the cache's name must not hang the host.
         let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return [:] }  // no cache yet
@@ -225,20 +227,17 @@ final class RegistryCache: @unchecked Sendable {
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [:] }
         guard status.st_uid == geteuid(), status.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
-            if !quietly { problem = "\(file) is not this user's own file, or others can write to it: ignored" }
-            return [:]
+            return ignored("\(file) is not this user's own file, or others can write to it: ignored")
         }
         guard status.st_size <= 256 << 20 else {
-            if !quietly { problem = "\(file) is \(status.st_size) bytes, far more than a cache needs: ignored and rebuilt" }
-            return [:]
+            return ignored("\(file) is \(status.st_size) bytes, far more than a cache needs: ignored and rebuilt")
         }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         let done = bytes.withUnsafeMutableBytes { readAll(into: $0, from: descriptor, at: 0) }
         do throws(Wire.Violation) {
             return try Self.decode(bytes[0..<done])
         } catch {
-            if !quietly { problem = "\(file) could not be read (\(error.description)): ignored and rebuilt" }
-            return [:]
+            return ignored("\(file) could not be read (\(error.description)): ignored and rebuilt")
         }
     }
 

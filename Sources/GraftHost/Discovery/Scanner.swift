@@ -281,19 +281,6 @@ struct ScanRequest {
         return writer.bytes
     }
 
-    /// The request in `payload`, or nil when it does not decode.
-    init?(_ payload: [UInt8]) {
-        var reader = WireReader(payload)
-        guard let path = try? reader.string(), let realPath = try? reader.string(), let copy = try? reader.bool() else { return nil }
-        self.init(path: path, realPath: realPath, copy: copy)
-    }
-
-    init(path: String, realPath: String, copy: Bool) {
-        self.path = path
-        self.realPath = realPath
-        self.copy = copy
-    }
-
     /// The child's answer for a file it loaded.
     static func described(_ info: PluginDescription) -> (Wire.Kind, [UInt8]) {
         var writer = WireWriter()
@@ -306,5 +293,14 @@ struct ScanRequest {
         var writer = WireWriter()
         writer.list(errors) { $0.error($1) }
         return (.refused, writer.bytes)
+    }
+}
+
+extension ScanRequest {
+    /// The request in `payload`, or nil when it does not decode.
+    init?(_ payload: [UInt8]) {
+        var reader = WireReader(payload)
+        guard let path = try? reader.string(), let realPath = try? reader.string(), let copy = try? reader.bool() else { return nil }
+        self.init(path: path, realPath: realPath, copy: copy)
     }
 }

@@ -58,31 +58,25 @@ package enum ScannerService {
                 continue
             }
             let id = header.id
-            let file: PluginFile
             do throws(GraftError) {
-                file = try PluginFile(adopting: descriptor, path: request.path, realPath: request.realPath)
+                let file = try PluginFile(adopting: descriptor, path: request.path, realPath: request.realPath)
+                let mapping = ChildSandbox.mapping(copy: request.copy)
+                let outcome = loader.open(file, mapping: mapping, images: images) { stage in
+                    // One byte on the progress pipe (descriptor 4): the host reads
+                    // it only if this process dies or hangs.
+                    var byte = stage.rawValue
+                    _ = write(progressDescriptor, &byte, 1)
+                }
+                switch outcome {
+                case .failure(let problems):
+                    refuse(id, problems.errors)
+                case .success(let plugin):
+                    kept.append(plugin)  // never released: see the type's comment
+                    _ = try ValidatorRegistry().prepare(plugin)
+                    answer(id, ScanRequest.described(plugin.info))
+                }
             } catch {
                 refuse(id, [error])
-                continue
-            }
-            let outcome = loader.open(file, mapping: ChildSandbox.mapping(copy: request.copy), images: images) { stage in
-                // One byte on the progress pipe (descriptor 4): the host reads
-                // it only if this process dies or hangs.
-                var byte = stage.rawValue
-                _ = write(progressDescriptor, &byte, 1)
-            }
-            switch outcome {
-            case .failure(let problems):
-                refuse(id, problems.errors)
-            case .success(let plugin):
-                kept.append(plugin)  // never released: see the type's comment
-                do throws(GraftError) {
-                    _ = try ValidatorRegistry().prepare(plugin)
-                } catch {
-                    refuse(id, [error])
-                    continue
-                }
-                answer(id, ScanRequest.described(plugin.info))
             }
         }
         finish()

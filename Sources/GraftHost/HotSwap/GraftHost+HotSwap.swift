@@ -65,18 +65,11 @@ extension GraftHost {
             remove(realPath: real)
             return event(.removed)
         }
-        let file: PluginFile
-        let hash: String
+        let file: PluginFile, hash: String, plugin: LoadedPlugin
         do throws(GraftError) {
             file = try PluginFile(opening: path)
             hash = try ContentHash.of(file)
-        } catch {
-            return event(.failed(error))
-        }
-        if !force, old != nil, table.hash(of: real) == hash { return event(.unchanged) }
-
-        let plugin: LoadedPlugin
-        do throws(GraftError) {
+            if !force, old != nil, table.hash(of: real) == hash { return event(.unchanged) }
             try checkTrust(file)
             try checkPin(file)
             // A build that crashes or hangs while loading does so in the
@@ -98,16 +91,12 @@ extension GraftHost {
                 // while this build runs.
                 plugin = try loader.load(file, mapping: .copy, images: images)
             }
+            if old == nil { try register(plugin, file: file) }
         } catch {
             return event(.failed(error))
         }
 
         guard let old else {
-            do throws(GraftError) {
-                try register(plugin, file: file)
-            } catch {
-                return event(.failed(error))
-            }
             table.setHash(hash, of: real)
             return event(.loaded, new: plugin.info)
         }

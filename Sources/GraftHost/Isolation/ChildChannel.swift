@@ -69,11 +69,11 @@ struct ChildChannel {
         send(Wire.frame(kind, id: id, payload: payload))
     }
 
-    /// Sends whole frames, already framed.
-    static func send(_ frame: [UInt8]) -> Bool {
-        sending.lock()
-        defer { sending.unlock() }
-        return frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, -1) } == 0
+    /// Sends whole frames, already framed, and with them `passing` (a descriptor of this process's), if any.
+    static func send(_ frame: [UInt8], passing: Int32 = -1) -> Bool {
+        sending.withLock {
+            frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, passing) } == 0
+        }
     }
 
     private static let sending = Lock()
@@ -93,11 +93,8 @@ struct ChildChannel {
     /// and with it the seccomp listener, which this process then closes.
     /// False when the host has gone.
     static func sayHello() -> Bool {
-        let frame = Wire.frame(.hello, id: 0, payload: Wire.helloPayload(sandbox: sandbox?.status))
         let listener = sandbox?.listener ?? -1
         defer { if listener >= 0 { close(listener) } }
-        sending.lock()
-        defer { sending.unlock() }
-        return frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, listener) } == 0
+        return send(Wire.frame(.hello, id: 0, payload: Wire.helloPayload(sandbox: sandbox?.status)), passing: listener)
     }
 }

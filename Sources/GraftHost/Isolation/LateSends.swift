@@ -13,13 +13,9 @@ final class LateSends: @unchecked Sendable {
     static let shared = LateSends()
     // Guarded by `condition`.
     private let condition = Condition()
-    private var due: [(at: ContinuousClock.Instant, runner: Weak)] = []
-
-    /// Not held: a host that goes away takes its runners and their
+    /// Runners not held: a host that goes away takes its runners and their
     /// children with it at once (a runner sends its queue when it ends).
-    private struct Weak {
-        weak var runner: PluginRunner?
-    }
+    private var due: [(at: ContinuousClock.Instant, runner: Weak<PluginRunner>)] = []
 
     private init() {
         startThread(named: "graft.late-sends") { [unowned self] in self.loop() }
@@ -29,7 +25,7 @@ final class LateSends: @unchecked Sendable {
     /// runner is still there.
     func schedule(_ runner: PluginRunner, after delay: Duration) {
         condition.lock()
-        due.append((ContinuousClock.now + delay, Weak(runner: runner)))
+        due.append((ContinuousClock.now + delay, Weak(runner)))
         condition.signal()
         condition.unlock()
     }
@@ -50,7 +46,7 @@ final class LateSends: @unchecked Sendable {
             }
             due.removeFirst()
             condition.unlock()
-            first.runner.runner?.sendQueued()
+            first.runner.value?.sendQueued()
             condition.lock()
         }
     }

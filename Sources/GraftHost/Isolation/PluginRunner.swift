@@ -104,8 +104,6 @@ final class PluginRunner: @unchecked Sendable {
         let kind: Wire.Kind
         let plugin: LoadedPlugin
         let what: String
-        /// The generation of the child it was sent to.
-        let generation: Int
         /// The instance it concerns: its events, and what the sandbox refused meanwhile, go there.
         var context: InstanceContext?
         /// When its caller gives up; nil while nobody waits for it (a render
@@ -119,14 +117,13 @@ final class PluginRunner: @unchecked Sendable {
         var sendFailed = false
 
         init(
-            id: UInt32, kind: Wire.Kind, plugin: LoadedPlugin, what: String, generation: Int, context: InstanceContext?,
+            id: UInt32, kind: Wire.Kind, plugin: LoadedPlugin, what: String, context: InstanceContext?,
             deadline: Duration?
         ) {
             self.id = id
             self.kind = kind
             self.plugin = plugin
             self.what = what
-            self.generation = generation
             self.context = context
             self.deadline = deadline ?? .zero
             until = deadline.map { .now + $0 }
@@ -166,14 +163,10 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     /// The running child's process id, if one runs (for tests).
-    var childPID: pid_t? {
-        lock.withLock { child?.pid }
-    }
+    var childPID: pid_t? { lock.withLock { child?.pid } }
 
     /// The host's descriptors for the running child (for tests).
-    var childDescriptors: [Int32] {
-        lock.withLock { child?.descriptors ?? [] }
-    }
+    var childDescriptors: [Int32] { lock.withLock { child?.descriptors ?? [] } }
 
     // MARK: Calls
 
@@ -203,10 +196,69 @@ final class PluginRunner: @unchecked Sendable {
         _ payload: (inout WireWriter, _ slot: UInt32) -> Void
     ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
         try withEvents { (events) throws(GraftError) in
-            try callLocked(
-                kind, plugin: plugin, what: what, instance: instance, deadline: deadline, context: context, follower: follower,
-                events: &events, payload)
+            if let closed { throw closed }
+            if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
+            if let instance, instance.generation != generation || child == nil { throw Self.restarted(plugin, what) }
+            for attempt in 0..<2 {
+                var sendFailed = false
+                let child = try running(for: plugin)
+                let posted = !unanswered.isEmpty
+                do throws(GraftError) {
+                    let slot = try slot(for: plugin, in: child, events: &events)
+                    var writer = WireWriter()
+                    payload(&writer, slot)
+                    let sentTo = generation
+                    let request = Pending(
+                        id: takeID(), kind: kind, plugin: plugin, what: what,
+                        context: context ?? instance.flatMap { contexts[$0.number] }, deadline: deadline ?? limits.call)
+                    // What `post` queued goes first, in the same write.
+                    var frames = queued
+                    queued.removeAll(keepingCapacity: true)
+                    frames += Wire.frame(kind, id: request.id, payload: writer.bytes)
+                    var followerID: UInt32?
+                    if let follower {
+                        let behind = Pending(
+                            id: takeID(), kind: follower.kind, plugin: plugin, what: what, context: request.context,
+                            deadline: nil)
+                        frames += Wire.frame(follower.kind, id: behind.id, payload: follower.payload)
+                        pending[behind.id] = behind
+                        followerID = behind.id
+                    }
+                    pending[request.id] = request
+                    if !child.send(frames: frames) { request.sendFailed = true }
+                    do throws(GraftError) {
+                        return (try waitForAnswer(request, on: child, events: &events), sentTo, followerID)
+                    } catch {
+                        sendFailed = request.sendFailed
+                        // The request failed without its child dying (a create the
+                        // plugin refused): nobody will collect the follower's answer.
+                        if let followerID { forgetLocked(followerID) }
+                        throw error
+                    }
+                } catch {
+                    // The child died, or was found dead, with requests posted
+                    // before this call still unanswered, or before this request
+                    // reached it, or it was killed for another call's fault: the
+                    // death is likely not this call's. Once more, on a new child
+                    // (an instance is re-created there first).
+                    let notThisCall = posted || sendFailed || error.code == .pluginRestarted
+                    guard attempt == 0, self.child !== child, notThisCall,
+                        [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout, .pluginRestarted].contains(error.code)
+                    else { throw error }
+                    if instance != nil { throw Self.restarted(plugin, what) }
+                    logger.notice(
+                        "the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
+                }
+            }
+            throw GraftError(
+                .pluginCrashed, "plugin '\(plugin.info.id)': its runner could not serve \(what).",
+                path: plugin.info.path)
         }
+    }
+
+    /// What a call about an instance its child no longer holds fails with.
+    private static func restarted(_ plugin: LoadedPlugin, _ what: String) -> GraftError {
+        GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
     }
 
     /// Runs `body` with `lock` held, then delivers the events it gathered:
@@ -218,70 +270,6 @@ final class PluginRunner: @unchecked Sendable {
         lock.unlock()
         for event in events { event.deliver() }
         return try result.get()
-    }
-
-    private func callLocked(
-        _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance?,
-        deadline: Duration?, context: InstanceContext?, follower: (kind: Wire.Kind, payload: [UInt8])?,
-        events: inout [Event], _ payload: (inout WireWriter, _ slot: UInt32) -> Void
-    ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
-        if let closed { throw closed }
-        if let held = quarantined[ObjectIdentifier(plugin)] { throw held }
-        if let instance, instance.generation != generation || child == nil {
-            throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
-        }
-        for attempt in 0..<2 {
-            var sendFailed = false
-            let child = try running(for: plugin)
-            let posted = !unanswered.isEmpty
-            do throws(GraftError) {
-                let slot = try slot(for: plugin, in: child, events: &events)
-                var writer = WireWriter()
-                payload(&writer, slot)
-                let request = Pending(
-                    id: takeID(), kind: kind, plugin: plugin, what: what, generation: generation,
-                    context: context ?? instance.flatMap { contexts[$0.number] }, deadline: deadline ?? limits.call)
-                // What `post` queued goes first, in the same write.
-                var frames = queued
-                queued.removeAll(keepingCapacity: true)
-                frames += Wire.frame(kind, id: request.id, payload: writer.bytes)
-                var followerID: UInt32?
-                if let follower {
-                    let behind = Pending(
-                        id: takeID(), kind: follower.kind, plugin: plugin, what: what, generation: generation, context: request.context,
-                        deadline: nil)
-                    frames += Wire.frame(follower.kind, id: behind.id, payload: follower.payload)
-                    pending[behind.id] = behind
-                    followerID = behind.id
-                }
-                pending[request.id] = request
-                if !child.send(frames: frames) { request.sendFailed = true }
-                do throws(GraftError) {
-                    return (try waitForAnswer(request, on: child, events: &events), request.generation, followerID)
-                } catch {
-                    sendFailed = request.sendFailed
-                    // The request failed without its child dying (a create the
-                    // plugin refused): nobody will collect the follower's answer.
-                    if let followerID { forgetLocked(followerID) }
-                    throw error
-                }
-            } catch {
-                // The child died, or was found dead, with requests posted
-                // before this call still unanswered, or before this request
-                // reached it, or it was killed for another call's fault: the
-                // death is likely not this call's. Once more, on a new child
-                // (an instance is re-created there first).
-                let notThisCall = posted || sendFailed || error.code == .pluginRestarted
-                guard attempt == 0, self.child !== child, notThisCall,
-                    [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout, .pluginRestarted].contains(error.code)
-                else { throw error }
-                if instance != nil {
-                    throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
-                }
-                logger.notice("the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
-            }
-        }
-        throw GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': its runner could not serve \(what).", path: plugin.info.path)
     }
 
     private func takeID() -> UInt32 {
@@ -320,18 +308,12 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     /// Registers where `emitted` frames for `number` go (after `create`).
-    func attach(_ context: InstanceContext, to instance: Instance) {
-        lock.withLock {
-            if instance.generation == generation { contexts[instance.number] = context }
-        }
+    func attach(_ context: InstanceContext?, to instance: Instance) {
+        lock.withLock { if instance.generation == generation { contexts[instance.number] = context } }
     }
 
     /// Forgets an instance (after `destroy`, or when its owner goes).
-    func detach(_ instance: Instance) {
-        lock.withLock {
-            if instance.generation == generation { contexts[instance.number] = nil }
-        }
-    }
+    func detach(_ instance: Instance) { attach(nil, to: instance) }
 
     /// The child, started (again, after one ended) for a call about `plugin`.
     private func running(for plugin: LoadedPlugin) throws(GraftError) -> ChildProcess {
@@ -345,10 +327,7 @@ final class PluginRunner: @unchecked Sendable {
         let started = try ChildProcess.startGraftChild(
             executable: executable, arguments: arguments, environment: data.map { ["GRAFT_DATA_DIR": $0] } ?? [:],
             sandbox: request, logger: logger, onOutput: { self.logger.notice("runner: \($0)") })
-        generation += 1
-        slots = [:]
-        contexts = [:]
-        queued = []
+        generation += 1  // `reset` emptied what the last child held
         child = started
         return started
     }
@@ -371,23 +350,21 @@ final class PluginRunner: @unchecked Sendable {
             lock.broadcast()
         }
         let file = try open(plugin)
-        var writer = WireWriter()
-        writer.string(file.path)
-        writer.string(file.realPath)
-        writer.bool(mapsCopies)
         // Queued frames first, on their own: the descriptor belongs to the load's bytes.
         if !queued.isEmpty {
             _ = child.send(frames: queued)
             queued.removeAll(keepingCapacity: true)
         }
         let request = Pending(
-            id: takeID(), kind: .load, plugin: plugin, what: "loading it", generation: generation, context: nil, deadline: limits.load)
+            id: takeID(), kind: .load, plugin: plugin, what: "loading it", context: nil, deadline: limits.load)
         pending[request.id] = request
-        if !child.send(.load, id: request.id, payload: writer.bytes, descriptor: file.descriptor) { request.sendFailed = true }
+        // A load's payload is laid out as a scan's.
+        let payload = ScanRequest(path: file.path, realPath: file.realPath, copy: mapsCopies).bytes
+        request.sendFailed = !child.send(.load, id: request.id, payload: payload, descriptor: file.descriptor)
         var answer = try waitForAnswer(request, on: child, events: &events)
         guard answer.kind == .loaded, let slot = try? answer.reader.u32(), let mapped = try? answer.reader.plugin(path: plugin.info.path)
         else {
-            throw kill(child, plugin: plugin, crashed(plugin, "its runner answered a load with \(answer.kind)"))
+            throw abandon(child, plugin: plugin, "answered a load with \(answer.kind)")
         }
         // The plugin must declare in its runner what its scan recorded, as it
         // must when mapped in process: a build that tells each process
@@ -409,9 +386,7 @@ final class PluginRunner: @unchecked Sendable {
     /// child is gone, as `call` does.
     func collect(_ id: UInt32, plugin: LoadedPlugin, what: String, instance: Instance) throws(GraftError) -> Answer {
         try withEvents { (events) throws(GraftError) -> Answer in
-            guard instance.generation == generation, let child else {
-                throw GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
-            }
+            guard instance.generation == generation, let child else { throw Self.restarted(plugin, what) }
             guard let request = pending[id] else {
                 throw GraftError(.pluginRestarted, "the answer to \(what) was lost; \(what) must be asked again.")
             }
@@ -425,9 +400,7 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     /// Gives up on a pipelined answer: it is skipped when it arrives.
-    func forget(_ id: UInt32) {
-        lock.withLock { forgetLocked(id) }
-    }
+    func forget(_ id: UInt32) { lock.withLock { forgetLocked(id) } }
 
     private func forgetLocked(_ id: UInt32) {
         if let request = pending.removeValue(forKey: id), request.outcome == nil { unanswered.insert(id) }
@@ -445,20 +418,13 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     /// Pipelined answers not collected yet (for tests).
-    var uncollected: Int {
-        lock.withLock { uncollectedLocked }
-    }
+    var uncollected: Int { lock.withLock { uncollectedLocked } }
 
-    private var uncollectedLocked: Int {
-        pending.values.count(where: { $0.until == nil })
-    }
+    private var uncollectedLocked: Int { pending.values.count { $0.until == nil } }
 
     /// Learns whether instances of `component` are rendered first (and in what).
     func noteFirstCall(on component: RegisteredComponent, rendering mediaType: MediaType?) {
-        lock.withLock {
-            let key = FirstCallKey(component)
-            if rendersFirst[key] != mediaType { rendersFirst[key] = mediaType }
-        }
+        lock.withLock { rendersFirst[FirstCallKey(component)] = mediaType }
     }
 
     private struct FirstCallKey: Hashable {
@@ -534,18 +500,15 @@ final class PluginRunner: @unchecked Sendable {
             }
             guard let request = pending[header.id], request.outcome == nil else {
                 if let plugin = pending.values.first?.plugin {
-                    _ = abandon(child, plugin: plugin, "answered request \(header.id), which is not in flight")
+                    abandon(child, plugin: plugin, "answered request \(header.id), which is not in flight")
                 }
                 return []
             }
             noteDenials(child.sandboxDenials(before: child.lastFrameEnd), of: request.plugin, context: request.context)
             if header.kind == .failed {
-                guard let error = try? reader.childError(path: request.plugin.info.path) else {
-                    let error = abandon(child, plugin: request.plugin, "sent an error that does not decode, or carries a code only the host may give")
-                    request.outcome = .failure(error)
-                    return []
-                }
-                request.outcome = .failure(error)
+                let error = try? reader.childError(path: request.plugin.info.path)
+                let reason = "sent an error that does not decode, or carries a code only the host may give"
+                request.outcome = .failure(error ?? abandon(child, plugin: request.plugin, reason))
                 return []
             }
             if header.kind == .created {
@@ -570,15 +533,15 @@ final class PluginRunner: @unchecked Sendable {
             return []
         case .timedOut:
             let now = ContinuousClock.now
-            guard let late = pending.values.filter({ $0.outcome == nil && ($0.until.map { $0 <= now } ?? false) }).min(by: { $0.until! < $1.until! })
-            else { return [] }
-            _ = kill(child, plugin: late.plugin, GraftError(
-                .pluginTimeout,
-                "plugin '\(late.plugin.info.id)' (\(late.plugin.info.path)) did not answer \(late.what) within \(late.deadline); its process was killed and starts again on the next call.",
-                path: late.plugin.info.path), culprit: late)
+            let overdue = pending.values.filter { $0.outcome == nil && $0.until.map { $0 <= now } == true }
+            guard let late = overdue.min(by: { $0.until! < $1.until! }) else { return [] }
+            let what = "(\(late.plugin.info.path)) did not answer \(late.what) within \(late.deadline)"
+            kill(child, plugin: late.plugin, .pluginTimeout, what, culprit: late)
             return []
         case .violation(let reason):
-            if let plugin = pending.values.first?.plugin { _ = abandon(child, plugin: plugin, "broke the protocol (\(reason))") }
+            if let plugin = pending.values.first?.plugin {
+                abandon(child, plugin: plugin, "broke the protocol (\(reason))")
+            }
             return []
         }
     }
@@ -595,11 +558,11 @@ final class PluginRunner: @unchecked Sendable {
             // Only an instance being created may not be known yet.
             guard let create = pending.values.first(where: { $0.kind == .create && $0.outcome == nil }) else { return [] }
             unclaimedCount += 1
-            guard unclaimedCount <= Self.eventLimit else {
-                _ = flooded(child, create)
-                return []
+            if unclaimedCount > Self.eventLimit {
+                flooded(child, create.plugin, in: create)
+            } else {
+                unclaimed[number, default: []].append((name, payload, reader))
             }
-            unclaimed[number, default: []].append((name, payload, reader))
             return []
         }
         let event = Event(
@@ -607,29 +570,25 @@ final class PluginRunner: @unchecked Sendable {
         if let request = pending.values.first(where: { $0.outcome == nil && $0.context === context }) {
             request.eventBytes += bytes
             request.events.append(event)
-            if request.events.count > Self.eventLimit || request.eventBytes > limits.output { _ = flooded(child, request) }
+            if request.events.count > Self.eventLimit || request.eventBytes > limits.output {
+                flooded(child, request.plugin, in: request)
+            }
             return []
         }
         looseBytes += bytes
         looseCount += 1
-        if looseCount > Self.eventLimit || looseBytes > limits.output {
-            if let plugin = pending.values.first?.plugin {
-                _ = kill(child, plugin: plugin, GraftError(
-                    .outputTooLarge,
-                    "plugin '\(plugin.info.id)' emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events from its own threads; its process was killed and starts again on the next call.",
-                    path: plugin.info.path))
-            }
-            return []
-        }
-        return [event]
+        guard looseCount > Self.eventLimit || looseBytes > limits.output else { return [event] }
+        if let plugin = pending.values.first?.plugin { flooded(child, plugin, in: nil) }
+        return []
     }
 
-    private func flooded(_ child: ChildProcess, _ request: Pending) -> GraftError {
-        request.events = []
-        return kill(child, plugin: request.plugin, GraftError(
-            .outputTooLarge,
-            "plugin '\(request.plugin.info.id)' emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events in \(request.what); its process was killed and starts again on the next call.",
-            path: request.plugin.info.path), culprit: request)
+    /// Kills a child that sent more events than one call (`request`, or none:
+    /// from a plugin's own threads) may bring.
+    private func flooded(_ child: ChildProcess, _ plugin: LoadedPlugin, in request: Pending?) {
+        request?.events = []
+        let source = request.map { "in \($0.what)" } ?? "from its own threads"
+        let what = "emitted more than \(Self.eventLimit) events or \(limits.output) bytes of events \(source)"
+        kill(child, plugin: plugin, .outputTooLarge, what, culprit: request)
     }
 
     /// Acts the sandbox refused while a request about `plugin` was served
@@ -659,27 +618,26 @@ final class PluginRunner: @unchecked Sendable {
         }
         guard let child else { return }
         let late = GraftError(.hostShutDown, "the host shut down before this call ended; its process was stopped.")
+        if inFlight(), reading {
+            // The reader finds the channel closed, fails the calls and reaps the child.
+            doomed = (child, nil, late)
+            Glibc.kill(child.pid, SIGKILL)
+            while self.child === child || reading { lock.wait(forSeconds: 0.05) }
+            child.stop()
+            return
+        }
         if inFlight() {
-            if reading {
-                // The reader finds the channel closed, fails the calls and reaps the child.
-                doomed = (child, nil, late)
-                Glibc.kill(child.pid, SIGKILL)
-                while self.child === child || reading { lock.wait(forSeconds: 0.05) }
-                child.stop()
-                return
-            }
             child.stop()
         } else {
             if !queued.isEmpty { _ = child.send(frames: queued) }
-            queued = []
             child.finish()
         }
-        reset(child) { _ in late }
+        reset(child) { self.failure(of: $0, culprit: nil, late) }
     }
 
     /// Forgets `child` (if it is the current one) and fails every request in
-    /// flight on it: `culprit` with `error`, the others with `others(request)`.
-    private func reset(_ child: ChildProcess, failing culprit: Pending? = nil, with error: GraftError? = nil, others: (Pending) -> GraftError) {
+    /// flight on it with `failure(request)`.
+    private func reset(_ child: ChildProcess, _ failure: (Pending) -> GraftError) {
         guard self.child === child else { return }
         self.child = nil
         slots = [:]
@@ -688,13 +646,7 @@ final class PluginRunner: @unchecked Sendable {
         queued = []
         unclaimed = [:]
         unclaimedCount = 0
-        for request in pending.values where request.outcome == nil {
-            if let culprit, request === culprit, let error {
-                request.outcome = .failure(error)
-            } else {
-                request.outcome = .failure(others(request))
-            }
-        }
+        for request in pending.values where request.outcome == nil { request.outcome = .failure(failure(request)) }
         // Answers kept for a collect that has not come are lost with the child.
         pending = pending.filter { $0.value.until != nil }
         lock.broadcast()
@@ -704,38 +656,30 @@ final class PluginRunner: @unchecked Sendable {
     /// with how (or, when another caller killed it, with why).
     private func died(_ child: ChildProcess) {
         guard self.child === child else { return }
-        if let doomed, doomed.child === child {
-            self.doomed = nil
-            _ = child.termination()
-            if let first = pending.values.filter({ $0.outcome == nil }).min(by: { $0.id < $1.id }) {
-                noteDenials(child.sandboxDenials(), of: first.plugin, context: first.context)
-            }
-            let culprit = doomed.culprit.flatMap { pending[$0] }
-            reset(child, failing: culprit, with: doomed.error) { request in
-                doomed.error.code == .hostShutDown ? doomed.error : self.innocent(request, doomed.error)
-            }
-            return
-        }
         let ended = child.termination()
         let first = pending.values.filter { $0.outcome == nil }.min { $0.id < $1.id }
         if let first { noteDenials(child.sandboxDenials(), of: first.plugin, context: first.context) }
+        if let doomed, doomed.child === child {
+            self.doomed = nil
+            let culprit = doomed.culprit.flatMap { pending[$0] }
+            reset(child) { self.failure(of: $0, culprit: culprit, doomed.error) }
+            return
+        }
         let memoryLimit = limits.memory.flatMap { child.peakMemory >= Int($0 / 2) ? $0 : nil }
-        func error(_ plugin: LoadedPlugin, _ what: String, stage: String = "") -> GraftError {
+        func error(for request: Pending) -> GraftError {
+            let plugin = request.plugin
+            let what = request.sendFailed ? "between two calls (found when sending \(request.what))" : request.what
             if let memoryLimit {
                 return GraftError(
                     .pluginMemoryLimit,
                     "plugin '\(plugin.info.id)' (\(plugin.info.path)) reached its memory limit (\(memoryLimit >> 20) MiB) in \(what): its process \(ended) having reserved \(child.peakMemory >> 20) MiB. It starts again on the next call.",
                     path: plugin.info.path)
             }
+            let stage = request.kind == .load && !request.sendFailed ? " while it was loaded" : ""
             return GraftError(
                 .pluginCrashed,
-                "plugin '\(plugin.info.id)' (\(plugin.info.path)) crashed in \(what): its process \(ended)\(stage.isEmpty ? "" : " " + stage). It starts again on the next call.",
+                "plugin '\(plugin.info.id)' (\(plugin.info.path)) crashed in \(what): its process \(ended)\(stage). It starts again on the next call.",
                 path: plugin.info.path)
-        }
-        func error(for request: Pending) -> GraftError {
-            request.sendFailed
-                ? error(request.plugin, "between two calls (found when sending \(request.what))")
-                : error(request.plugin, request.what, stage: request.kind == .load ? "while it was loaded" : "")
         }
         if let first { noteCrash(of: first.plugin, error(for: first)) }
         reset(child) { request in
@@ -745,20 +689,31 @@ final class PluginRunner: @unchecked Sendable {
         }
     }
 
-    /// What a call in flight on a child killed for another call's fault fails with.
-    private func innocent(_ request: Pending, _ cause: GraftError) -> GraftError {
-        GraftError(
+    /// What a call in flight on a stopped child fails with: `cause` if it is
+    /// the culprit, or at shutdown; else `plugin_restarted`, for another call's fault.
+    private func failure(of request: Pending, culprit: Pending?, _ cause: GraftError) -> GraftError {
+        guard request !== culprit, cause.code != .hostShutDown else { return cause }
+        return GraftError(
             .pluginRestarted,
             "the process of plugin '\(request.plugin.info.id)' was stopped while it served \(request.what), for another call: \(cause.message)",
             path: request.plugin.info.path)
     }
 
-    private func crashed(_ plugin: LoadedPlugin, _ reason: String) -> GraftError {
-        GraftError(.pluginCrashed, "plugin '\(plugin.info.id)': \(reason); the process was killed.", path: plugin.info.path)
+    /// Kills a child whose runner broke the protocol (`plugin_crashed`).
+    @discardableResult
+    private func abandon(_ child: ChildProcess, plugin: LoadedPlugin, _ reason: String) -> GraftError {
+        let message = "plugin '\(plugin.info.id)': its runner \(reason); the process was killed."
+        return kill(child, plugin: plugin, GraftError(.pluginCrashed, message, path: plugin.info.path))
     }
 
-    private func abandon(_ child: ChildProcess, plugin: LoadedPlugin, _ reason: String) -> GraftError {
-        kill(child, plugin: plugin, crashed(plugin, "its runner \(reason)"))
+    /// Kills a child that `plugin` made break a limit.
+    @discardableResult
+    private func kill(
+        _ child: ChildProcess, plugin: LoadedPlugin, _ code: GraftError.Code, _ what: String, culprit: Pending? = nil
+    ) -> GraftError {
+        kill(child, plugin: plugin, GraftError(
+            code, "plugin '\(plugin.info.id)' \(what); its process was killed and starts again on the next call.",
+            path: plugin.info.path), culprit: culprit)
     }
 
     /// Kills a child that broke a rule or a limit: what the sandbox refused
@@ -778,7 +733,7 @@ final class PluginRunner: @unchecked Sendable {
         }
         child.stop()
         noteDenials(child.sandboxDenials(), of: plugin, context: culprit?.context)
-        reset(child, failing: culprit, with: error) { request in self.innocent(request, error) }
+        reset(child) { self.failure(of: $0, culprit: culprit, error) }
         return error
     }
 

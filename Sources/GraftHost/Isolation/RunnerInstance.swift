@@ -257,6 +257,12 @@ extension RunnerService.Server {
     /// of `Wire.justCreated` (sent behind that create) is about.
     func serveInstanceCall(_ kind: Wire.Kind, _ reader: inout WireReader, created: UInt32?) throws -> (Wire.Kind, [UInt8])? {
         var writer = WireWriter()
+        /// An `answer`: a yes or no, then the instance's new warnings (none once it is gone).
+        func answer(_ yes: Bool, _ instance: ComponentInstance?) -> (Wire.Kind, [UInt8]) {
+            writer.bool(yes)
+            writer.warnings(instance?.takeWarnings() ?? [])
+            return (.answer, writer.bytes)
+        }
         switch kind {
         case .create:
             let host = try host(try reader.u32())
@@ -300,17 +306,13 @@ extension RunnerService.Server {
             let instance = try instance(try reader.u32())
             let action = try reader.string()
             let data = try reader.bool() ? try reader.value() : nil
-            writer.bool(instance.interact(action, data: data))
-            writer.warnings(instance.takeWarnings())
-            return (.answer, writer.bytes)
+            return answer(instance.interact(action, data: data), instance)
 
         case .update:
             let instance = try instance(try reader.u32())
             guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
             try instance.update(inputs: inputs)
-            writer.bool(true)
-            writer.warnings(instance.takeWarnings())
-            return (.answer, writer.bytes)
+            return answer(true, instance)
 
         case .saveState:
             let state = try instance(try reader.u32()).saveState()
@@ -324,23 +326,16 @@ extension RunnerService.Server {
         case .loadState:
             let instance = try instance(try reader.u32())
             let count = Int(try reader.u32())
-            writer.bool(instance.loadState(Array(try reader.raw(count))))
-            writer.warnings(instance.takeWarnings())
-            return (.answer, writer.bytes)
+            return answer(instance.loadState(Array(try reader.raw(count))), instance)
 
         case .destroy:
-            let number = try reader.u32()
-            remove(number)?.close()
-            writer.bool(true)
-            writer.warnings([])
-            return (.answer, writer.bytes)
+            remove(try reader.u32())?.close()
+            return answer(true, nil)
 
         case .resize:
             let instance = try instance(try reader.u32())
             instance.containerSize = ContainerSize(width: try reader.f64(), height: try reader.f64())
-            writer.bool(true)
-            writer.warnings([])
-            return (.answer, writer.bytes)
+            return answer(true, nil)
 
         default:
             return nil

@@ -17,10 +17,12 @@ extension WireWriter {
         }
     }
 
-    mutating func field(_ field: FieldSpec) {
-        string(field.key)
-        string(field.type.rawValue)
-        optional(field.description)
+    mutating func fields(_ fields: [FieldSpec]) {
+        list(fields) { writer, field in
+            writer.string(field.key)
+            writer.string(field.type.rawValue)
+            writer.optional(field.description)
+        }
     }
 
     mutating func component(_ contract: ComponentContract) {
@@ -28,17 +30,17 @@ extension WireWriter {
         u32(UInt32(contract.version))
         optional(contract.name)
         optional(contract.description)
-        list(contract.inputs) { $0.field($1) }
+        fields(contract.inputs)
         list(contract.outputs) { writer, output in
             writer.string(output.event)
             writer.optional(output.description)
-            writer.list(output.payload) { $0.field($1) }
+            writer.fields(output.payload)
         }
         value(.object(contract.debugConfig))
         list(contract.interactions) { writer, interaction in
             writer.string(interaction.name)
             writer.optional(interaction.description)
-            writer.list(interaction.data) { $0.field($1) }
+            writer.fields(interaction.data)
         }
         list(contract.stories) { writer, story in
             writer.string(story.name)
@@ -52,7 +54,7 @@ extension WireWriter {
         u32(UInt32(contract.version))
         optional(contract.description)
         optional(contract.signature)
-        list(contract.params) { $0.field($1) }
+        fields(contract.params)
         optional(contract.message)
     }
 
@@ -61,7 +63,7 @@ extension WireWriter {
         u32(UInt32(contract.version))
         optional(contract.name)
         optional(contract.description)
-        list(contract.params) { $0.field($1) }
+        fields(contract.params)
     }
 
     mutating func plugin(_ info: PluginDescription) {
@@ -113,28 +115,27 @@ extension WireReader {
         }
     }
 
-    mutating func field() throws(Wire.Violation) -> FieldSpec {
-        let key = try string()
-        let typeName = try string()
-        guard let type = ValueType(rawValue: typeName) else { throw Wire.Violation(description: "unknown type '\(typeName)'") }
-        return FieldSpec(key: key, type: type, description: try optional())
+    mutating func fields() throws(Wire.Violation) -> [FieldSpec] {
+        try list { (reader) throws(Wire.Violation) in
+            let key = try reader.string(), typeName = try reader.string()
+            guard let type = ValueType(rawValue: typeName) else {
+                throw Wire.Violation(description: "unknown type '\(typeName)'")
+            }
+            return FieldSpec(key: key, type: type, description: try reader.optional())
+        }
     }
 
     private mutating func version() throws(Wire.Violation) -> Int { Int(try u32()) }
 
     mutating func component() throws(Wire.Violation) -> ComponentContract {
         let key = try string(), version = try version(), name = try optional(), description = try optional()
-        let inputs = try list { (reader) throws(Wire.Violation) in try reader.field() }
+        let inputs = try fields()
         let outputs = try list { (reader) throws(Wire.Violation) in
-            OutputSpec(
-                event: try reader.string(), description: try reader.optional(),
-                payload: try reader.list { (reader) throws(Wire.Violation) in try reader.field() })
+            OutputSpec(event: try reader.string(), description: try reader.optional(), payload: try reader.fields())
         }
         guard case .object(let debugConfig) = try value() else { throw Wire.Violation(description: "a debugConfig that is not an object") }
         let interactions = try list { (reader) throws(Wire.Violation) in
-            InteractionSpec(
-                name: try reader.string(), description: try reader.optional(),
-                data: try reader.list { (reader) throws(Wire.Violation) in try reader.field() })
+            InteractionSpec(name: try reader.string(), description: try reader.optional(), data: try reader.fields())
         }
         let stories = try list { (reader) throws(Wire.Violation) in
             let name = try reader.string(), description = try reader.optional()
@@ -148,16 +149,15 @@ extension WireReader {
 
     mutating func validator() throws(Wire.Violation) -> ValidatorContract {
         let name = try string(), version = try version(), description = try optional(), signature = try optional()
-        let params = try list { (reader) throws(Wire.Violation) in try reader.field() }
         return ValidatorContract(
             name: name, version: version, description: description,
-            kind: signature.map { .native(signature: $0) } ?? .generic, params: params, message: try optional())
+            kind: signature.map { .native(signature: $0) } ?? .generic, params: try fields(), message: try optional())
     }
 
     mutating func action() throws(Wire.Violation) -> ActionContract {
         ActionContract(
             key: try string(), version: try version(), name: try optional(), description: try optional(),
-            params: try list { (reader) throws(Wire.Violation) in try reader.field() })
+            params: try fields())
     }
 
     /// A plugin as described by a scan of `path`.

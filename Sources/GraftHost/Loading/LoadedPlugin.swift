@@ -78,18 +78,12 @@ package final class LoadedPlugin: @unchecked Sendable {
         isMappedFlag.store(true, ordering: .releasing)
     }
 
-    /// A plugin known from its description; `mapper` maps it on first use.
-    init(described info: PluginDescription, mapper: @escaping Mapper) {
-        self.info = info
-        self.mapper = mapper
-        self.runner = nil
-        telemetry = PluginTelemetry.make(pluginID: info.id)
-    }
-
-    /// A plugin that runs in `runner`'s child process: never mapped here.
-    init(described info: PluginDescription, runner: PluginRunner) {
+    /// A plugin known from its description: one that runs in `runner`'s
+    /// child process (never mapped here), or that `mapper` maps on first use.
+    init(described info: PluginDescription, runner: PluginRunner? = nil, mapper: Mapper? = nil) {
         self.info = info
         self.runner = runner
+        self.mapper = mapper
         telemetry = PluginTelemetry.make(pluginID: info.id)
     }
 

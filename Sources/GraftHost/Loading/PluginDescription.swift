@@ -58,9 +58,4 @@ public struct PluginDescription: Sendable, Hashable {
 public struct PluginFailure: Sendable, Hashable {
     public package(set) var path: String
     public package(set) var error: GraftError
-
-    package init(path: String, error: GraftError) {
-        self.path = path
-        self.error = error
-    }
 }

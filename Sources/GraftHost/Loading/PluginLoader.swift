@@ -77,27 +77,20 @@ struct PluginLoader: Sendable {
             path: path, symbol: GRAFT_ENTRY_SYMBOL)
 
         stage(.checks)
-        let image: ELFImage
+        let image: ELFImage, imageName: ImageStore.Name
         do throws(GraftError) {
             image = try ELFImage(file: file)
-        } catch {
-            return fail(error)
-        }
-        switch image.entry {
-        case .function: break
-        case .missing:
-            return fail(noEntry)
-        case .notAFunction(let type):
-            return fail(GraftError(
-                .entrySymbolMissing,
-                "\(path) exports '\(GRAFT_ENTRY_SYMBOL)' as data (ELF symbol type \(type)), not as a function; it was not called. Export `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
-                path: path, symbol: GRAFT_ENTRY_SYMBOL))
-        }
-
-        // Through a private name of its own (see ImageStore): the checked
-        // descriptor itself, or, for a host that hot-swaps, a private copy.
-        let imageName: ImageStore.Name
-        do throws(GraftError) {
+            switch image.entry {
+            case .function: break
+            case .missing: throw noEntry
+            case .notAFunction(let type):
+                throw GraftError(
+                    .entrySymbolMissing,
+                    "\(path) exports '\(GRAFT_ENTRY_SYMBOL)' as data (ELF symbol type \(type)), not as a function; it was not called. Export `GRAFT_EXPORT const graft_plugin_entry_t *graft_entry(void)` (see graft.h).",
+                    path: path, symbol: GRAFT_ENTRY_SYMBOL)
+            }
+            // Through a private name of its own (see ImageStore): the checked
+            // descriptor itself, or, for a host that hot-swaps, a private copy.
             imageName = try images.name(for: file, mapping: mapping)
         } catch {
             return fail(error)
@@ -116,35 +109,35 @@ struct PluginLoader: Sendable {
                 .dlopenFailed, "\(path) could not be opened by the dynamic loader: \(reason.replacing(imagePath, with: path))",
                 path: path))
         }
-        let close = { if !image.containsSwift { dlclose(handle) } }
-
-        guard let symbol = dlsym(handle, GRAFT_ENTRY_SYMBOL) else {
-            close()
-            return fail(noEntry)
+        // Every refusal from here on closes the image (unless it holds Swift):
+        // nothing of it may be read after.
+        func refuse(_ errors: [GraftError]) -> Result<LoadedPlugin, Problems> {
+            if !image.containsSwift { dlclose(handle) }
+            return .failure(Problems(errors: errors))
         }
+
+        guard let symbol = dlsym(handle, GRAFT_ENTRY_SYMBOL) else { return refuse([noEntry]) }
         stage(.entry)
         let entryFunction = unsafeBitCast(symbol, to: graft_entry_fn.self)
         guard let entry = entryFunction() else {
-            close()
-            return fail(GraftError(.invalidDescriptor, "\(path): graft_entry() returned NULL.", path: path, symbol: GRAFT_ENTRY_SYMBOL))
+            return refuse([GraftError(
+                .invalidDescriptor, "\(path): graft_entry() returned NULL.", path: path, symbol: GRAFT_ENTRY_SYMBOL)])
         }
 
         let abi = ABIVersion(major: Int(entry.pointee.abi.major), minor: Int(entry.pointee.abi.minor))
         guard abi.isLoadable() else {
-            close()
-            return fail(GraftError(
+            return refuse([GraftError(
                 .abiIncompatible,
                 "\(path) was built for Graft ABI \(abi) but this host implements ABI \(ABIVersion.host); rebuild it against a graft.h with major \(ABIVersion.host.major) and minor <= \(ABIVersion.host.minor).",
-                path: path, symbol: GRAFT_ENTRY_SYMBOL))
+                path: path, symbol: GRAFT_ENTRY_SYMBOL)])
         }
         let expectedSize = MemoryLayout<graft_plugin_entry_t>.stride  // C's sizeof
         let structSize = Int(entry.pointee.struct_size)
         guard structSize >= expectedSize else {
-            close()  // From here on nothing of the image may be read.
-            return fail(GraftError(
+            return refuse([GraftError(
                 .invalidDescriptor,
                 "\(path): the entry's struct_size is \(structSize) but graft_plugin_entry_t has \(expectedSize) bytes; set it to sizeof(graft_plugin_entry_t).",
-                path: path, symbol: GRAFT_ENTRY_SYMBOL))
+                path: path, symbol: GRAFT_ENTRY_SYMBOL)])
         }
 
         var entryProblems: [GraftError] = []
@@ -174,18 +167,15 @@ struct PluginLoader: Sendable {
         }
         guard entryProblems.isEmpty, let id, let version, let initialize = entry.pointee.`init`,
             let getFactory = entry.pointee.get_factory
-        else {
-            close()
-            return .failure(Problems(errors: entryProblems))
-        }
+        else { return refuse(entryProblems) }
 
         let host = HostHandle(path: path, logger: logger)
         stage(.initialize)
+        // graft.h: deinit is not called when init refused the load.
         guard initialize(host.pointer) else {
-            close()  // graft.h: deinit is not called when init refused the load.
-            return fail(GraftError(
+            return refuse([GraftError(
                 .pluginInitFailed, "\(path): plugin '\(id)' refused to start (its init returned false).", path: path,
-                symbol: "init"))
+                symbol: "init")])
         }
 
         stage(.describe)
@@ -202,8 +192,7 @@ struct PluginLoader: Sendable {
         }
         guard reader.problems.isEmpty else {
             entry.pointee.deinit?()
-            close()
-            return .failure(Problems(errors: reader.problems))
+            return refuse(reader.problems)
         }
 
         let info = PluginDescription(
@@ -216,10 +205,7 @@ struct PluginLoader: Sendable {
         let textProblems = info.ruleProblems
         guard textProblems.isEmpty else {
             entry.pointee.deinit?()
-            close()
-            return .failure(Problems(errors: textProblems.map {
-                GraftError(.invalidDescriptor, "\(path): \($0).", path: path)
-            }))
+            return refuse(textProblems.map { GraftError(.invalidDescriptor, "\(path): \($0).", path: path) })
         }
         return .success(LoadedPlugin(
             info: info,

@@ -83,7 +83,7 @@ public struct SearchPath: Sendable, Hashable {
     }
 
     /// Every `.so` file on the path, in search order, each real file once.
-    func pluginFiles() -> [String] { discover().files }
+    func pluginFiles() -> [String] { discoverEntries().entries.map(\.path) }
 
     /// A plugin file found on the path: the path as found, its real path, and
     /// what `stat` said of it (so that a file the registry cache knows needs
@@ -92,11 +92,6 @@ public struct SearchPath: Sendable, Hashable {
         var path: String
         var realPath: String
         var status: stat
-    }
-
-    func discover() -> (files: [String], problems: [PluginFailure]) {
-        let (entries, problems) = discoverEntries()
-        return (entries.map(\.path), problems)
     }
 
     /// Every `.so` file on the path, in search order, each real file once;

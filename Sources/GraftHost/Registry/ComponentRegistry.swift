@@ -28,13 +28,10 @@ package final class ComponentRegistry: Sendable {
         mutating func insert(_ component: RegisteredComponent, as reference: ComponentReference) {
             guard components.updateValue(component, forKey: reference) == nil else { return }
             let key = VersionKey(reference)
-            if var known = versions.removeValue(forKey: key) {
-                known.append(reference.version)
-                known.sort()
-                versions[key] = known
-            } else {
-                versions[key] = [reference.version]
-            }
+            var known = versions.removeValue(forKey: key) ?? []
+            known.append(reference.version)
+            known.sort()
+            versions[key] = known
         }
 
         mutating func remove(_ reference: ComponentReference) -> RegisteredComponent? {
@@ -89,10 +86,6 @@ package final class ComponentRegistry: Sendable {
             key: reference.key)
     }
 
-    package func resolve(key: String, version: Int = 1) throws(GraftError) -> RegisteredComponent {
-        try resolve(ComponentReference(key: key, version: version))
-    }
-
     /// Every registered component (each once, whether or not it owns its
     /// bare name), sorted by key, version and plugin id.
     package var all: [RegisteredComponent] {
@@ -136,14 +129,9 @@ package final class ComponentRegistry: Sendable {
         }
     }
 
-    /// Removes and returns the component under `reference`, if any.
-    @discardableResult
-    package func unregister(_ reference: ComponentReference) -> RegisteredComponent? {
-        update { snapshot in snapshot.remove(reference) }
-    }
-
+    /// Removes and returns the component under `key` and `version`, if any.
     @discardableResult
     package func unregister(key: String, version: Int = 1) -> RegisteredComponent? {
-        unregister(ComponentReference(key: key, version: version))
+        update { snapshot in snapshot.remove(ComponentReference(key: key, version: version)) }
     }
 }

@@ -49,36 +49,26 @@ private final class Waiting<T: Sendable>: @unchecked Sendable {
     // Guarded by `lock`.
     private let lock = Lock()
     private var continuation: CheckedContinuation<Result<T, GraftError>, Never>?
+    /// The first result given: any later one is dropped, and a `start` that
+    /// comes after it resumes with it at once.
     private var outcome: Result<T, GraftError>?
-    private var resumed = false
 
     func start(_ continuation: CheckedContinuation<Result<T, GraftError>, Never>) {
-        lock.lock()
-        guard let outcome else {
-            self.continuation = continuation
-            lock.unlock()
-            return
+        let outcome = lock.withLock { () -> Result<T, GraftError>? in
+            if self.outcome == nil { self.continuation = continuation }
+            return self.outcome
         }
-        resumed = true
-        lock.unlock()
-        continuation.resume(returning: outcome)
+        if let outcome { continuation.resume(returning: outcome) }
     }
 
     func finish(_ result: Result<T, GraftError>) {
-        lock.lock()
-        guard !resumed, outcome == nil else {
-            lock.unlock()
-            return
+        let waiting = lock.withLock { () -> CheckedContinuation<Result<T, GraftError>, Never>? in
+            guard outcome == nil else { return nil }
+            outcome = result
+            defer { continuation = nil }
+            return continuation
         }
-        guard let continuation else {
-            outcome = result  // before `start`, which resumes with it
-            lock.unlock()
-            return
-        }
-        resumed = true
-        self.continuation = nil
-        lock.unlock()
-        continuation.resume(returning: result)
+        waiting?.resume(returning: result)
     }
 }
 

@@ -77,15 +77,15 @@ package final class InstanceContext: Sendable {
         let warnings = DriftCheck.check(
             event: event, payload: payload, declared: component.contract.output(event), of: component.reference, instanceID: instanceID)
         record(warnings)
-        onEvent(EmittedEvent(
-            instanceID: instanceID, component: component.reference, pluginID: component.pluginID, event: event,
-            payload: payload, warnings: warnings))
+        deliver(event, payload: payload, warnings: warnings, as: component)
     }
 
     /// An event the instance emitted in its runner child, already checked
     /// there: handed on as is (its warnings are recorded with the call's answer).
-    func deliver(_ event: String, payload: GraftValue?, warnings: [GraftWarning]) {
-        let component = self.component
+    func deliver(
+        _ event: String, payload: GraftValue?, warnings: [GraftWarning], as component: RegisteredComponent? = nil
+    ) {
+        let component = component ?? self.component
         onEvent(EmittedEvent(
             instanceID: instanceID, component: component.reference, pluginID: component.pluginID, event: event,
             payload: payload, warnings: warnings))

@@ -45,14 +45,9 @@ final class LocalInstance: InstanceSide {
     }
 
     func render(as mediaType: MediaType, outputLimit: Int) throws(GraftError) -> (rendering: Rendering, overflowed: Bool) {
-        let output: OutputWriter
-        if let kept = self.output {
-            kept.reset(limit: outputLimit)
-            output = kept
-        } else {
-            output = OutputWriter.take(limit: outputLimit)
-            self.output = output
-        }
+        let output = self.output ?? OutputWriter.take()
+        output.reset(limit: outputLimit)
+        self.output = output
         let ok = output.withWriter { writer in instance.pointee.render!(instance, mediaType.rawValue, writer) }
         // A component whose write was refused past the limit usually gives
         // up: that is the limit's doing, not a failure of its own.
@@ -69,15 +64,12 @@ final class LocalInstance: InstanceSide {
     }
 
     func interact(_ action: String, data: GraftValue?) throws(GraftError) -> Bool {
-        let answered: Bool
+        var answered = false
         if let interact = instance.pointee.interact {
-            if let data {
-                answered = action.withCString { name in data.withCValue { interact(instance, name, $0) } }
-            } else {
-                answered = action.withCString { interact(instance, $0, nil) }
+            answered = action.withCString { name in
+                guard let data else { return interact(instance, name, nil) }
+                return data.withCValue { interact(instance, name, $0) }
             }
-        } else {
-            answered = false
         }
         explain(action, answered: answered)
         return answered

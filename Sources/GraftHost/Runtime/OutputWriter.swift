@@ -25,14 +25,8 @@ package final class OutputWriter: @unchecked Sendable {
     private static let spares = Locked<[OutputWriter]>([])
     private static let maximumSpares = 16
 
-    /// A spare writer ready for a call with `limit`, or a new one.
-    static func take(limit: Int) -> OutputWriter {
-        if let spare = spares.withLock({ $0.popLast() }) {
-            spare.reset(limit: limit)
-            return spare
-        }
-        return OutputWriter(limit: limit)
-    }
+    /// A spare writer, or a new one: `reset` it for a call.
+    static func take() -> OutputWriter { spares.withLock { $0.popLast() } ?? OutputWriter() }
 
     /// Gives `writer` back once its instance is closed; its buffer is kept
     /// only up to `keptCapacity`.

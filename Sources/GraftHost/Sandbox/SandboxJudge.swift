@@ -43,21 +43,15 @@ struct SandboxJudge: Sendable {
 
     /// The verdict on `call`, named `name`; `memory` reads the caller's strings and bytes.
     func judge(_ call: graft_sandbox_call, named name: String, memory: ChildMemory) -> Verdict {
-        let a = call.args
+        // The call's six arguments, a C array Swift sees as a tuple.
         func argument(_ index: Int) -> UInt64 {
-            switch index {
-            case 0: a.0
-            case 1: a.1
-            case 2: a.2
-            case 3: a.3
-            case 4: a.4
-            default: a.5
-            }
+            withUnsafeBytes(of: call.args) { $0.load(fromByteOffset: index * 8, as: UInt64.self) }
         }
         func int(_ index: Int) -> Int32 { Int32(truncatingIfNeeded: argument(index)) }
         func refuse(_ act: String, _ error: Int32 = EPERM) -> Verdict { .refuse(errno: error, SandboxDenial(call: name, act: act)) }
         func path(_ index: Int, at folder: Int32? = nil, following: Bool = true) -> ChildPath {
-            ChildPath(memory.string(at: argument(index)), folder: folder, thread: call.pid, process: process, following: following)
+            let raw = memory.string(at: argument(index))
+            return ChildPath(raw: raw, folder: folder, thread: call.pid, process: process, following: following)
         }
 
         switch name {
@@ -212,14 +206,6 @@ struct ChildPath {
     let thread: pid_t
     let process: pid_t
     let following: Bool
-
-    init(_ raw: String?, folder: Int32?, thread: pid_t, process: pid_t, following: Bool) {
-        self.raw = raw
-        self.folder = folder
-        self.thread = thread
-        self.process = process
-        self.following = following
-    }
 
     var isEmpty: Bool { raw?.isEmpty ?? false }
 

@@ -22,13 +22,7 @@ final class SandboxWatch: @unchecked Sendable {
     /// Made on the monitor thread when the child first asks (resolving the
     /// policy's folders costs a few system calls a child's start need not wait
     /// for); used by that thread only.
-    private var madeJudge: SandboxJudge?
-    var judge: SandboxJudge {
-        if let madeJudge { return madeJudge }
-        let judge = SandboxJudge(process: process, policy: policy)
-        madeJudge = judge
-        return judge
-    }
+    lazy var judge = SandboxJudge(process: process, policy: policy)
     /// Bytes the child has sent on its channel so far; set by its `ChildProcess`.
     let position: @Sendable () -> UInt64
 

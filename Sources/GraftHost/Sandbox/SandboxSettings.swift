@@ -58,13 +58,7 @@ extension SandboxSettings {
     package func request(forPlugin id: String) throws(GraftError) -> ChildSandbox.Request? {
         guard var request else { return nil }
         let granted = grants[id] ?? []
-        let connects = granted.contains { permission in
-            switch permission {
-            case .connect, .anyNetwork: true
-            case .read, .dataFolder: false
-            }
-        }
-        if connects {
+        if granted.contains(where: { if case .connect = $0 { true } else { $0 == .anyNetwork } }) {
             // What a program that connects reads: certificates, names, services.
             request.policy.readPaths += Self.networkFiles
         }

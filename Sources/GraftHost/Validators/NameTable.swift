@@ -31,7 +31,6 @@ final class NameTable<Value: AnyObject & Sendable>: @unchecked Sendable {
     /// caches, which an address could not be once a table is freed.
     private let serial: UInt64
 
-
     init(_ pairs: some Sequence<(String, Value)>) {
         let pairs = Array(pairs)
         // At most half full, so a miss ends within a few probes.

@@ -128,9 +128,38 @@ package struct NativeCall: @unchecked Sendable {
                 }
             } ?? .valueUnreadable
         }
-        // One 8-byte slot per argument (every type here fits), and libffi's
-        // array of pointers to them; a constant size keeps both on the stack.
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: NativeSignature.maximumArguments) { slots in
+        return withSlots(value: value, params: params) { slots, values in
+            // The value first: most signatures take it as their one string,
+            // and a string value is pinned as it is, without a copy.
+            if kinds[0] == .string, case .string(let text) = value {
+                return NativeFunction.withCleanCString(text) { pointer in
+                    slots.storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
+                    return pinStrings(from: 1, value: value, params: params, slots: slots, values: values)
+                } ?? .valueUnreadable
+            }
+            return pinStrings(from: 0, value: value, params: params, slots: slots, values: values)
+        }
+    }
+
+    /// The general path with the value given as C bytes, unchecked (not
+    /// UTF-8, say): the conformance checker hands validators text no Swift
+    /// string can hold. Only for signatures whose first argument is a string.
+    package func callThroughFFI(rawValue: UnsafePointer<CChar>, params: [String]) -> Outcome {
+        guard kinds[0] == .string, params.count == count - 1 else { return .valueUnreadable }
+        return withSlots(value: .null, params: params) { slots, values in
+            slots.storeBytes(of: rawValue, as: UnsafePointer<CChar>.self)
+            return pinStrings(from: 1, value: .null, params: params, slots: slots, values: values)
+        }
+    }
+
+    /// Runs `body` with one 8-byte slot per argument (every type here fits)
+    /// and libffi's array of pointers to them, on the stack (a constant
+    /// size), every non-string argument already stored in its slot.
+    private func withSlots(
+        value: GraftValue, params: [String],
+        _ body: (UnsafeMutableRawPointer, UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Outcome
+    ) -> Outcome {
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: NativeSignature.maximumArguments) { slots in
             withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: NativeSignature.maximumArguments) { values in
                 let slots = UnsafeMutableRawPointer(slots.baseAddress!)
                 let values = values.baseAddress!
@@ -142,37 +171,7 @@ package struct NativeCall: @unchecked Sendable {
                     guard storeScalar(index, value: value, params: params, into: slots + index * 8)
                     else { return index == 0 ? .valueUnreadable : .paramUnreadable(index - 1) }
                 }
-                // The value first: most signatures take it as their one string,
-                // and a string value is pinned as it is, without a copy.
-                if kinds[0] == .string, case .string(let text) = value {
-                    return NativeFunction.withCleanCString(text) { pointer in
-                        slots.storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
-                        return pinStrings(from: 1, value: value, params: params, slots: slots, values: values)
-                    } ?? .valueUnreadable
-                }
-                return pinStrings(from: 0, value: value, params: params, slots: slots, values: values)
-            }
-        }
-    }
-
-    /// The general path with the value given as C bytes, unchecked (not
-    /// UTF-8, say): the conformance checker hands validators text no Swift
-    /// string can hold. Only for signatures whose first argument is a string.
-    package func callThroughFFI(rawValue: UnsafePointer<CChar>, params: [String]) -> Outcome {
-        guard kinds[0] == .string, params.count == count - 1 else { return .valueUnreadable }
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: NativeSignature.maximumArguments) { slots in
-            withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: NativeSignature.maximumArguments) { values in
-                let slots = UnsafeMutableRawPointer(slots.baseAddress!)
-                let values = values.baseAddress!
-                for index in 0..<count { values[index] = slots + index * 8 }
-                var scalars = scalarMask
-                while scalars != 0 {
-                    let index = scalars.trailingZeroBitCount
-                    scalars &= scalars - 1
-                    guard storeScalar(index, value: .null, params: params, into: slots + index * 8) else { return .paramUnreadable(index - 1) }
-                }
-                slots.storeBytes(of: rawValue, as: UnsafePointer<CChar>.self)
-                return pinStrings(from: 1, value: .null, params: params, slots: slots, values: values)
+                return body(slots, values)
             }
         }
     }

@@ -6,10 +6,4 @@ public struct ValidationOutcome: Sendable, Hashable {
     /// validator's name.
     public package(set) var message: String?
     public package(set) var validator: String
-
-    package init(isValid: Bool, message: String? = nil, validator: String) {
-        self.isValid = isValid
-        self.message = message
-        self.validator = validator
-    }
 }

@@ -55,7 +55,7 @@ enum JSONReader {
             return index == bytes.count ? value : Optional<GraftValue>.none
         }
 
-        private mutating func fail(_ reason: String, at offset: Int) -> GraftValue? {
+        private mutating func fail<T>(_ reason: String, at offset: Int) -> T? {
             problem = reason
             problemOffset = offset
             return nil
@@ -127,7 +127,7 @@ enum JSONReader {
         /// false when the text is not JSON there.
         private mutating func elements(depth: Int, closedBy close: UInt8, _ element: (inout Cursor) -> Bool) -> Bool {
             guard depth <= JSONReader.maximumDepth else {
-                _ = fail("values are nested more than \(JSONReader.maximumDepth) deep", at: index)
+                _ = fail("values are nested more than \(JSONReader.maximumDepth) deep", at: index) as Bool?
                 return false
             }
             index += 1  // { or [
@@ -191,15 +191,11 @@ enum JSONReader {
                     case UInt8(ascii: "t"): decoded.append(0x09)
                     case UInt8(ascii: "u"):
                         guard let scalar = unicodeEscape() else {
-                            problem = "an invalid \\u escape in a string"
-                            problemOffset = escapeStart
-                            return nil
+                            return fail("an invalid \\u escape in a string", at: escapeStart)
                         }
                         decoded.append(contentsOf: String(Character(scalar)).utf8)
                     default:
-                        problem = "an invalid escape in a string"
-                        problemOffset = escapeStart
-                        return nil
+                        return fail("an invalid escape in a string", at: escapeStart)
                     }
                 default:
                     if byte < 0x20 { return controlCharacter() }
@@ -212,9 +208,7 @@ enum JSONReader {
 
         /// A raw control character (below U+0020) inside a string, which JSON refuses.
         private mutating func controlCharacter() -> String? {
-            problem = "a control character (byte 0x\(String(current, radix: 16))) in a string; write it escaped"
-            problemOffset = index
-            return nil
+            fail("a control character (byte 0x\(String(current, radix: 16))) in a string; write it escaped", at: index)
         }
 
         /// The scalar of `\uXXXX` (its "u" already read), joining a surrogate pair.
@@ -238,14 +232,7 @@ enum JSONReader {
             guard bytes.count - index >= 4 else { return nil }
             var value: UInt32 = 0
             for _ in 0..<4 {
-                let byte = bytes[index]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: return nil
-                }
+                guard let digit = Character(Unicode.Scalar(bytes[index])).hexDigitValue else { return nil }
                 value = value << 4 | UInt32(digit)
                 index += 1
             }
