@@ -63,8 +63,8 @@ final class PluginTable: Sendable {
         /// Every bare name `info` declares.
         static func all(of info: PluginDescription) -> [Name] {
             info.components.map { Name(kind: .component, reference: $0.reference) }
-                + info.validators.map { Name(kind: .validator, reference: ComponentReference(key: $0.name, version: $0.version)) }
-                + info.actions.map { Name(kind: .action, reference: ComponentReference(key: $0.key, version: $0.version)) }
+                + info.validators.map { Name(kind: .validator, reference: $0.reference) }
+                + info.actions.map { Name(kind: .action, reference: $0.reference) }
         }
     }
 
