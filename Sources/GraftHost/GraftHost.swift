@@ -102,7 +102,8 @@ public final class GraftHost: Sendable {
         self.loader = PluginLoader(logger: loaderLogger)
         var scannerLogger = logger
         scannerLogger[metadataKey: "subsystem"] = "scanner"
-        let executable = configuration.scanning.inChild ? ScannerLocation.find(configured: configuration.scanning.executable) : nil
+        let executable = configuration.scanning.inChild
+            ? ScannerLocation.find(configured: configuration.scanning.executable) : nil
         scanner = executable.map { executable in
             Scanner(
                 executable: executable, deadline: configuration.scanning.deadline, sandbox: configuration.sandbox.request,

@@ -144,8 +144,9 @@ final class ImageStore: Sendable {
             // is the child's own.
             let memory = graft_memory_copy(file.descriptor, UInt64(file.identity.size))
             guard memory >= 0 else {
+                let reason = String(cString: strerror(errno))
                 throw GraftError(
-                    .permissionDenied, "could not copy \(file.path) into memory to load it: \(String(cString: strerror(errno))).",
+                    .permissionDenied, "could not copy \(file.path) into memory to load it: \(reason).",
                     path: file.path)
             }
             return Name(path: descriptorName(ofDescriptor: memory), release: { close(memory) })
