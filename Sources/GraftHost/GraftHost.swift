@@ -100,26 +100,24 @@ public final class GraftHost: Sendable {
         var loaderLogger = logger
         loaderLogger[metadataKey: "subsystem"] = "loader"
         self.loader = PluginLoader(logger: loaderLogger)
-        if configuration.scanning.inChild {
-            if let executable = ScannerLocation.find(configured: configuration.scanning.executable) {
-                var scannerLogger = logger
-                scannerLogger[metadataKey: "subsystem"] = "scanner"
-                scanner = Scanner(
-                    executable: executable, deadline: configuration.scanning.deadline, sandbox: configuration.sandbox.request,
-                    logger: scannerLogger)
+        var scannerLogger = logger
+        scannerLogger[metadataKey: "subsystem"] = "scanner"
+        let executable = configuration.scanning.inChild
+            ? ScannerLocation.find(configured: configuration.scanning.executable) : nil
+        scanner = executable.map { executable in
+            Scanner(
+                executable: executable, deadline: configuration.scanning.deadline, sandbox: configuration.sandbox.request,
+                logger: scannerLogger)
+        }
+        if configuration.scanning.inChild, executable == nil {
+            let place = configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_CHILD or on PATH"
+            if configuration.sandbox.mode == .off {
+                logger.warning(
+                    "no \(ScannerLocation.executableName) found (\(place)): plugins load straight into this process, and one that crashes while loading takes it down.")
             } else {
-                scanner = nil
-                let place = configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_CHILD or on PATH"
-                if configuration.sandbox.mode == .off {
-                    logger.warning(
-                        "no \(ScannerLocation.executableName) found (\(place)): plugins load straight into this process, and one that crashes while loading takes it down.")
-                } else {
-                    logger.error(
-                        "no \(ScannerLocation.executableName) found (\(place)): no plugin can load, since plugins load only in a sandboxed child (or turn the sandbox off).")
-                }
+                logger.error(
+                    "no \(ScannerLocation.executableName) found (\(place)): no plugin can load, since plugins load only in a sandboxed child (or turn the sandbox off).")
             }
-        } else {
-            scanner = nil
         }
         cache = configuration.cacheFolder.map { RegistryCache(folder: $0) }
         pins = configuration.lockFile.map { path in Result { () throws(GraftError) in try LockFile(contentsOf: path) } }

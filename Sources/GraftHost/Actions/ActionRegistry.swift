@@ -23,10 +23,10 @@ public struct RegisteredAction: Sendable {
     /// The plugin's descriptor, mapping the image if needed; valid until the
     /// plugin is unloaded, which happens only after it leaves the registry.
     func descriptor() throws(GraftError) -> UnsafePointer<graft_action_descriptor_t> {
-        let reference = ComponentReference(key: contract.key, version: contract.version)
-        guard let entry = try plugin.mapped().actions[reference] else {
+        guard let entry = try plugin.mapped().actions[contract.reference] else {
             throw GraftError(
-                .actionNotFound, "\(pluginPath) no longer declares action '\(reference)'.", path: pluginPath, key: contract.key)
+                .actionNotFound, "\(pluginPath) no longer declares action '\(contract.reference)'.", path: pluginPath,
+                key: contract.key)
         }
         return entry.descriptor
     }
@@ -48,7 +48,7 @@ final class ActionRegistry: Sendable {
             if let old { actions = actions.filter { $0.value.plugin !== old } }
             for plugin in plugins {
                 for contract in plugin.info.actions {
-                    actions[ComponentReference(key: contract.key, version: contract.version, plugin: plugin.info.id)] = RegisteredAction(
+                    actions[contract.reference.qualified(by: plugin.info.id)] = RegisteredAction(
                         contract: contract, pluginID: plugin.info.id, pluginPath: plugin.info.path, plugin: plugin)
                 }
             }

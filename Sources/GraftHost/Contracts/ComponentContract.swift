@@ -56,7 +56,7 @@ public struct StorySpec: Sendable, Hashable {
 /// their payload schemas, the interactions it answers (empty for ABI 1.0
 /// plugins, which cannot declare them), and sample inputs for the debugger:
 /// the debugConfig and any named stories.
-public struct ComponentContract: Sendable, Hashable {
+public struct ComponentContract: Sendable, Hashable, DeclaredContract {
     public package(set) var key: String
     public package(set) var version: Int
     public package(set) var name: String?
@@ -93,7 +93,7 @@ public struct ComponentContract: Sendable, Hashable {
 }
 
 /// A validator as a plugin declares it.
-public struct ValidatorContract: Sendable, Hashable {
+public struct ValidatorContract: Sendable, Hashable, DeclaredContract {
     public enum Kind: Sendable, Hashable {
         /// Takes graft values; answers valid and a message.
         case generic
@@ -109,13 +109,16 @@ public struct ValidatorContract: Sendable, Hashable {
     public package(set) var message: String?
 
     public var signature: String? { if case .native(let s) = kind { s } else { nil } }
+    public var reference: ComponentReference { ComponentReference(key: name, version: version) }
 }
 
 /// A custom action as a plugin declares it.
-public struct ActionContract: Sendable, Hashable {
+public struct ActionContract: Sendable, Hashable, DeclaredContract {
     public package(set) var key: String
     public package(set) var version: Int
     public package(set) var name: String?
     public package(set) var description: String?
     public package(set) var params: [FieldSpec]
+
+    public var reference: ComponentReference { ComponentReference(key: key, version: version) }
 }

@@ -80,18 +80,12 @@ final class Scanner: @unchecked Sendable {
     /// Ends the child without waiting for it to exit (see
     /// `ChildProcess.finishInBackground`); the next scan starts another.
     func retire() {
-        lock.lock()
-        defer { lock.unlock() }
-        child?.finishInBackground()
-        child = nil
+        lock.withLock { child.take()?.finishInBackground() }
     }
 
     /// Ends the child and waits until it is reaped (a host shutting down).
     func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        child?.finish()
-        child = nil
+        lock.withLock { child.take()?.finish() }
     }
 
     /// Scans `file`; nil when no scanner could be started (the caller then

@@ -49,12 +49,8 @@ package enum ScannerService {
         var kept: [LoadedPlugin] = []
         var channel = ChildChannel()
         while let (header, payload, descriptor) = channel.next() {
-            guard header.kind == .scan, descriptor >= 0 else {
+            guard header.kind == .scan, descriptor >= 0, let request = ScanRequest(payload) else {
                 if descriptor >= 0 { close(descriptor) }
-                continue
-            }
-            guard let request = ScanRequest(payload) else {
-                close(descriptor)
                 continue
             }
             let id = header.id
@@ -69,14 +65,14 @@ package enum ScannerService {
                 }
                 switch outcome {
                 case .failure(let problems):
-                    refuse(id, problems.errors)
+                    answer(id, ScanRequest.refused(problems.errors))
                 case .success(let plugin):
                     kept.append(plugin)  // never released: see the type's comment
                     _ = try ValidatorRegistry().prepare(plugin)
                     answer(id, ScanRequest.described(plugin.info))
                 }
             } catch {
-                refuse(id, [error])
+                answer(id, ScanRequest.refused([error]))
             }
         }
         finish()
@@ -91,10 +87,6 @@ package enum ScannerService {
         // A sandboxed child maps from memory and made no folder (nor may it list /dev/shm).
         if !ChildSandbox.isEntered { ImageStore.removeFolders(ofProcess: getpid()) }
         _exit(0)
-    }
-
-    private static func refuse(_ id: UInt32, _ errors: [GraftError]) {
-        answer(id, ScanRequest.refused(errors))
     }
 
     private static func answer(_ id: UInt32, _ answer: (kind: Wire.Kind, payload: [UInt8])) {

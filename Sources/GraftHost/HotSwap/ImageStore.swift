@@ -138,24 +138,19 @@ final class ImageStore: Sendable {
             let path = try copy(of: file)
             return Name(path: path, release: { self.discard(path) })
         case .memory:
-            let (path, descriptor) = try memoryCopy(of: file)
-            return Name(path: path, release: { close(descriptor) })
+            // A private copy in memory (`memfd_create`, copied in the kernel with
+            // `sendfile`): what a sandboxed child maps, since Landlock refuses to
+            // open the file again by any path while a memory file, having none,
+            // is the child's own.
+            let memory = graft_memory_copy(file.descriptor, UInt64(file.identity.size))
+            guard memory >= 0 else {
+                let reason = String(cString: strerror(errno))
+                throw GraftError(
+                    .permissionDenied, "could not copy \(file.path) into memory to load it: \(reason).",
+                    path: file.path)
+            }
+            return Name(path: descriptorName(ofDescriptor: memory), release: { close(memory) })
         }
-    }
-
-    /// A private copy of `file` in memory (`memfd_create`, copied in the
-    /// kernel with `sendfile`), and the name that maps it: what a sandboxed
-    /// child maps, since Landlock refuses to open the file again by any path
-    /// while a memory file, having none, is the child's own. The caller
-    /// closes the descriptor once `dlopen` has mapped or refused it.
-    func memoryCopy(of file: PluginFile) throws(GraftError) -> (name: String, descriptor: Int32) {
-        let memory = graft_memory_copy(file.descriptor, UInt64(file.identity.size))
-        guard memory >= 0 else {
-            throw GraftError(
-                .permissionDenied, "could not copy \(file.path) into memory to load it: \(String(cString: strerror(errno))).",
-                path: file.path)
-        }
-        return (descriptorName(ofDescriptor: memory), memory)
     }
 
     /// Removes a name once its image is mapped or refused, and the folder

@@ -86,11 +86,7 @@ public final class PluginWatcher: Sendable {
 
     /// Stops watching. Reloads already under way finish.
     public func stop() {
-        let source: DispatchSourceRead? = state.withLock { state in
-            defer { state.source = nil }
-            return state.source
-        }
-        source?.cancel()
+        state.withLock { $0.source.take() }?.cancel()
     }
 
     /// Reads every pending inotify event and schedules a reload per file.

@@ -17,8 +17,6 @@ struct ChildChannel {
     /// for the life of the child.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
-    init() {}
-
     /// Whether the next frame has arrived already and is a render of the
     /// instance just created (`Wire.justCreated`), sent behind its create.
     var nextIsRenderOfJustCreated: Bool {

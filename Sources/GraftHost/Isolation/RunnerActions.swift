@@ -2,7 +2,7 @@
 /// of the `action` request.
 extension PluginRunner {
     func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionResult {
-        let key = ComponentReference(key: action.contract.key, version: action.contract.version).description
+        let key = action.contract.reference.description
         let sent = try call(.action, plugin: action.plugin, what: "action '\(key)'") { writer, slot in
             writer.u32(slot)
             writer.string(key)

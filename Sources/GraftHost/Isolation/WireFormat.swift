@@ -172,8 +172,6 @@ enum Wire {
 struct WireWriter {
     var bytes: [UInt8] = []
 
-    init() {}
-
     mutating func u8(_ value: UInt8) { bytes.append(value) }
     mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
     mutating func u16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }

@@ -7,7 +7,7 @@ import CGraft
 /// by key then version) is the reader's.
 protocol DescriptorFactory {
     associatedtype Descriptor
-    associatedtype Contract
+    associatedtype Contract: DeclaredContract
 
     /// What the factory declares, in messages: "component", "validator", "action".
     static var kind: String { get }
@@ -25,8 +25,11 @@ protocol DescriptorFactory {
     static func problem(with factory: UnsafePointer<Self>) -> String?
     /// The descriptor's contract, or nil after recording its problems in `reader`.
     static func contract(of descriptor: UnsafePointer<Descriptor>, index: Int, reader: inout DescriptorReader) -> Contract?
-    /// The key + version `contract` is registered under.
-    static func reference(of contract: Contract) -> ComponentReference
+}
+
+/// A component, validator or action contract: the key + version it is registered under.
+protocol DeclaredContract {
+    var reference: ComponentReference { get }
 }
 
 extension DescriptorFactory {

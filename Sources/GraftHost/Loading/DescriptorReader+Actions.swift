@@ -17,10 +17,6 @@ extension graft_action_factory_t: DescriptorFactory {
     ) -> ActionContract? {
         reader.readAction(descriptor.pointee, index: index)
     }
-
-    static func reference(of contract: ActionContract) -> ComponentReference {
-        ComponentReference(key: contract.key, version: contract.version)
-    }
 }
 
 extension DescriptorReader {

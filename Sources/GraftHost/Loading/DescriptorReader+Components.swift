@@ -22,8 +22,6 @@ extension graft_component_factory_t: DescriptorFactory {
     ) -> ComponentContract? {
         reader.readComponent(reader.laidOut(descriptor), index: index)
     }
-
-    static func reference(of contract: ComponentContract) -> ComponentReference { contract.reference }
 }
 
 extension DescriptorReader {

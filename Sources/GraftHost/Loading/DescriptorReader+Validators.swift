@@ -17,10 +17,6 @@ extension graft_validator_factory_t: DescriptorFactory {
     ) -> ValidatorContract? {
         reader.readValidator(descriptor.pointee, index: index)
     }
-
-    static func reference(of contract: ValidatorContract) -> ComponentReference {
-        ComponentReference(key: contract.name, version: contract.version)
-    }
 }
 
 extension DescriptorReader {

@@ -48,16 +48,15 @@ struct DescriptorReader {
                 continue
             }
             guard let contract = Factory.contract(of: descriptor, index: index, reader: &self) else { continue }
-            let reference = Factory.reference(of: contract)
+            let reference = contract.reference
             if !seen.insert(reference).inserted {
                 problem(Factory.duplicateCode, "declares \(kind) \(reference) twice.", key: reference.key)
                 continue
             }
             result.append((contract, descriptor))
         }
-        return result.sorted { a, b in
-            let (first, second) = (Factory.reference(of: a.0), Factory.reference(of: b.0))
-            return (first.key, first.version) < (second.key, second.version)
+        return result.sorted {
+            ($0.0.reference.key, $0.0.reference.version) < ($1.0.reference.key, $1.0.reference.version)
         }
     }
 

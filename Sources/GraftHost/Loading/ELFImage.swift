@@ -137,20 +137,18 @@ struct ELFImage: Sendable {
             let stride = max(section.entrySize, 24)
             var base = stride  // symbol 0 is the null symbol
             while base + 24 <= symbols.count {
+                defer { base += stride }
                 let info = symbols.u8(base + 4)
-                let sectionIndex = symbols.u16(base + 6)
                 let binding = info >> 4
                 // Defined (not SHN_UNDEF), global or weak.
-                if listingExports, sectionIndex != 0, binding == 1 || binding == 2 {
-                    exports.append(strings.cString(Int(symbols.u32(base))))
-                }
-                if sectionIndex != 0, binding == 1 || binding == 2, strings.hasCString(at: Int(symbols.u32(base)), Self.entryName) {
+                guard symbols.u16(base + 6) != 0, binding == 1 || binding == 2 else { continue }
+                if listingExports { exports.append(strings.cString(Int(symbols.u32(base)))) }
+                if strings.hasCString(at: Int(symbols.u32(base)), Self.entryName) {
                     let symbolType = info & 0xF
                     // STT_FUNC, or STT_GNU_IFUNC (resolved to a function by the loader).
                     entrySymbol = symbolType == 2 || symbolType == 10 ? .function : .notAFunction(type: symbolType)
                     if !listingExports { break }
                 }
-                base += stride
             }
         }
 

@@ -43,10 +43,10 @@ package final class LoadedPlugin: @unchecked Sendable {
             self.host = host
             self.componentFactory = componentFactory
             self.validators = Dictionary(
-                validators.map { (ComponentReference(key: $0.0.name, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
+                validators.map { ($0.0.reference, (contract: $0.0, descriptor: $0.1)) },
                 uniquingKeysWith: { first, _ in first })
             self.actions = Dictionary(
-                actions.map { (ComponentReference(key: $0.0.key, version: $0.0.version), (contract: $0.0, descriptor: $0.1)) },
+                actions.map { ($0.0.reference, (contract: $0.0, descriptor: $0.1)) },
                 uniquingKeysWith: { first, _ in first })
         }
     }

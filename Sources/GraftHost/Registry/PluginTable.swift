@@ -40,19 +40,7 @@ final class PluginTable: Sendable {
     }
 
     /// Bare names and who answers each, by kind, as the registries take them.
-    struct Owners {
-        var components: [(ComponentReference, LoadedPlugin?)] = []
-        var validators: [(ComponentReference, LoadedPlugin?)] = []
-        var actions: [(ComponentReference, LoadedPlugin?)] = []
-
-        mutating func append(_ name: Name, _ owner: LoadedPlugin?) {
-            switch name.kind {
-            case .component: components.append((name.reference, owner))
-            case .validator: validators.append((name.reference, owner))
-            case .action: actions.append((name.reference, owner))
-            }
-        }
-    }
+    typealias Owners = [Name.Kind: [(ComponentReference, LoadedPlugin?)]]
 
     /// A bare name of one kind.
     struct Name: Hashable {
@@ -63,8 +51,8 @@ final class PluginTable: Sendable {
         /// Every bare name `info` declares.
         static func all(of info: PluginDescription) -> [Name] {
             info.components.map { Name(kind: .component, reference: $0.reference) }
-                + info.validators.map { Name(kind: .validator, reference: ComponentReference(key: $0.name, version: $0.version)) }
-                + info.actions.map { Name(kind: .action, reference: ComponentReference(key: $0.key, version: $0.version)) }
+                + info.validators.map { Name(kind: .validator, reference: $0.reference) }
+                + info.actions.map { Name(kind: .action, reference: $0.reference) }
         }
     }
 
@@ -104,9 +92,7 @@ final class PluginTable: Sendable {
 
         /// The owners of `names`, by kind, as the registries take them.
         func owners(of names: some Sequence<Name>) -> Owners {
-            var owners = Owners()
-            for name in names { owners.append(name, owner(of: name)) }
-            return owners
+            Dictionary(grouping: names, by: \.kind).mapValues { $0.map { ($0.reference, owner(of: $0)) } }
         }
 
         /// Records that `plugin` declares `name`; returns its owner now.
@@ -149,12 +135,12 @@ final class PluginTable: Sendable {
     func register(_ batch: [Entry], overriding: Bool = false) -> [(path: String, error: GraftError)] {
         state.withLock { state in
             let (accepted, refused) = check(batch, against: state)
-            var owners = Owners()
+            var owners: Owners = [:]
             for (entry, _) in accepted {
                 let plugin = entry.plugin
                 for name in Name.all(of: plugin.info) {
                     if overriding && name.kind == .component { state.overrides[name.reference] = plugin.info.id }
-                    owners.append(name, state.add(plugin, as: name))
+                    owners[name.kind, default: []].append((name.reference, state.add(plugin, as: name)))
                 }
             }
             publish(accepted.map(\.entry.plugin), prepared: accepted.map(\.prepared), owners: owners)
@@ -208,9 +194,9 @@ final class PluginTable: Sendable {
         _ plugins: [LoadedPlugin], prepared: [ValidatorRegistry.Prepared], removing old: LoadedPlugin? = nil,
         owners: Owners
     ) {
-        components.publish(adding: plugins, removing: old, owners: owners.components)
-        validators.publish(Array(zip(plugins, prepared)), removing: old, owners: owners.validators)
-        actions.publish(plugins, removing: old, owners: owners.actions)
+        components.publish(adding: plugins, removing: old, owners: owners[.component] ?? [])
+        validators.publish(Array(zip(plugins, prepared)), removing: old, owners: owners[.validator] ?? [])
+        actions.publish(plugins, removing: old, owners: owners[.action] ?? [])
     }
 
     /// Registers one plugin: a batch of one, its refusal thrown.

@@ -27,6 +27,10 @@ struct SandboxJudge: Sendable {
     enum Verdict: Equatable {
         case allow
         case refuse(errno: Int32, SandboxDenial)
+
+        static func refuse(_ call: String, _ act: String, _ error: Int32 = EACCES) -> Verdict {
+            .refuse(errno: error, SandboxDenial(call: call, act: act))
+        }
     }
 
     init(process: pid_t, policy: SandboxPolicy) {
@@ -48,7 +52,7 @@ struct SandboxJudge: Sendable {
             withUnsafeBytes(of: call.args) { $0.load(fromByteOffset: index * 8, as: UInt64.self) }
         }
         func int(_ index: Int) -> Int32 { Int32(truncatingIfNeeded: argument(index)) }
-        func refuse(_ act: String, _ error: Int32 = EPERM) -> Verdict { .refuse(errno: error, SandboxDenial(call: name, act: act)) }
+        func refuse(_ act: String, _ error: Int32 = EPERM) -> Verdict { .refuse(name, act, error) }
         func path(_ index: Int, at folder: Int32? = nil, following: Bool = true) -> ChildPath {
             let raw = memory.string(at: argument(index))
             return ChildPath(raw: raw, folder: folder, thread: call.pid, process: process, following: following)
@@ -137,13 +141,11 @@ struct SandboxJudge: Sendable {
         let writes = flags & O_ACCMODE != O_RDONLY || flags & (O_CREAT | O_TRUNC) != 0
         guard let resolved = path.resolved() else { return .allow }
         if writes {
-            return Self.isBeneath(resolved.path, writable)
-                ? .allow
-                : .refuse(errno: EACCES, SandboxDenial(call: name, act: "\(flags & O_CREAT != 0 && !resolved.exists ? "create" : "write") \(resolved.path)"))
+            let act = flags & O_CREAT != 0 && !resolved.exists ? "create" : "write"
+            return Self.isBeneath(resolved.path, writable) ? .allow : .refuse(name, "\(act) \(resolved.path)")
         }
-        guard resolved.exists else { return .allow }
-        return Self.isBeneath(resolved.path, readable)
-            ? .allow : .refuse(errno: EACCES, SandboxDenial(call: name, act: "read \(resolved.path)"))
+        guard resolved.exists, !Self.isBeneath(resolved.path, readable) else { return .allow }
+        return .refuse(name, "read \(resolved.path)")
     }
 
     /// A change to a path itself (create, remove, rename, link, metadata):
@@ -154,11 +156,9 @@ struct SandboxJudge: Sendable {
             if path.isEmpty { continue }  // an `AT_EMPTY_PATH` call on a descriptor the child opened
             guard let resolved = path.resolved() else {
                 // Unreadable or unresolvable: chmod and the like have no Landlock check behind them.
-                return .refuse(errno: EACCES, SandboxDenial(call: name, act: "change a path the host could not read"))
+                return .refuse(name, "change a path the host could not read")
             }
-            if !Self.isBeneath(resolved.path, writable) {
-                return .refuse(errno: EACCES, SandboxDenial(call: name, act: "change \(resolved.path) (\(name))"))
-            }
+            if !Self.isBeneath(resolved.path, writable) { return .refuse(name, "change \(resolved.path) (\(name))") }
         }
         return .allow
     }
@@ -169,8 +169,7 @@ struct SandboxJudge: Sendable {
     private func changeOpenFile(_ descriptor: Int32, _ name: String) -> Verdict {
         guard let target = ChildPath.link("/proc/\(process)/fd/\(descriptor)") else { return .allow }  // gone: EBADF
         guard target.hasPrefix("/") else { return .allow }  // a pipe, a socket, a memory file
-        return Self.isBeneath(target, writable)
-            ? .allow : .refuse(errno: EPERM, SandboxDenial(call: name, act: "change \(target) (\(name))"))
+        return Self.isBeneath(target, writable) ? .allow : .refuse(name, "change \(target) (\(name))", EPERM)
     }
 
     /// Whether `pid` is the child or one of its threads.

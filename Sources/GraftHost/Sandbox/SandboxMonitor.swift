@@ -44,9 +44,7 @@ final class SandboxWatch: @unchecked Sendable {
 
     fileprivate func record(_ denial: SandboxDenial) {
         let stamp = position()
-        lock.lock()
-        defer { lock.unlock() }
-        if refused.count < Self.keptLimit { refused.append((stamp, denial)) } else { dropped += 1 }
+        lock.withLock { if refused.count < Self.keptLimit { refused.append((stamp, denial)) } else { dropped += 1 } }
     }
 
     /// The acts refused before the child had sent `end` bytes (all when nil),
@@ -161,11 +159,9 @@ final class SandboxMonitor: @unchecked Sendable {
 
     private func name(of number: Int32) -> String {
         if let name = names[number] { return name }
-        var name = "system call \(number)"
-        if let cName = graft_syscall_name(number) {
-            name = String(cString: cName)
-            free(cName)
-        }
+        let cName = graft_syscall_name(number)
+        defer { free(cName) }
+        let name = cName.map { String(cString: $0) } ?? "system call \(number)"
         names[number] = name
         return name
     }

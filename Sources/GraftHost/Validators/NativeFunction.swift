@@ -120,13 +120,7 @@ package struct NativeCall: @unchecked Sendable {
         // The most common shape, one string (the value): pinned in place and
         // handed to libffi without the general bookkeeping.
         if count == 1, scalarMask == 0, case .string(let text) = value {
-            return NativeFunction.withCleanCString(text) { pointer in
-                var argument = pointer
-                return withUnsafeMutablePointer(to: &argument) { slot in
-                    var values: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(slot)
-                    return .answered(invoke(&values))
-                }
-            } ?? .valueUnreadable
+            return NativeFunction.withCleanCString(text) { .answered(callPreparedInterface($0)) } ?? .valueUnreadable
         }
         return withSlots(value: value, params: params) { slots, values in
             // The value first: most signatures take it as their one string,
@@ -209,13 +203,7 @@ package struct NativeCall: @unchecked Sendable {
         guard strings != 0 else { return .answered(invoke(values)) }
         let index = strings.trailingZeroBitCount
         let unreadable: Outcome = index == 0 ? .valueUnreadable : .paramUnreadable(index - 1)
-        let text: String
-        if index == 0 {
-            guard let valueText = NativeCoercion.text(value) else { return unreadable }
-            text = valueText
-        } else {
-            text = params[index - 1]
-        }
+        guard let text = index == 0 ? NativeCoercion.text(value) : params[index - 1] else { return unreadable }
         return NativeFunction.withCleanCString(text) { pointer in
             (slots + index * 8).storeBytes(of: pointer, as: UnsafePointer<CChar>.self)
             return pinStrings(from: index + 1, value: value, params: params, slots: slots, values: values)
@@ -230,8 +218,8 @@ package struct NativeCall: @unchecked Sendable {
         return returnsBool ? result & 0xFF != 0 : Int32(truncatingIfNeeded: result) != 0
     }
 
-    /// libffi's call alone, on a C string already made: the floor under
-    /// `callThroughFFI`, for the benchmark. Only for `bool(string)`.
+    /// libffi's call alone, on a C string already made: `callThroughFFI`'s
+    /// one-string path, and its floor for the benchmark. Only for a signature of one string.
     func callPreparedInterface(_ argument: UnsafePointer<CChar>) -> Bool {
         var argument = argument
         return withUnsafeMutablePointer(to: &argument) { slot in
@@ -259,15 +247,12 @@ extension NativeFunction.FastPath {
             return NativeFunction.withCleanCString(text) { f($0, low, high) }
         case .doubleDoubleDouble(let f):
             guard params.count == 2, let low = Double(params[0]), let high = Double(params[1]) else { return nil }
-            let number: Double
-            switch value {
-            case .number(let n): number = n
-            case .string(let s):
-                guard let n = Double(s) else { return nil }
-                number = n
-            default: return nil
+            let number: Double? = switch value {
+            case .number(let n): n
+            case .string(let s): Double(s)
+            default: nil
             }
-            return f(number, low, high)
+            return number.map { f($0, low, high) }
         }
     }
 }

@@ -82,7 +82,7 @@ package final class ValidatorRegistry: Sendable {
             }
             for plugin in waiting {
                 for contract in plugin.info.validators {
-                    pending[ComponentReference(key: contract.name, version: contract.version, plugin: plugin.info.id)] = plugin
+                    pending[contract.reference.qualified(by: plugin.info.id)] = plugin
                 }
             }
             // Bare names whose owner waits to map wait with it.
@@ -108,7 +108,7 @@ package final class ValidatorRegistry: Sendable {
                 // An isolated plugin's validators answer from its runner child.
                 if plugin.runner != nil {
                     for contract in plugin.info.validators {
-                        entries[ComponentReference(key: contract.name, version: contract.version, plugin: plugin.info.id)] = RegisteredValidator(
+                        entries[contract.reference.qualified(by: plugin.info.id)] = RegisteredValidator(
                             contract: contract, plugin: plugin, descriptor: nil, native: nil)
                     }
                 }
