@@ -83,10 +83,9 @@ public final class ActionLog: Sendable {
     }
 
     /// Records every act the sandbox refuses a plugin of `host` from now on,
-    /// as a warning record naming the plugin (`sandbox_denied`). Returns the
-    /// host's observer token.
-    @discardableResult
-    public func recordSandboxDenials(of host: GraftHost) -> Int {
+    /// as a warning record naming the plugin (`sandbox_denied`), for as long
+    /// as the host lives.
+    public func recordSandboxDenials(of host: GraftHost) {
         host.addSandboxObserver { [weak self] pluginID, _, warnings in
             self?.record(ActionLogRecord(pluginID: pluginID, warnings: warnings, detail: .warning))
         }

@@ -18,12 +18,11 @@ extension GraftHost {
 
     /// Calls `observer` with the `sandbox_denied` warnings of every act the
     /// sandbox refuses a plugin of this host, on the thread that learned of
-    /// it (the action log records them), for as long as the host lives. Returns its token.
-    @discardableResult
+    /// it (the action log records them), for as long as the host lives.
     package func addSandboxObserver(
         _ observer: @escaping @Sendable (_ pluginID: String?, _ path: String, [GraftWarning]) -> Void
-    ) -> Int {
-        sandboxReports.observers.add { observer($0.pluginID, $0.path, $0.warnings) }
+    ) {
+        _ = sandboxReports.observers.add { observer($0.pluginID, $0.path, $0.warnings) }
     }
 
     /// The latest acts the sandbox refused the plugin at `path` (as it was
