@@ -103,8 +103,7 @@ final class RunnerInstance: InstanceSide {
         writer.string(contract.key)
         writer.u32(UInt32(contract.version))
         writer.value(.object(inputs))
-        writer.f64(size.width)
-        writer.f64(size.height)
+        writer.size(size)
     }
 
     /// One request about this instance, creating it again first if its
@@ -200,27 +199,20 @@ final class RunnerInstance: InstanceSide {
 
     func saveState() -> [UInt8]? {
         guard var answer = try? call(.saveState, "save_state", { _ in }), answer.kind == .state,
-            (try? answer.reader.bool()) == true, let count = try? answer.reader.u32(),
-            let bytes = try? answer.reader.raw(Int(count))
+            (try? answer.reader.bool()) == true
         else { return nil }
-        return Array(bytes)
+        return try? answer.reader.counted()
     }
 
     func loadState(_ state: [UInt8]) -> Bool {
-        guard var answer = try? call(.loadState, "load_state", { writer in
-            writer.u32(UInt32(state.count))
-            writer.bytes += state
-        }) else { return false }
+        guard var answer = try? call(.loadState, "load_state", { $0.counted(state) }) else { return false }
         let loaded = (try? answer.reader.bool()) ?? false
         recordWarnings(&answer.reader)
         return loaded
     }
 
     func resize(to size: ContainerSize) {
-        _ = try? call(.resize, "resize") { writer in
-            writer.f64(size.width)
-            writer.f64(size.height)
-        }
+        _ = try? call(.resize, "resize") { $0.size(size) }
     }
 
     /// Not waited for (its answer is skipped); a process that restarted has
@@ -267,8 +259,7 @@ extension RunnerService.Server {
         case .create:
             let host = try host(try reader.u32())
             let key = try reader.string(), version = Int(try reader.u32())
-            guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
-            let size = ContainerSize(width: try reader.f64(), height: try reader.f64())
+            let inputs = try reader.object("inputs"), size = try reader.size()
             guard let number = created else { throw Wire.Violation(description: "a create the runner did not number") }
             let instance = try host.makeInstance(
                 of: ComponentReference(key: key, version: version), id: String(number), inputs: inputs, containerSize: size,
@@ -310,23 +301,18 @@ extension RunnerService.Server {
 
         case .update:
             let instance = try instance(try reader.u32())
-            guard case .object(let inputs) = try reader.value() else { throw Wire.Violation(description: "inputs that are not an object") }
-            try instance.update(inputs: inputs)
+            try instance.update(inputs: try reader.object("inputs"))
             return answer(true, instance)
 
         case .saveState:
             let state = try instance(try reader.u32()).saveState()
             writer.bool(state != nil)
-            if let state {
-                writer.u32(UInt32(state.count))
-                writer.bytes += state
-            }
+            if let state { writer.counted(state) }
             return (.state, writer.bytes)
 
         case .loadState:
             let instance = try instance(try reader.u32())
-            let count = Int(try reader.u32())
-            return answer(instance.loadState(Array(try reader.raw(count))), instance)
+            return answer(instance.loadState(try reader.counted()), instance)
 
         case .destroy:
             remove(try reader.u32())?.close()
@@ -334,7 +320,7 @@ extension RunnerService.Server {
 
         case .resize:
             let instance = try instance(try reader.u32())
-            instance.containerSize = ContainerSize(width: try reader.f64(), height: try reader.f64())
+            instance.containerSize = try reader.size()
             return answer(true, nil)
 
         default:

@@ -1,6 +1,10 @@
 /// How the host's own types travel in a frame's payload (and in the registry
 /// cache, which stores scan answers as they arrived).
 extension WireWriter {
+    mutating func size(_ size: ContainerSize) { f64(size.width); f64(size.height) }
+    /// A count, then that many bytes.
+    mutating func counted(_ raw: [UInt8]) { u32(UInt32(raw.count)); bytes += raw }
+
     mutating func value(_ value: GraftValue) {
         switch value {
         case .null: u8(0)
@@ -100,6 +104,15 @@ extension WireWriter {
 }
 
 extension WireReader {
+    mutating func size() throws(Wire.Violation) -> ContainerSize { ContainerSize(width: try f64(), height: try f64()) }
+    mutating func counted() throws(Wire.Violation) -> [UInt8] { Array(try raw(Int(try u32()))) }
+
+    /// A value that must be an object (`what` names it in the violation).
+    mutating func object(_ what: String) throws(Wire.Violation) -> [String: GraftValue] {
+        guard case .object(let object) = try value() else { throw Wire.Violation(description: "\(what) that is not an object") }
+        return object
+    }
+
     mutating func value(depth: Int = 0) throws(Wire.Violation) -> GraftValue {
         guard depth < 64 else { throw Wire.Violation(description: "a value nested more than 64 deep") }
         switch try u8() {
@@ -133,14 +146,12 @@ extension WireReader {
         let outputs = try list { (reader) throws(Wire.Violation) in
             OutputSpec(event: try reader.string(), description: try reader.optional(), payload: try reader.fields())
         }
-        guard case .object(let debugConfig) = try value() else { throw Wire.Violation(description: "a debugConfig that is not an object") }
+        let debugConfig = try object("a debugConfig")
         let interactions = try list { (reader) throws(Wire.Violation) in
             InteractionSpec(name: try reader.string(), description: try reader.optional(), data: try reader.fields())
         }
         let stories = try list { (reader) throws(Wire.Violation) in
-            let name = try reader.string(), description = try reader.optional()
-            guard case .object(let config) = try reader.value() else { throw Wire.Violation(description: "a story's config that is not an object") }
-            return StorySpec(name: name, description: description, config: config)
+            StorySpec(name: try reader.string(), description: try reader.optional(), config: try reader.object("a story's config"))
         }
         return ComponentContract(
             key: key, version: version, name: name, description: description, inputs: inputs, outputs: outputs,
