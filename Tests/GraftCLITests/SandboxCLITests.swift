@@ -56,8 +56,11 @@ struct SandboxCLITests {
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = temporary.path
+        // Every user's child folders are in a folder of its own there.
+        let children = temporary.appendingPathComponent("graft-\(geteuid())").path
         func childFolders() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("graft-child-") }
+            guard FileManager.default.fileExists(atPath: children) else { return [] }
+            return try FileManager.default.contentsOfDirectory(atPath: children).filter { $0.hasPrefix("graft-child-") }
         }
         let common = ["--only-plugin-path", "--plugin-path", folder.path, "--no-cache"]
         let tried = try runCommand(BuildProducts.graft(), ["try", "echo"] + common, environment: environment, timeout: .seconds(120))

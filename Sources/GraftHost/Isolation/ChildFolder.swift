@@ -6,12 +6,13 @@ import Glibc
 #endif
 
 /// A sandboxed child's private folder (`graft-child-PID-XXXXXX`, mode 0700,
-/// in the temporary folder): its TMPDIR and HOME, removed when the child is
-/// reaped. A host does not always get to reap: the command line exits with
+/// in this user's `$TMPDIR/graft-UID`): its TMPDIR and HOME, removed when the
+/// child is reaped. A host does not always get to reap: the command line exits with
 /// its children running, and a host can be killed. So the host holds an
 /// exclusive `flock` on each folder while it lives and removes the ones
-/// still there when it exits; the first child a host starts sweeps away,
-/// on a thread of its own, the folders nobody holds any more.
+/// still there (and the parent, if empty) when it exits; the first child a
+/// host starts sweeps away, on a thread of its own, the folders nobody holds
+/// any more.
 final class ChildFolder: @unchecked Sendable {
     let path: String
     /// Open on the folder, holding its lock until `remove`; -2 after.
@@ -25,7 +26,14 @@ final class ChildFolder: @unchecked Sendable {
 
     /// A new folder for a child of `executable`, locked.
     init(for executable: String) throws(GraftError) {
-        guard let path = FilePaths.makeTemporaryFolder(prefix: Self.prefix + String(getpid())) else {
+        var parent = Self.parent()
+        var made = FilePaths.makeTemporaryFolder(prefix: Self.prefix + String(getpid()), in: parent)
+        if made == nil && errno == ENOENT {
+            // Another host, exiting, removed the empty parent in between: once more.
+            parent = Self.parent()
+            made = FilePaths.makeTemporaryFolder(prefix: Self.prefix + String(getpid()), in: parent)
+        }
+        guard let path = made else {
             throw GraftError(
                 .scannerUnavailable,
                 "could not create a private folder for \(executable) in the temporary folder: \(String(cString: strerror(errno))).",
@@ -37,10 +45,26 @@ final class ChildFolder: @unchecked Sendable {
         Self.live.withLock { $0.append(path) }
         if !Self.sweptOnce.exchange(true, ordering: .relaxed) {
             // Not waiting for the lock: a thread that holds it as the process exits must not hang the exit.
-            atexit { _ = ChildFolder.live.withLockIfAvailable { paths in paths.forEach(ChildFolder.removeTree) } }
-            let parent = FilePaths.folder(of: path)
-            startThread(named: "graft.sweep") { Self.sweep(parent) }
+            // The parent goes too when no other host uses it (rmdir refuses one that is not empty).
+            atexit {
+                _ = ChildFolder.live.withLockIfAvailable { paths in paths.forEach(ChildFolder.removeTree) }
+                rmdir(FilePaths.temporaryFolder + "/graft-\(geteuid())")
+            }
+            startThread(named: "graft.sweep") { [parent] in Self.sweep(parent) }
         }
+    }
+
+    /// This user's folder of child folders, `$TMPDIR/graft-UID` (made 0700),
+    /// so that a sweep lists Graft's folders only; the temporary folder itself
+    /// when that name is someone else's.
+    static func parent() -> String {
+        let temporary = FilePaths.temporaryFolder, user = geteuid()
+        let mine = temporary + "/graft-\(user)"
+        mkdir(mine, 0o700)
+        var status = stat()
+        guard lstat(mine, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == user, status.st_mode & 0o077 == 0
+        else { return temporary }
+        return mine
     }
 
     deinit { remove() }

@@ -76,10 +76,14 @@ package enum FilePaths {
         getenv("HOME").map { String(cString: $0) }
     }
 
-    /// A new folder `PREFIX-XXXXXX` (mode 0700) in `$TMPDIR`, else /tmp;
-    /// nil (errno set) when it cannot be made.
-    package static func makeTemporaryFolder(prefix: String) -> String? {
-        let parent = ProcessEnvironment.value("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+    /// `$TMPDIR`, else /tmp.
+    package static var temporaryFolder: String {
+        ProcessEnvironment.value("TMPDIR").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+    }
+
+    /// A new folder `PREFIX-XXXXXX` (mode 0700) in `parent`, by default the
+    /// temporary folder; nil (errno set) when it cannot be made.
+    package static func makeTemporaryFolder(prefix: String, in parent: String = temporaryFolder) -> String? {
         var template = Array((parent + "/" + prefix + "-XXXXXX").utf8CString)
         return mkdtemp(&template).map { String(cString: $0) }
     }
