@@ -198,8 +198,7 @@ package final class ChildProcess: @unchecked Sendable {
                 stop()
                 throw GraftError(.scannerUnavailable, "\(executable) is not this host's Graft child: \(mismatch).", path: executable)
             }
-            let status = try? reader.sandboxStatus()
-            try accept(status ?? nil)
+            try accept((try? reader.sandboxStatus()) ?? nil)
         default:
             let ended = stop()
             throw GraftError(
@@ -213,12 +212,11 @@ package final class ChildProcess: @unchecked Sendable {
     private func accept(_ status: ChildSandbox.Status?) throws(GraftError) {
         let listener = receivedListener
         receivedListener = -1
-        guard let sandbox else {
-            if listener >= 0 { close(listener) }
-            return
-        }
+        // Closed unless a watch takes it.
+        var watched = false
+        defer { if !watched && listener >= 0 { close(listener) } }
+        guard let sandbox else { return }
         guard let status else {
-            if listener >= 0 { close(listener) }
             stop()
             throw GraftError(.sandboxUnavailable, "\(executable) did not enter the sandbox its host asked for; it was stopped.", path: executable)
         }
@@ -226,7 +224,6 @@ package final class ChildProcess: @unchecked Sendable {
         if !status.isComplete {
             let missing = status.missing.isEmpty ? "the sandbox" : status.missing
             if sandbox.mode == .enforced {
-                if listener >= 0 { close(listener) }
                 stop()
                 throw GraftError(
                     .sandboxUnavailable,
@@ -238,6 +235,7 @@ package final class ChildProcess: @unchecked Sendable {
             }
         }
         if listener >= 0 {
+            watched = true
             let watch = SandboxWatch(
                 listener: listener, process: pid, policy: sandbox.policy, position: { [weak self] in self?.streamPosition() ?? .max })
             sandboxWatch = watch
