@@ -52,34 +52,23 @@ extension DescriptorReader {
             problem(.invalidDescriptor, "\(label) has version \(d.version); versions start at 1.", key: key)
         }
         let inputs = readFields(d.inputs, count: d.input_count, what: "\(label) input", allowObject: false, key: key)
-        var outputs: [OutputSpec] = []
-        if d.output_count > 0 && d.outputs == nil {
-            problem(.invalidDescriptor, "\(label) declares \(d.output_count) outputs but the outputs pointer is NULL.", key: key)
-        } else if Int(d.output_count) > Self.maximumFields {
-            problem(.invalidDescriptor, "\(label) declares \(d.output_count) outputs; the most is \(Self.maximumFields).", key: key)
-        } else if let pointer = d.outputs {
-            var events: Set<String> = []
-            for outputIndex in 0..<Int(d.output_count) {
-                let output = pointer[outputIndex]
-                guard let event = String(plugin: output.event), ComponentReference.isValidKey(event) else {
-                    problem(
-                        .invalidDescriptor,
-                        "\(label) output #\(outputIndex) has an invalid event name '\(String(plugin: output.event) ?? "NULL")'; use a-z, 0-9, '_', '.', '-'.",
-                        key: key)
-                    continue
-                }
-                if !events.insert(event).inserted {
-                    problem(.invalidDescriptor, "\(label) declares output event '\(event)' twice.", key: key)
-                }
-                let payload = readFields(
-                    output.payload, count: output.payload_count, what: "\(label) event '\(event)' payload field",
-                    allowObject: true, key: key)
-                outputs.append(OutputSpec(event: event, description: String(plugin: output.description), payload: payload))
-            }
+        let outputs = readNamed(d.outputs, count: d.output_count, what: "output", name: \.event, label: label, key: key) {
+            reader, output, event in
+            let payload = reader.readFields(
+                output.payload, count: output.payload_count, what: "\(label) event '\(event)' payload field",
+                allowObject: true, key: key)
+            return OutputSpec(event: event, description: String(plugin: output.description), payload: payload)
         }
         let debugConfig = readConfig(d.debug_config, inputs: inputs, what: "\(label) debug_config", key: key)
         // ABI 1.1: a 1.0 plugin's descriptor ends at debug_config.
-        let interactions = readInteractions(d.interactions, count: d.interaction_count, label: label, key: key)
+        let interactions = readNamed(
+            d.interactions, count: d.interaction_count, what: "interaction", name: \.name, label: label, key: key
+        ) { reader, interaction, name in
+            let data = reader.readFields(
+                interaction.data, count: interaction.data_count, what: "\(label) interaction '\(name)' data field",
+                allowObject: true, key: key)
+            return InteractionSpec(name: name, description: String(plugin: interaction.description), data: data)
+        }
         guard problems.count == before, let key else { return nil }
         return ComponentContract(
             key: key, version: Int(d.version), name: String(plugin: d.name), description: String(plugin: d.description),
@@ -87,39 +76,39 @@ extension DescriptorReader {
             interactions: interactions)
     }
 
-    private mutating func readInteractions(
-        _ pointer: UnsafePointer<graft_interaction_t>?, count: UInt32, label: String, key: String?
-    ) -> [InteractionSpec] {
+    /// A component's outputs or interactions (`what`): at most `maximumFields`,
+    /// each named by a valid key used once, made into specs by `spec`.
+    private mutating func readNamed<Item, Spec>(
+        _ pointer: UnsafePointer<Item>?, count: UInt32, what: String, name field: KeyPath<Item, UnsafePointer<CChar>?>,
+        label: String, key: String?, _ spec: (inout DescriptorReader, Item, String) -> Spec
+    ) -> [Spec] {
         guard count > 0 else { return [] }
         guard Int(count) <= Self.maximumFields else {
-            problem(.invalidDescriptor, "\(label) declares \(count) interactions; the most is \(Self.maximumFields).", key: key)
+            problem(.invalidDescriptor, "\(label) declares \(count) \(what)s; the most is \(Self.maximumFields).", key: key)
             return []
         }
         guard let pointer else {
-            problem(.invalidDescriptor, "\(label) declares \(count) interactions but the interactions pointer is NULL.", key: key)
+            problem(.invalidDescriptor, "\(label) declares \(count) \(what)s but the \(what)s pointer is NULL.", key: key)
             return []
         }
-        var interactions: [InteractionSpec] = []
+        var specs: [Spec] = []
         var names: Set<String> = []
         for index in 0..<Int(count) {
-            let interaction = pointer[index]
-            guard let name = String(plugin: interaction.name), ComponentReference.isValidKey(name) else {
+            let item = pointer[index]
+            guard let name = String(plugin: item[keyPath: field]), ComponentReference.isValidKey(name) else {
                 problem(
                     .invalidDescriptor,
-                    "\(label) interaction #\(index) has an invalid name '\(String(plugin: interaction.name) ?? "NULL")'; use a-z, 0-9, '_', '.', '-' (at most 128 bytes).",
+                    "\(label) \(what) #\(index) has an invalid name '\(String(plugin: item[keyPath: field]) ?? "NULL")'; use a-z, 0-9, '_', '.', '-' (at most 128 bytes).",
                     key: key)
                 continue
             }
-            if !names.insert(name).inserted {
-                problem(.invalidDescriptor, "\(label) declares interaction '\(name)' twice.", key: key)
+            guard names.insert(name).inserted else {
+                problem(.invalidDescriptor, "\(label) declares \(what) '\(name)' twice.", key: key)
                 continue
             }
-            let data = readFields(
-                interaction.data, count: interaction.data_count, what: "\(label) interaction '\(name)' data field",
-                allowObject: true, key: key)
-            interactions.append(InteractionSpec(name: name, description: String(plugin: interaction.description), data: data))
+            specs.append(spec(&self, item, name))
         }
-        return interactions
+        return specs
     }
 
     /// A debug_config or a story's config: a JSON object (NULL or blank is {}) of declared inputs, each of its type.
