@@ -29,23 +29,22 @@ extension WireWriter {
         }
     }
 
+    /// An output or an interaction: its name, description and fields.
+    mutating func named(_ name: String, _ description: String?, _ fields: [FieldSpec]) {
+        string(name)
+        optional(description)
+        self.fields(fields)
+    }
+
     mutating func component(_ contract: ComponentContract) {
         string(contract.key)
         u32(UInt32(contract.version))
         optional(contract.name)
         optional(contract.description)
         fields(contract.inputs)
-        list(contract.outputs) { writer, output in
-            writer.string(output.event)
-            writer.optional(output.description)
-            writer.fields(output.payload)
-        }
+        list(contract.outputs) { $0.named($1.event, $1.description, $1.payload) }
         value(.object(contract.debugConfig))
-        list(contract.interactions) { writer, interaction in
-            writer.string(interaction.name)
-            writer.optional(interaction.description)
-            writer.fields(interaction.data)
-        }
+        list(contract.interactions) { $0.named($1.name, $1.description, $1.data) }
         list(contract.stories) { writer, story in
             writer.string(story.name)
             writer.optional(story.description)
