@@ -57,11 +57,7 @@ package final class Condition: @unchecked Sendable {
     package func lock() { mutex.lock() }
     package func unlock() { mutex.unlock() }
 
-    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return try body()
-    }
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result { try mutex.withLock(body) }
 
     package func signal() { pthread_cond_signal(condition) }
     package func broadcast() { pthread_cond_broadcast(condition) }
