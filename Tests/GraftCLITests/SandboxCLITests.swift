@@ -87,6 +87,20 @@ struct SandboxCLITests {
             return try childFolders().isEmpty
         }
         #expect(swept, "left: \((try? childFolders()) ?? [])")
+
+        // As a user who is not root: the same, in that user's own folder, gone with the last host.
+        guard geteuid() == 0 else { return }
+        let theirs = scratch.url.appendingPathComponent("nobody-tmp")
+        try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: true)
+        chown(theirs.path, 65534, 65534)
+        chmod(scratch.url.path, 0o755)
+        let nobody = [
+            "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--reset-env", "/usr/bin/env",
+            "TMPDIR=\(theirs.path)",
+        ]
+        let asNobody = try Self.graft(["try", "echo"], plugins: folder, prefix: nobody)
+        #expect(asNobody.status == 0, "\(asNobody.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: theirs.path) == [])
     }
 
     @Test("graft try shows a render's escape codes and NULs written out, its lines kept")

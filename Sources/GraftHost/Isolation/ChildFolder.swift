@@ -48,7 +48,7 @@ final class ChildFolder: @unchecked Sendable {
             // The parent goes too when no other host uses it (rmdir refuses one that is not empty).
             atexit {
                 _ = ChildFolder.live.withLockIfAvailable { paths in paths.forEach(ChildFolder.removeTree) }
-                rmdir(FilePaths.temporaryFolder + "/graft-\(geteuid())")
+                rmdir(ChildFolder.ownFolder)
             }
             startThread(named: "graft.sweep") { [parent] in Self.sweep(parent) }
         }
@@ -58,14 +58,17 @@ final class ChildFolder: @unchecked Sendable {
     /// so that a sweep lists Graft's folders only; the temporary folder itself
     /// when that name is someone else's.
     static func parent() -> String {
-        let temporary = FilePaths.temporaryFolder, user = geteuid()
-        let mine = temporary + "/graft-\(user)"
+        let mine = ownFolder
         mkdir(mine, 0o700)
         var status = stat()
-        guard lstat(mine, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == user, status.st_mode & 0o077 == 0
-        else { return temporary }
+        guard lstat(mine, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
+            status.st_mode & 0o077 == 0
+        else { return FilePaths.temporaryFolder }
         return mine
     }
+
+    /// `$TMPDIR/graft-UID`, whoever made it.
+    private static var ownFolder: String { FilePaths.temporaryFolder + "/graft-\(geteuid())" }
 
     deinit { remove() }
 
