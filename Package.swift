@@ -76,7 +76,7 @@ let package = Package(
         // `graft check --conformance`: the tests a plugin author runs, each in a scanner child of its own.
         .target(
             name: "GraftConformance",
-            dependencies: ["GraftHost", "CGraft", product("Logging", "swift-log")]),
+            dependencies: ["GraftHost", "CGraft", "CGraftSystem", product("Logging", "swift-log")]),
         .executableTarget(
             name: "graft-child", dependencies: ["GraftHost", "GraftConformance"], linkerSettings: executableLinkerSettings),
         // Flow documents: editor definitions, the contract checker, the headless runner.
@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "GraftHostTests",
             dependencies: [
-                "GraftHost", "GraftDebugger", "CGraft", "GraftTestSupport",
+                "GraftHost", "GraftDebugger", "CGraft", "CGraftSandbox", "GraftTestSupport",
                 product("MetricsTestKit", "swift-metrics"),
                 product("InMemoryTracing", "swift-distributed-tracing"),
             ]),

@@ -8,13 +8,17 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <grp.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -192,111 +196,159 @@ static void enter_landlock(const struct graft_sandbox_policy *policy, struct gra
 
 /* ---- The seccomp filter -------------------------------------------------- */
 
-/* What no component needs: refused (and reported to the host) whatever the arguments. */
-static const char *const refused_calls[] = {
-    /* new processes and programs */
-    "fork", "vfork", "execve", "execveat",
-    /* other processes' memory and state */
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_open", "pidfd_getfd", "pidfd_send_signal",
-    "process_madvise", "process_mrelease",
-    /* namespaces, mounts, roots */
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "mount_setattr", "move_mount", "open_tree",
-    "fsopen", "fsconfig", "fsmount", "fspick",
-    /* kernel surface no component needs */
-    "bpf", "perf_event_open", "add_key", "request_key", "keyctl", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "userfaultfd", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-    "delete_module", "reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "open_by_handle_at",
-    "name_to_handle_at", "syslog", "iopl", "ioperm", "lookup_dcookie", "fanotify_init", "uselib", "vhangup",
-    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
-    /* leaving the host's session, and filters that would silence this one */
-    "setsid", "seccomp",
-    /* binding and listening: a plugin serves nothing */
-    "bind", "listen",
-    NULL};
+/* Adds `action` for the call `name` when `count` conditions (ANDed) hold; a
+ * name this architecture or libseccomp does not know is skipped. */
+static int rule(scmp_filter_ctx filter, uint32_t action, const char *name, unsigned count, const struct scmp_arg_cmp *conditions) {
+    int nr = graft_syscall_number(name);
+    if (nr < 0) return 0;
+    int result = seccomp_rule_add_array(filter, action, nr, count, conditions);
+    /* A number libseccomp has no name for on this architecture: nothing to allow. */
+    return result == -EINVAL || result == -EDOM ? 0 : result;
+}
 
-/* Asked of the host, which looks at the arguments: files (by path), sockets,
- * and calls that name a process (allowed for the child's own). */
-static const char *const questioned_calls[] = {
-    "open", "openat", "openat2", "creat", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat",
-    "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate", "mknod", "mknodat", "chmod", "fchmodat",
-    "fchmodat2", "chown", "lchown", "fchownat", "setxattr", "lsetxattr", "removexattr", "lremovexattr", "utime",
-    "utimes", "futimesat", "utimensat", "fchmod", "fchown", "fsetxattr", "fremovexattr", "socket",
-    NULL};
+static int allow_if(scmp_filter_ctx filter, const char *name, struct scmp_arg_cmp condition) {
+    return rule(filter, SCMP_ACT_ALLOW, name, 1, &condition);
+}
 
-/* Calls that name a process or thread in their first argument: the child's
- * own pid passes in the filter (the common case, raise() and setrlimit());
- * 0 passes where it means "the caller"; any other goes to the host. */
-static const char *const own_process_calls[] = {"kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", NULL};
-static const char *const zero_is_self_calls[] = {
-    "prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr", "migrate_pages",
-    "move_pages", "get_robust_list", "setpgid", NULL};
-
-static int add_rules(scmp_filter_ctx filter, uint32_t action, const char *const *names) {
-    for (; *names; names++) {
-        int nr = seccomp_syscall_resolve_name(*names);
-        if (nr == __NR_SCMP_ERROR) continue; /* unknown to this libseccomp: the kernel may lack it too */
-        int result = seccomp_rule_add(filter, action, nr, 0);
-        if (result != 0) return result;
+static int add_group_rules(scmp_filter_ctx filter, uint32_t verdict, uint32_t action) {
+    for (int index = 0; index < graft_sandbox_group_count(); index++) {
+        const char *const *calls = graft_sandbox_group_calls(index, verdict);
+        for (; calls && *calls; calls++) {
+            int result = rule(filter, action, *calls, 0, NULL);
+            if (result != 0) return result;
+        }
     }
     return 0;
 }
 
-/* The rules. `self` is the child's process id, whose own signals pass in the
- * filter; 0 when the host builds a filter for any child (they are asked). */
-static int build_filter(scmp_filter_ctx filter, uint32_t deny, uint32_t ask, const struct graft_sandbox_policy *policy,
-                        pid_t self) {
-    int result = seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+#define GRAFT_MSG_FASTOPEN 0x20000000
+#define GRAFT_IPPROTO_MPTCP 262
+/* Every flag that makes a clone more than a thread of this process. */
+#define GRAFT_CLONE_NOT_A_THREAD \
+    (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | 0x80 /* CLONE_NEWTIME */)
+
+/* The socket()s a grant allows: Internet sockets only; TCP for granted ports, TCP and UDP (and MPTCP) for any. */
+static int allow_sockets(scmp_filter_ctx filter, const struct graft_sandbox_policy *policy) {
+    if (!policy->any_network && policy->connect_port_count == 0) return 0;
+    static const int families[] = {AF_INET, AF_INET6};
+    int types[2] = {SOCK_STREAM, SOCK_DGRAM};
+    int protocols[4] = {0, IPPROTO_TCP, IPPROTO_UDP, GRAFT_IPPROTO_MPTCP};
+    size_t type_count = policy->any_network ? 2 : 1, protocol_count = policy->any_network ? 4 : 2;
+    int result = 0;
+    for (size_t f = 0; f < 2; f++)
+        for (size_t t = 0; t < type_count; t++)
+            for (size_t p = 0; result == 0 && p < protocol_count; p++) {
+                /* The type's low four bits; SOCK_NONBLOCK and SOCK_CLOEXEC may be set above them. */
+                struct scmp_arg_cmp conditions[] = {
+                    SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[f]), SCMP_A1(SCMP_CMP_MASKED_EQ, 0xF, (scmp_datum_t)types[t]),
+                    SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)protocols[p])};
+                result = rule(filter, SCMP_ACT_ALLOW, "socket", 3, conditions);
+            }
+    return result;
+}
+
+/* The rules: the groups allowed whole, the calls allowed on conditions
+ * (graft_sandbox_calls.c says each condition in words), and, without user
+ * notification, the asked calls allowed (Landlock decides them alone) and
+ * the refused ones answered here. `self` is the child's process id, whose
+ * own signals pass in the filter; 0 when the host builds a filter for any
+ * child (they are asked). */
+static int build_filter(scmp_filter_ctx filter, bool notify, const struct graft_sandbox_policy *policy, pid_t self) {
+    /* A foreign ABI (a 32-bit int 0x80 call, an x32 call) is refused like an unlisted call. */
+    int result = seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ENOSYS));
     /* No speculative-store-bypass mitigation forced on the child: it guards
      * a process's memory against code running inside it, and here all of the
      * child is the plugin's already; it would slow every call by a fifth. */
     if (result == 0) result = seccomp_attr_set(filter, SCMP_FLTATR_CTL_SSB, 1);
     /* A binary tree of system call numbers rather than a list: the kernel
      * runs the filter once per system call number when it installs it (to
-     * learn which always pass), so a list of 150 instructions cost each
-     * child's start about 90 µs more than the tree. */
+     * learn which always pass), so a list cost each child's start more. */
     if (result == 0) result = seccomp_attr_set(filter, SCMP_FLTATR_CTL_OPTIMIZE, 2);
-    if (result == 0) result = add_rules(filter, deny, refused_calls);
-    if (result == 0) result = add_rules(filter, ask, questioned_calls);
-    for (const char *const *name = own_process_calls; result == 0 && *name; name++) {
-        int nr = seccomp_syscall_resolve_name(*name);
-        if (nr == __NR_SCMP_ERROR) continue;
-        result = self ? seccomp_rule_add(filter, ask, nr, 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self))
-                      : seccomp_rule_add(filter, ask, nr, 0);
+    if (result == 0) result = add_group_rules(filter, GRAFT_CALL_ALLOWED, SCMP_ACT_ALLOW);
+    if (result == 0 && !notify) {
+        result = add_group_rules(filter, GRAFT_CALL_ASKED, SCMP_ACT_ALLOW);
+        for (int index = 0; result == 0 && index < graft_sandbox_group_count(); index++) {
+            const char *const *calls = graft_sandbox_group_calls(index, GRAFT_CALL_REFUSED);
+            struct graft_sandbox_entry entry;
+            for (; result == 0 && calls && *calls; calls++) {
+                graft_sandbox_listing(*calls, &entry);
+                result = rule(filter, SCMP_ACT_ERRNO((uint32_t)entry.error), *calls, 0, NULL);
+            }
+        }
     }
-    for (const char *const *name = zero_is_self_calls; result == 0 && *name; name++) {
-        int nr = seccomp_syscall_resolve_name(*name);
-        if (nr != __NR_SCMP_ERROR) result = seccomp_rule_add(filter, ask, nr, 1, SCMP_A0(SCMP_CMP_NE, 0));
+
+    /* Threads, not processes; clone3's flags are in memory the filter cannot
+     * read, so ENOSYS sends the C library to clone. */
+    if (result == 0) result = allow_if(filter, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD | GRAFT_CLONE_NOT_A_THREAD, CLONE_THREAD));
+    if (result == 0) result = rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
+
+    /* The network, as granted: sockets, connects, and no implicit connect (MSG_FASTOPEN) unless any. */
+    if (result == 0) result = allow_sockets(filter, policy);
+    if (policy->any_network) {
+        static const char *const sending[] = {"connect", "sendto", "sendmsg", "sendmmsg"};
+        for (size_t i = 0; result == 0 && i < sizeof sending / sizeof sending[0]; i++)
+            result = rule(filter, SCMP_ACT_ALLOW, sending[i], 0, NULL);
+    } else {
+        struct scmp_arg_cmp to_nobody[] = {SCMP_A3(SCMP_CMP_MASKED_EQ, GRAFT_MSG_FASTOPEN, 0), SCMP_A4(SCMP_CMP_EQ, 0)};
+        if (result == 0) result = rule(filter, SCMP_ACT_ALLOW, "sendto", 2, to_nobody);
+        if (result == 0) result = allow_if(filter, "sendmsg", SCMP_A2(SCMP_CMP_MASKED_EQ, GRAFT_MSG_FASTOPEN, 0));
+        if (result == 0) result = allow_if(filter, "sendmmsg", SCMP_A3(SCMP_CMP_MASKED_EQ, GRAFT_MSG_FASTOPEN, 0));
     }
-    /* tkill names a thread only: the host checks it is one of the child's. */
-    if (result == 0) result = seccomp_rule_add(filter, ask, SCMP_SYS(tkill), 0);
-    /* A new process is a clone without CLONE_THREAD; threads are what the runtime needs. */
-    if (result == 0) result = seccomp_rule_add(filter, deny, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-    /* clone3 passes its flags in memory the filter cannot read: ENOSYS, so
-     * that the C library falls back to clone, which the rule above sees. */
-    if (result == 0) result = seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-    /* The process's own priority and its own threads' I/O priority only. */
-    if (result == 0) result = seccomp_rule_add(filter, deny, SCMP_SYS(setpriority), 1, SCMP_A0(SCMP_CMP_NE, PRIO_PROCESS));
-    if (result == 0) result = seccomp_rule_add(filter, ask, SCMP_SYS(setpriority), 1, SCMP_A1(SCMP_CMP_NE, 0));
-    if (result == 0) result = seccomp_rule_add(filter, ask, SCMP_SYS(ioprio_set), 1, SCMP_A1(SCMP_CMP_NE, 0));
-    /* prctl: no new filter (it could silence this one's reports), no hiding
-     * this process's memory from the host (which reads the paths it is asked
-     * about), no rewriting of its memory map's description. */
-    static const int refused_prctl[] = {PR_SET_SECCOMP, PR_SET_DUMPABLE, PR_SET_MM, PR_SET_PTRACER};
-    for (size_t i = 0; result == 0 && i < sizeof refused_prctl / sizeof refused_prctl[0]; i++)
-        result = seccomp_rule_add(filter, deny, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)refused_prctl[i]));
-    /* With ports granted, each connect is looked at: its port, for the report
-     * (Landlock refuses it either way). */
-    if (result == 0 && !policy->any_network && policy->connect_port_count > 0)
-        result = seccomp_rule_add(filter, ask, SCMP_SYS(connect), 0);
+
+    /* ioctl: what asks about a descriptor's state, nothing that reaches a device. */
+    static const unsigned long requests[] = {FIONREAD, FIONBIO, FIOCLEX, FIONCLEX, TCGETS, TIOCGWINSZ};
+    for (size_t i = 0; result == 0 && i < sizeof requests / sizeof requests[0]; i++)
+        result = allow_if(filter, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (scmp_datum_t)requests[i]));
+
+    /* prctl: what concerns the process alone. Not PR_SET_DUMPABLE (it would
+     * hide its memory from the host, which reads the paths it is asked
+     * about), PR_SET_SECCOMP, PR_SET_MM, PR_SET_PTRACER, subreapers, the
+     * system-call user dispatch. */
+    static const int options[] = {
+        PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_DUMPABLE, PR_GET_KEEPCAPS, PR_SET_NAME, PR_GET_NAME, PR_GET_SECCOMP,
+        PR_CAPBSET_READ, PR_GET_TIMERSLACK, PR_SET_TIMERSLACK, PR_MCE_KILL_GET, PR_GET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS,
+        PR_GET_NO_NEW_PRIVS, PR_GET_TID_ADDRESS, PR_SET_THP_DISABLE, PR_GET_THP_DISABLE, PR_GET_SPECULATION_CTRL,
+        47 /* PR_CAP_AMBIENT (IS_SET reads) */, 50 /* PR_SVE_SET_VL */, 51 /* PR_SVE_GET_VL */,
+        55 /* PR_SET_TAGGED_ADDR_CTRL */, 56 /* PR_GET_TAGGED_ADDR_CTRL */, 65 /* PR_SET_MDWE */, 66 /* PR_GET_MDWE */,
+        0x53564d41 /* PR_SET_VMA: naming its own anonymous memory */, 0x41555856 /* PR_GET_AUXV */};
+    for (size_t i = 0; result == 0 && i < sizeof options / sizeof options[0]; i++)
+        result = allow_if(filter, "prctl", SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)options[i]));
+
+    if (result == 0) result = allow_if(filter, "personality", SCMP_A0(SCMP_CMP_EQ, 0xffffffffu));
+
+    /* Signals to itself pass (raise(), abort()); to another process, asked. */
+    if (self) {
+        static const char *const own[] = {"kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"};
+        for (size_t i = 0; result == 0 && i < sizeof own / sizeof own[0]; i++)
+            result = allow_if(filter, own[i], SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+    }
+    /* Calls that name a process or thread, where 0 is the caller. */
+    static const char *const zero_is_self[] = {
+        "prlimit64", "get_robust_list", "sched_setaffinity", "sched_getaffinity", "sched_setscheduler",
+        "sched_getscheduler", "sched_setparam", "sched_getparam", "sched_setattr", "sched_getattr",
+        "sched_rr_get_interval", "getpgid", "getsid"};
+    for (size_t i = 0; result == 0 && i < sizeof zero_is_self / sizeof zero_is_self[0]; i++)
+        result = allow_if(filter, zero_is_self[i], SCMP_A0(SCMP_CMP_EQ, 0));
+    static const char *const priorities[] = {"setpriority", "getpriority"};
+    for (size_t i = 0; result == 0 && i < 2; i++) {
+        struct scmp_arg_cmp caller[] = {SCMP_A0(SCMP_CMP_EQ, PRIO_PROCESS), SCMP_A1(SCMP_CMP_EQ, 0)};
+        result = rule(filter, SCMP_ACT_ALLOW, priorities[i], 2, caller);
+    }
+    static const char *const io_priorities[] = {"ioprio_set", "ioprio_get"};
+    for (size_t i = 0; result == 0 && i < 2; i++) {
+        struct scmp_arg_cmp caller[] = {SCMP_A0(SCMP_CMP_EQ, 1 /* IOPRIO_WHO_PROCESS */), SCMP_A1(SCMP_CMP_EQ, 0)};
+        result = rule(filter, SCMP_ACT_ALLOW, io_priorities[i], 2, caller);
+    }
     return result;
 }
 
 int graft_sandbox_filter(const struct graft_sandbox_policy *policy, char **hex) {
     *hex = NULL;
     if (seccomp_api_get() < 6) return ENOTSUP;
-    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    /* Start from "refuse": what no rule allows is asked of the host, which refuses what it does not judge. */
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_NOTIFY);
     if (!filter) return ENOMEM;
-    int result = build_filter(filter, SCMP_ACT_NOTIFY, SCMP_ACT_NOTIFY, policy, 0);
+    int result = build_filter(filter, true, policy, 0);
     int memory = result == 0 ? memfd_create("graft-filter", MFD_CLOEXEC) : -1;
     if (result == 0 && memory < 0) result = -errno;
     if (result == 0) result = seccomp_export_bpf(filter, memory);
@@ -382,14 +434,12 @@ static void enter_seccomp(const struct graft_sandbox_policy *policy, struct graf
      * and a 5.0 kernel; without it refused calls fail with EPERM unreported
      * and questioned ones run (Landlock still decides files and ports). */
     bool notify = seccomp_api_get() >= 6;
-    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    scmp_filter_ctx filter = seccomp_init(notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ENOSYS));
     if (!filter) {
         note_missing(status, "seccomp (libseccomp could not start a filter)", ENOMEM);
         return;
     }
-    uint32_t deny = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
-    uint32_t ask = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ALLOW;
-    int result = build_filter(filter, deny, ask, policy, getpid());
+    int result = build_filter(filter, notify, policy, getpid());
     if (result == 0) result = seccomp_load(filter);
     if (result != 0) {
         note_missing(status, "seccomp (the filter could not be loaded)", -result);
@@ -433,6 +483,135 @@ void graft_sandbox_probe(struct graft_sandbox_status *status) {
     }
 }
 
+/* ---- Namespaces: its own folder, network, IPC and view of processes ------- */
+
+static void note_degraded(struct graft_sandbox_status *status, const char *what, int error) {
+    size_t used = strlen(status->degraded);
+    if (used >= sizeof status->degraded - 1) return;
+    snprintf(status->degraded + used, sizeof status->degraded - used, "%s%s%s%s", used ? "; " : "", what,
+             error ? ": " : "", error ? strerror(error) : "");
+}
+
+static int write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    ssize_t length = (ssize_t)strlen(text);
+    int error = write(fd, text, (size_t)length) == length ? 0 : (errno ? errno : EIO);
+    close(fd);
+    return error;
+}
+
+/* Maps the caller's own user and group to themselves in the user namespace it just made. */
+static int map_self(uid_t uid, gid_t gid) {
+    char map[64];
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    int error = write_file("/proc/self/uid_map", map);
+    if (!error) error = write_file("/proc/self/setgroups", "deny");
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    if (!error) error = write_file("/proc/self/gid_map", map);
+    return error;
+}
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#define SYS_move_mount 429
+#endif
+#define GRAFT_OPEN_TREE_CLONE 1
+#define GRAFT_AT_EMPTY_PATH 0x1000
+#define GRAFT_MOVE_MOUNT_F_EMPTY_PATH 0x4
+
+/* /proc as a tmpfs that holds the child's own /proc/PID and a `self` link
+ * to it: another process's entry cannot even be named. */
+static int hide_other_processes(pid_t self) {
+    char own[64], name[32];
+    snprintf(own, sizeof own, "/proc/%d", (int)self);
+    snprintf(name, sizeof name, "%d", (int)self);
+    /* A copy of its own entry, taken before /proc is covered. */
+    int entry = open(own, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (entry < 0) return errno;
+    int tree = (int)syscall(SYS_open_tree, entry, "", GRAFT_OPEN_TREE_CLONE | GRAFT_AT_EMPTY_PATH | O_CLOEXEC);
+    int error = tree < 0 ? errno : 0;
+    close(entry);
+    if (error) return error;
+    if (mount("graft-proc", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=16k,nr_inodes=16,mode=0555") != 0 ||
+        mkdir(own, 0555) != 0 ||
+        syscall(SYS_move_mount, tree, "", AT_FDCWD, own, GRAFT_MOVE_MOUNT_F_EMPTY_PATH) != 0 || symlink(name, "/proc/self") != 0 ||
+        mount(NULL, "/proc", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+        error = errno;
+    close(tree);
+    return error;
+}
+
+/* Step 0 of graft_sandbox_enter: mount, IPC and (unless a network grant
+ * needs the host's) network namespaces; the private folder a tmpfs of its
+ * own, gone with the child, and the data folder bound into it; /proc
+ * showing the child alone; a child of a root host becomes an unprivileged
+ * user. A root host needs no user namespace for this (it may make the
+ * others itself); any other makes one that maps it to itself. What the
+ * kernel refuses is said in `degraded`, and the child goes on as before:
+ * Landlock and seccomp hold either way. */
+static void enter_namespaces(const struct graft_sandbox_policy *policy, struct graft_sandbox_status *status) {
+    pid_t self = getpid(), parent = getppid();
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    bool root = uid == 0;
+    status->user = uid;
+    int flags = CLONE_NEWNS | CLONE_NEWIPC | (policy->isolate_network ? CLONE_NEWNET : 0) | (root ? 0 : CLONE_NEWUSER);
+    bool mounted = false;
+    if (unshare(flags) != 0) {
+        note_degraded(status, "namespaces of its own (private folders are kept on disk, with a quota the host checks)", errno);
+    } else if (!root && map_self(uid, gid) != 0) {
+        note_degraded(status, "a user namespace that maps the child to itself", errno);
+    } else {
+        mounted = true;
+        status->network_namespace = policy->isolate_network;
+        status->ipc_namespace = true;
+    }
+    if (mounted) {
+        char options[160];
+        snprintf(options, sizeof options, "size=%llu,nr_inodes=%llu,mode=0700", (unsigned long long)policy->private_size,
+                 (unsigned long long)policy->private_files);
+        if (root) snprintf(options + strlen(options), sizeof options - strlen(options), ",uid=%u,gid=%u", policy->run_as_user, policy->run_as_group);
+        if (mount("graft-private", policy->private_folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options) == 0)
+            status->private_tmpfs = true;
+        else
+            note_degraded(status, "a tmpfs of its own for its private folder", errno);
+        int error = hide_other_processes(self);
+        if (error == 0)
+            status->own_proc = true;
+        else
+            note_degraded(status, "a /proc that shows only itself", error);
+    }
+    if (policy->data_folder) {
+        char bound[sizeof status->data_path];
+        bool fits = (size_t)snprintf(bound, sizeof bound, "%s/data", policy->private_folder) < sizeof bound;
+        if (fits && status->private_tmpfs && mkdir(bound, 0700) == 0 && (!root || chown(bound, policy->run_as_user, policy->run_as_group) == 0) &&
+            mount(policy->data_folder, bound, NULL, MS_BIND | MS_REC, NULL) == 0) {
+            snprintf(status->data_path, sizeof status->data_path, "%s", bound);
+        } else {
+            /* Its own path, or for a root host (whose home the child cannot
+             * cross) a descriptor opened now, named through /proc/self/fd. */
+            int data = root ? open(policy->data_folder, O_PATH | O_DIRECTORY) : -1;
+            if (data >= 0) snprintf(status->data_path, sizeof status->data_path, "/proc/self/fd/%d", data);
+            else snprintf(status->data_path, sizeof status->data_path, "%s", policy->data_folder);
+        }
+    }
+    if (root && policy->run_as_user != 0) {
+        if (setgroups(0, NULL) != 0 || setresgid(policy->run_as_group, policy->run_as_group, policy->run_as_group) != 0 ||
+            setresuid(policy->run_as_user, policy->run_as_user, policy->run_as_user) != 0) {
+            note_degraded(status, "an unprivileged user for a child of root", errno);
+        } else {
+            status->user = policy->run_as_user;
+            /* A changed user makes the process undumpable: its own /proc
+             * entries would become root's, and the host could not read its memory. */
+            prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+        }
+    }
+    /* A new user (or namespace) clears the parent-death signal: set it again. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(70);
+}
+
 /* ---- The child's one entry ------------------------------------------------ */
 
 static void drop_capabilities(void) {
@@ -456,6 +635,10 @@ static void drop_capabilities(void) {
 int graft_sandbox_enter(const struct graft_sandbox_policy *policy, struct graft_sandbox_status *status) {
     memset(status, 0, sizeof *status);
     status->listener = -1;
+
+    /* 0. Namespaces: a folder, a network and IPC of its own, only itself in
+     * /proc; an unprivileged user for a child of root. */
+    if (policy->private_folder) enter_namespaces(policy, status);
 
     /* 1. Limits: no core file (it would hold the plugin's memory), bounded
      * files and descriptors; a file grown past its limit fails the write
@@ -503,6 +686,7 @@ int graft_sandbox_receive(int listener, struct graft_sandbox_call *call) {
     call->id = notification.id;
     call->pid = (pid_t)notification.pid;
     call->nr = notification.data.nr;
+    call->arch = notification.data.arch;
     for (int i = 0; i < 6; i++) call->args[i] = notification.data.args[i];
     return 0;
 }
@@ -568,8 +752,8 @@ ssize_t graft_read_child_string(pid_t pid, uint64_t address, char *buffer, size_
     return -1;
 }
 
-char *graft_syscall_name(int nr) {
-    return seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+uint32_t graft_native_arch(void) {
+    return seccomp_arch_native();
 }
 
 int graft_memory_copy(int source, uint64_t size) {
@@ -598,4 +782,62 @@ char *graft_library_defining(const char *symbol) {
     Dl_info information;
     if (!address || dladdr(address, &information) == 0 || !information.dli_fname) return NULL;
     return strdup(information.dli_fname);
+}
+
+/* ---- What the host does on a child's behalf ---------------------------------- */
+
+int graft_sandbox_answer_value(int listener, uint64_t id, int64_t value) {
+    struct seccomp_notif_resp response;
+    memset(&response, 0, sizeof response);
+    response.id = id;
+    response.val = value;
+    while (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &response) != 0) {
+        if (errno == EINTR) continue;
+        return errno;
+    }
+    return 0;
+}
+
+int graft_child_descriptor(int pidfd, int fd) {
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+    return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+}
+
+int graft_open_in_root(int root, const char *path) {
+    /* Component by component, never following a link: openat2's scoped
+     * lookups refuse a root in another mount namespace (EXDEV). */
+    if (path[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    char copy[4096];
+    if (strlen(path) >= sizeof copy) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(copy, path);
+    int current = fcntl(root, F_DUPFD_CLOEXEC, 0);
+    char *saved = NULL;
+    for (char *part = strtok_r(copy, "/", &saved); current >= 0 && part; part = strtok_r(NULL, "/", &saved)) {
+        if (strcmp(part, ".") == 0) continue;
+        if (strcmp(part, "..") == 0) {
+            close(current);
+            errno = EXDEV;
+            return -1;
+        }
+        int next = openat(current, part, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct stat information;
+        if (next >= 0 && fstat(next, &information) == 0 && S_ISLNK(information.st_mode)) {
+            close(next);
+            next = -1;
+            errno = ELOOP;
+        }
+        int saved_errno = errno;
+        close(current);
+        errno = saved_errno;
+        current = next;
+    }
+    return current;
 }

@@ -1,3 +1,4 @@
+import CGraftSystem
 import FoundationEssentials
 import GraftHost
 import Logging
@@ -51,7 +52,7 @@ package struct ConformanceSupervisor: Sendable {
         // of its own for this run): an act it is still refused is a finding.
         var sandbox = self.sandbox
         var dataFolder: String?
-        defer { if let dataFolder { try? FileManager.default.removeItem(atPath: dataFolder) } }
+        defer { if let dataFolder { _ = graft_remove_path(dataFolder) } }
         if let request = sandbox {
             let described = GraftHost.check(pluginAt: path, scanning: scanning, sandbox: SandboxSettings(mode: request.mode), logger: logger)
             if let plugin = described.plugin, !plugin.permissions.isEmpty {

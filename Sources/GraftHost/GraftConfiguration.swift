@@ -120,13 +120,35 @@ public struct IsolationLimits: Sendable, Hashable {
     public var memory: UInt64?
     /// The largest render output accepted, in bytes; more is `output_too_large`.
     public var output: Int
+    /// A sandboxed child's private folder (its TMPDIR and HOME, a tmpfs of
+    /// its own that goes with it): at most this many bytes, and this many
+    /// files and folders. Past either, its writes fail with `ENOSPC`.
+    public var privateFolderSize: UInt64
+    public var privateFolderFiles: UInt64
+
+    public static let defaultPrivateFolderSize: UInt64 = 64 << 20
+    public static let defaultPrivateFolderFiles: UInt64 = 4096
 
     public init(
-        call: Duration = .seconds(2), validator: Duration = .milliseconds(500), memory: UInt64? = nil, output: Int = 4 << 20
+        call: Duration = .seconds(2), validator: Duration = .milliseconds(500), memory: UInt64? = nil, output: Int = 4 << 20,
+        privateFolderSize: UInt64 = IsolationLimits.defaultPrivateFolderSize,
+        privateFolderFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles
     ) {
         self.call = call
         self.validator = validator
         self.memory = memory
         self.output = output
+        self.privateFolderSize = privateFolderSize
+        self.privateFolderFiles = privateFolderFiles
+    }
+}
+
+extension ChildSandbox.Request {
+    /// This request with the private folder's caps of `limits`.
+    package func limited(by limits: IsolationLimits) -> Self {
+        var request = self
+        request.policy.privateSize = limits.privateFolderSize
+        request.policy.privateFiles = limits.privateFolderFiles
+        return request
     }
 }

@@ -106,8 +106,8 @@ public final class GraftHost: Sendable {
             ? ScannerLocation.find(configured: configuration.scanning.executable) : nil
         scanner = executable.map { executable in
             Scanner(
-                executable: executable, deadline: configuration.scanning.deadline, sandbox: configuration.sandbox.request,
-                logger: scannerLogger)
+                executable: executable, deadline: configuration.scanning.deadline,
+                sandbox: configuration.sandbox.request?.limited(by: configuration.limits), logger: scannerLogger)
         }
         if configuration.scanning.inChild, executable == nil {
             let place = configuration.scanning.executable.map { "at \($0)" } ?? "beside this executable, through GRAFT_CHILD or on PATH"
@@ -164,7 +164,9 @@ public final class GraftHost: Sendable {
                     call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
                     output: limits.output),
                 mapsCopies: self?.loadsFromCopies ?? false,
-                sandbox: Result { () throws(GraftError) in try id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request },
+                sandbox: Result { () throws(GraftError) in
+                    try (id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request)?.limited(by: limits)
+                },
                 logger: self?.logger ?? Logger(label: "graft.runner"),
                 open: { [weak self] plugin throws(GraftError) in
                     guard let self else { throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.") }

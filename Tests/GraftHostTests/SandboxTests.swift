@@ -46,7 +46,7 @@ struct SandboxTests {
             ("read", "/etc/shadow", "read /etc/shadow"),
             ("write", scratch + "/written", "create \(scratch)/written"),
             ("connect", "22", "TCP socket"),
-            ("udp", "53", "UDP or raw socket"),
+            ("udp", "53", "UDP socket"),
             ("unix", scratch + "/socket", "Unix socket"),
             ("kill_parent", "", "send signal 9 to process \(getpid())"),
             ("kill_group", "", "send signal 9 to a process group"),
@@ -170,7 +170,8 @@ struct SandboxTests {
         #expect(flock(held, LOCK_EX) == 0)
         let others = make(ended, "dddddd")
         let asRoot = geteuid() == 0
-        if asRoot { chown(others, 65534, 65534) }
+        // Another user's (not the one a root host's children run as, whose folders are root's to sweep).
+        if asRoot { chown(others, 12345, 12345) }
         let unrelated = parent + "/graft-images-\(ended)-eeee"
         mkdir(unrelated, 0o700)
         #expect(ChildFolder.sweep(parent, olderThan: 0) == (asRoot ? 1 : 2))
@@ -223,7 +224,8 @@ struct SandboxTests {
         let host = Self.host(folder, sandbox: SandboxSettings(grants: ["test.hostile": [.dataFolder]], dataFolder: data.path))
         let text = try Self.render(host, act: "data", target: "kept.txt").text
         let expected = data.appendingPathComponent("test.hostile/kept.txt").path
-        #expect(text == "data: ok \(expected)")
+        // The child reaches it bound into its private folder (or by its own path where it has no mount namespace).
+        #expect(text.hasPrefix("data: ok ") && text.hasSuffix("/kept.txt"), "\(text)")
         #expect(try String(contentsOfFile: expected, encoding: .utf8) == "kept\n")
         #expect(try Self.render(host, act: "write", target: scratch.file("elsewhere").path).text == "write: refused EACCES")
         // Without the grant, there is no data folder.

@@ -36,6 +36,21 @@ struct graft_sandbox_policy {
      * lowercase hexadecimal (it travels on the child's command line),
      * installed with one system call; NULL: the child builds it with libseccomp. */
     const char *filter;
+
+    /* Namespaces (see graft_sandbox_enter's step 0). `private_folder`: the
+     * child's private folder, where a tmpfs of its own is mounted, of at most
+     * `private_size` bytes and `private_files` files; NULL: no namespaces. */
+    const char *private_folder;
+    uint64_t private_size;
+    uint64_t private_files;
+    /* A plugin's data folder, bound into the private folder as `data` (or
+     * reached through a descriptor); NULL: none. */
+    const char *data_folder;
+    /* An empty network namespace: no route, nothing of the machine's sockets. */
+    bool isolate_network;
+    /* What a child of a root host runs as (a child of any other user stays that user). */
+    uint32_t run_as_user;
+    uint32_t run_as_group;
 };
 
 /* What graft_sandbox_enter managed to apply. */
@@ -52,6 +67,18 @@ struct graft_sandbox_status {
     /* Why a part could not be applied, for the host's sandbox_unavailable
      * warning ("" when everything was). */
     char missing[512];
+
+    /* The namespaces: which parts hold, and why the others do not (a
+     * warning: Landlock and seccomp hold either way). */
+    bool private_tmpfs;
+    bool network_namespace;
+    bool ipc_namespace;
+    bool own_proc;
+    /* The user id the child runs as, as the host's system sees it. */
+    uint32_t user;
+    /* Where the child reaches its data folder ("" when it has none). */
+    char data_path[512];
+    char degraded[512];
 };
 
 /* Applies `policy` to the calling process, which must be single-threaded
@@ -95,8 +122,12 @@ struct graft_sandbox_call {
     uint64_t id;
     pid_t pid;      /* the calling thread */
     int nr;         /* the system call number */
+    uint32_t arch;  /* its AUDIT_ARCH_* value: another than the host's is a foreign ABI (i386, x32) */
     uint64_t args[6];
 };
+
+/* The AUDIT_ARCH_* value of this process's own system calls. */
+uint32_t graft_native_arch(void);
 
 /* Waits for the next notification on `listener`. Returns 0, or an errno
  * value (ENOENT: the call went away, its thread was killed; anything else:
@@ -107,6 +138,22 @@ int graft_sandbox_receive(int listener, struct graft_sandbox_call *call);
  * Landlock) decide; a positive errno fails it with that error. Returns 0, or
  * an errno value (ENOENT: the call went away). */
 int graft_sandbox_answer(int listener, uint64_t id, int error, bool proceed);
+
+/* Answers `id` with `value`, as if the call had returned it: for a call the
+ * host did itself on the child's behalf. Returns 0, or an errno value. */
+int graft_sandbox_answer_value(int listener, uint64_t id, int64_t value);
+
+/* A copy (close-on-exec) of the descriptor `fd` of the process `pidfd` names
+ * (pidfd_getfd): the same open file, which the child can no longer swap for
+ * another. Returns it, or -1 with errno set. */
+int graft_child_descriptor(int pidfd, int fd);
+
+/* Opens the absolute `path` (O_PATH) as a process whose root is `root`
+ * (/proc/PID/root: the child's own mount namespace) would see it, one
+ * component at a time, refusing `..` (EXDEV) and every symbolic link
+ * (ELOOP): what it opens lies lexically beneath each folder the path names.
+ * Returns the descriptor, or -1 with errno set. */
+int graft_open_in_root(int root, const char *path);
 
 /* Whether `id` still waits on `listener`: checked after reading the caller's
  * memory, so that what was read belongs to that call. */
@@ -120,7 +167,38 @@ ssize_t graft_read_child_string(pid_t pid, uint64_t address, char *buffer, size_
 /* Reads `length` bytes at `address` in process `pid`. Returns 0, or -1 with errno set. */
 int graft_read_child_memory(pid_t pid, uint64_t address, void *buffer, size_t length);
 
-/* The system call's name (libseccomp's table), or NULL. Owned by the caller: free(). */
+/* ---- The list of system calls (graft_sandbox_calls.c) ----------------------- */
+
+/* What the filter does with a call. */
+#define GRAFT_CALL_UNLISTED 0u    /* on no list: ENOSYS, reported */
+#define GRAFT_CALL_ALLOWED 1u     /* allowed in the filter */
+#define GRAFT_CALL_CONDITIONAL 2u /* allowed in the filter on conditions; otherwise asked or refused */
+#define GRAFT_CALL_ASKED 3u       /* asked of the host */
+#define GRAFT_CALL_REFUSED 4u     /* refused (error below), reported */
+#define GRAFT_CALL_REDIRECTED 5u  /* ENOSYS in the filter, unreported, so that the C library falls back (clone3) */
+
+struct graft_sandbox_entry {
+    uint32_t verdict;
+    int error;          /* what a refusal answers */
+    const char *group;  /* static strings */
+    const char *reason; /* the group's reason, or the call's condition */
+};
+
+/* The verdict on the call `name`. Returns 1 when it is on a list, 0 when not
+ * (the entry then says unlisted and ENOSYS). */
+int graft_sandbox_listing(const char *name, struct graft_sandbox_entry *entry);
+
+/* The number of the system call `name` on this architecture, or -1. */
+int graft_syscall_number(const char *name);
+
+/* The number of `name` on the architecture libseccomp calls `arch` ("x86_64", "aarch64"), or -1. */
+int graft_syscall_number_on(const char *arch, const char *name);
+
+/* The system call's name (libseccomp's table, and the calls newer than it), or NULL. Owned by the caller: free(). */
 char *graft_syscall_name(int nr);
+
+/* For the filter: the calls of group `index` when its verdict is `verdict`, else NULL (NULL-terminated, static). */
+int graft_sandbox_group_count(void);
+const char *const *graft_sandbox_group_calls(int index, uint32_t verdict);
 
 #endif

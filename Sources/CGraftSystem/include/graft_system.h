@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "graft_child.h"
+#include "graft_tree.h"
 
 /* Registers the process for MEMBARRIER_CMD_PRIVATE_EXPEDITED. Returns 0 on
  * success, or errno (ENOSYS on old kernels, EPERM under some seccomp

@@ -1,3 +1,4 @@
+import CGraftSystem
 import CGraftSandbox
 import FoundationEssentials
 import Synchronization
@@ -57,7 +58,7 @@ final class ImageStore: Sendable {
     static func removeFolders(ofProcess pid: pid_t) {
         let mine = prefix + "\(pid)-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(mine) {
-            try? FileManager.default.removeItem(atPath: parent + name)
+            _ = graft_remove_path(parent + name)
         }
     }
 

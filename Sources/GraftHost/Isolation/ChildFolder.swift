@@ -1,3 +1,4 @@
+import CGraftSystem
 import FoundationEssentials
 import Synchronization
 
@@ -24,8 +25,10 @@ final class ChildFolder: @unchecked Sendable {
     private static let live = Mutex<[String]>([])
     private static let sweptOnce = Atomic<Bool>(false)
 
-    /// A new folder for a child of `executable`, locked.
-    init(for executable: String) throws(GraftError) {
+    /// A new folder for a child of `executable`, locked. A root host's child
+    /// runs as `owner`'s unprivileged user, which gets the folder (where the
+    /// child has no tmpfs of its own, it writes there).
+    init(for executable: String, owner: SandboxPolicy) throws(GraftError) {
         var parent = Self.parent()
         var made = FilePaths.makeTemporaryFolder(prefix: Self.prefix + String(getpid()), in: parent)
         if made == nil && errno == ENOENT {
@@ -40,6 +43,7 @@ final class ChildFolder: @unchecked Sendable {
                 path: executable)
         }
         self.path = path
+        if geteuid() == 0 { _ = lchown(path, owner.runAsUser, owner.runAsGroup) }
         descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if descriptor >= 0 { _ = flock(descriptor, LOCK_EX) }
         Self.live.withLock { $0.append(path) }
@@ -54,16 +58,19 @@ final class ChildFolder: @unchecked Sendable {
         }
     }
 
-    /// This user's folder of child folders, `$TMPDIR/graft-UID` (made 0700),
-    /// so that a sweep lists Graft's folders only; the temporary folder itself
-    /// when that name is someone else's.
+    /// This user's folder of child folders, `$TMPDIR/graft-UID` (made 0700,
+    /// or 0711 for root, whose children run as another user and must cross
+    /// it), so that a sweep lists Graft's folders only; the temporary folder
+    /// itself when that name is someone else's.
     static func parent() -> String {
         let mine = ownFolder
-        mkdir(mine, 0o700)
+        let mode: mode_t = geteuid() == 0 ? 0o711 : 0o700
+        if mkdir(mine, mode) == 0 { chmod(mine, mode) }  // whatever the umask
         var status = stat()
         guard lstat(mine, &status) == 0, status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(),
-            status.st_mode & 0o077 == 0
+            status.st_mode & 0o066 == 0
         else { return FilePaths.temporaryFolder }
+        if status.st_mode & 0o777 != mode { chmod(mine, mode) }
         return mine
     }
 
@@ -81,19 +88,24 @@ final class ChildFolder: @unchecked Sendable {
         descriptor = -2
     }
 
+    /// Removes what the child left, whatever it made (see `graft_remove_tree`):
+    /// most leave nothing, and the walk costs one rmdir then.
     private static func removeTree(_ path: String) {
-        // Most children leave it empty: one rmdir, and the tree walk only when they did not.
-        if rmdir(path) != 0 { try? FileManager.default.removeItem(atPath: path) }
+        _ = graft_remove_path(path)
     }
 
-    /// Removes the child folders in `parent` that this user owns, that are
-    /// older than `age` seconds, whose host (the PID in the name) has ended,
-    /// and whose lock nobody holds (a host in another PID namespace holds
-    /// its own); returns how many.
+    /// Removes the child folders in `parent` that this user owns (for root,
+    /// in a folder of root's own, also those its children's user owns:
+    /// nobody else could have made them there), that are older than `age`
+    /// seconds, whose host (the PID in the name) has ended, and whose lock
+    /// nobody holds (a host in another PID namespace holds its own); returns how many.
     @discardableResult
-    static func sweep(_ parent: String, olderThan age: time_t = 2) -> Int {
+    static func sweep(_ parent: String, olderThan age: time_t = 2, childUser: uid_t = 65534) -> Int {
         var removed = 0
         let now = time(nil)
+        var parentStatus = stat()
+        let ownParent = lstat(parent, &parentStatus) == 0 && parentStatus.st_uid == geteuid() && parentStatus.st_mode & 0o022 == 0
+        let owners: Set<uid_t> = geteuid() == 0 && ownParent ? [0, childUser] : [geteuid()]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
             let host = name.dropFirst(prefix.count).prefix { $0.isNumber }
             if let host = pid_t(host), kill(host, 0) == 0 || errno == EPERM { continue }
@@ -102,7 +114,7 @@ final class ChildFolder: @unchecked Sendable {
             guard folder >= 0 else { continue }
             defer { close(folder) }
             var information = stat()
-            guard fstat(folder, &information) == 0, information.st_uid == geteuid(),
+            guard fstat(folder, &information) == 0, owners.contains(information.st_uid),
                 now - information.st_ctim.tv_sec >= age, flock(folder, LOCK_EX | LOCK_NB) == 0
             else { continue }
             removeTree(path)

@@ -94,8 +94,9 @@ package final class ChildProcess: @unchecked Sendable {
         // Removed with the object if this start fails.
         var folder: ChildFolder?
         if var request = sandbox {
-            folder = try ChildFolder(for: executable)
+            folder = try ChildFolder(for: executable, owner: request.policy)
             request.policy.writeFolders.append(folder!.path)
+            request.policy.privateFolder = folder!.path
             request.policy.filter = SandboxFilter.program(for: request.policy)
             sandbox = request
         }

@@ -23,8 +23,9 @@ enum Wire {
     /// Bump it whenever a frame's layout changes: host and child must be
     /// built from the same source (2: the hello says what the child applied
     /// of its sandbox; 3: `loaded` carries the description, descriptions
-    /// carry permissions; 4: contracts carry stories).
-    static let version: UInt16 = 4
+    /// carry permissions; 4: contracts carry stories; 5: the hello says
+    /// which namespaces the child has and which user it runs as).
+    static let version: UInt16 = 5
     static let headerSize = 16
     /// Far above any real answer (a plugin with 1,024 components and their
     /// debugConfigs), far below what could hurt the host.

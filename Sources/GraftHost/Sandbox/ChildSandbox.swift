@@ -21,6 +21,15 @@ package enum ChildSandbox {
         package var seccomp: Bool
         /// Why a part is missing ("" when none is).
         package var missing: String
+        /// The namespaces' parts (`graft_sandbox_enter`'s step 0): a tmpfs
+        /// private folder, an empty network, IPC of its own, a /proc that
+        /// shows it alone; the user it runs as; why a part does not hold ("").
+        package var privateTmpfs = false
+        package var networkNamespace = false
+        package var ipcNamespace = false
+        package var ownProc = false
+        package var user: UInt32 = 0
+        package var degraded = ""
 
         package static let none = Status(landlockABI: 0, files: false, network: false, scopes: false, seccomp: false, missing: "")
 
@@ -48,6 +57,11 @@ package enum ChildSandbox {
         var result = graft_sandbox_status()
         let library = CStrings(policy.libraryFolders), read = CStrings(policy.readPaths), write = CStrings(policy.writeFolders)
         let ports = policy.connectPorts
+        let privateFolder = policy.privateFolder.map { strdup($0) }, dataFolder = policy.dataFolder.map { strdup($0) }
+        defer {
+            free(privateFolder ?? nil)
+            free(dataFolder ?? nil)
+        }
         _ = ports.withUnsafeBufferPointer { ports in
             policy.filter.withCString { filter in
                 library.withPointers { library in
@@ -57,7 +71,9 @@ package enum ChildSandbox {
                                 library_folders: library, read_paths: read, write_folders: write,
                                 connect_ports: ports.baseAddress, connect_port_count: ports.count, any_network: policy.anyNetwork,
                                 max_open_files: policy.maxOpenFiles, max_file_size: policy.maxFileSize,
-                                filter: policy.filter.isEmpty ? nil : filter)
+                                filter: policy.filter.isEmpty ? nil : filter, private_folder: privateFolder ?? nil,
+                                private_size: policy.privateSize, private_files: policy.privateFiles, data_folder: dataFolder ?? nil,
+                                isolate_network: policy.isolatesNetwork, run_as_user: policy.runAsUser, run_as_group: policy.runAsGroup)
                             return graft_sandbox_enter(&cPolicy, &result)
                         }
                     }
@@ -66,6 +82,9 @@ package enum ChildSandbox {
         }
         let status = Status(result)
         entered.store(result.landlock_files, ordering: .relaxed)
+        // Where its plugin finds its data folder: bound into the private folder, or through a descriptor.
+        let dataPath = withUnsafeBytes(of: result.data_path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if !dataPath.isEmpty { setenv("GRAFT_DATA_DIR", dataPath, 1) }
         return (status, result.listener)
     }
 }
@@ -92,14 +111,27 @@ extension WireWriter {
         bool(status.scopes)
         bool(status.seccomp)
         string(status.missing)
+        bool(status.privateTmpfs)
+        bool(status.networkNamespace)
+        bool(status.ipcNamespace)
+        bool(status.ownProc)
+        u32(status.user)
+        string(status.degraded)
     }
 }
 
 extension WireReader {
     mutating func sandboxStatus() throws(Wire.Violation) -> ChildSandbox.Status? {
         guard try bool() else { return nil }
-        return ChildSandbox.Status(
+        var status = ChildSandbox.Status(
             landlockABI: Int(try u16()), files: try bool(), network: try bool(), scopes: try bool(), seccomp: try bool(),
             missing: try string())
+        status.privateTmpfs = try bool()
+        status.networkNamespace = try bool()
+        status.ipcNamespace = try bool()
+        status.ownProc = try bool()
+        status.user = try u32()
+        status.degraded = try string()
+        return status
     }
 }

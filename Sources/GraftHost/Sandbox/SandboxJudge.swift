@@ -5,15 +5,21 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// Answers the system calls a sandboxed child's filter asks its host about
-/// (see `graft_sandbox.c`): the refused ones are refused, with words for the
-/// report; for a call on a file, a socket or a process, the arguments decide.
+/// Answers the system calls a sandboxed child's filter asks its host about.
+/// The filter is an allow-list (`graft_sandbox_calls.c`): whatever it does
+/// not allow comes here. A call on a file path, a socket address or another
+/// process is judged by its arguments; a metadata change or a watch on a
+/// descriptor of the child's own is done by the host itself
+/// (`SandboxHostCalls`); everything else is refused, with its group's error,
+/// or with ENOSYS when it is on no list.
 ///
-/// The judge refuses only what it is sure the policy refuses; when it cannot
-/// tell (a path it cannot read or resolve), it lets the call go on and the
-/// kernel decide: Landlock enforces the same policy on files and ports, so a
-/// plugin that races its own arguments between the host's look and the
-/// kernel's can at most make a refusal go unreported, never gain an access.
+/// The judge allows only what the kernel enforces again: a path's open, made
+/// or removed file is Landlock's to refuse as well, so a plugin that races
+/// its own arguments between the host's look and the kernel's can at most
+/// make a refusal go unreported, never gain an access. What Landlock does not
+/// cover (modes, owners, times, attributes, watches) is never allowed on a
+/// path the host merely read: it is refused, or done by the host on the very
+/// file it checked.
 struct SandboxJudge: Sendable {
     /// The child's process id (its threads' calls name them by thread id).
     let process: pid_t
@@ -23,10 +29,19 @@ struct SandboxJudge: Sendable {
     let writable: [String]
     let connectPorts: Set<UInt16>
     let anyNetwork: Bool
+    /// The child's private folder as it names it: a path written beneath it
+    /// is its own (see `isPrivate`).
+    let privateFolder: String?
 
     enum Verdict: Equatable {
+        /// Let the call go on; the kernel (and Landlock) decide.
         case allow
+        /// Fail it with `errno`, and report `SandboxDenial`.
         case refuse(errno: Int32, SandboxDenial)
+        /// Done by the host: the call returns this.
+        case answer(Int64)
+        /// Done by the host, and failed as the kernel would have failed it (nothing refused).
+        case fail(errno: Int32)
 
         static func refuse(_ call: String, _ act: String, _ error: Int32 = EACCES) -> Verdict {
             .refuse(errno: error, SandboxDenial(call: call, act: act))
@@ -41,12 +56,27 @@ struct SandboxJudge: Sendable {
         ]
         connectPorts = Set(policy.connectPorts)
         anyNetwork = policy.anyNetwork
+        privateFolder = policy.privateFolder
+    }
+
+    /// Whether `path` is written beneath the child's private folder, without
+    /// `..`: allowed at once, without resolving it here (the host cannot see
+    /// into the child's tmpfs anyway). Where a link made inside leads, Landlock decides.
+    private func isPrivate(_ path: ChildPath) -> Bool {
+        guard let privateFolder, let raw = path.raw, raw.hasPrefix(privateFolder + "/") || raw == privateFolder else { return false }
+        return !raw.split(separator: "/").contains("..")
     }
 
     var network: Bool { anyNetwork || !connectPorts.isEmpty }
 
-    /// The verdict on `call`, named `name`; `memory` reads the caller's strings and bytes.
-    func judge(_ call: graft_sandbox_call, named name: String, memory: ChildMemory) -> Verdict {
+    /// The AUDIT_ARCH value of the host's (and its children's) own system calls.
+    static let nativeArch = graft_native_arch()
+    /// The bit x32 system calls carry in their number on x86_64.
+    static let x32Bit: Int32 = 0x4000_0000
+
+    /// The verdict on `call`, named `name`; `memory` reads the caller's
+    /// strings and bytes, `host` does what the host does on its behalf.
+    func judge(_ call: graft_sandbox_call, named name: String, memory: ChildMemory, host: SandboxHostCalls) -> Verdict {
         // The call's six arguments, a C array Swift sees as a tuple.
         func argument(_ index: Int) -> UInt64 {
             withUnsafeBytes(of: call.args) { $0.load(fromByteOffset: index * 8, as: UInt64.self) }
@@ -57,9 +87,21 @@ struct SandboxJudge: Sendable {
             let raw = memory.string(at: argument(index))
             return ChildPath(raw: raw, folder: folder, thread: call.pid, process: process, following: following)
         }
+        /// The path a metadata call names, for its report only (nothing is decided on it).
+        func named(_ index: Int, at folder: Int32? = nil) -> String {
+            guard argument(index) != 0 else { return "descriptor \(int(0))" }
+            let raw = memory.string(at: argument(index)) ?? "?"
+            guard !raw.isEmpty else { return "descriptor \(folder.map(String.init) ?? "?")" }
+            return path(index, at: folder, following: false).resolved()?.path ?? raw
+        }
+
+        if call.arch != Self.nativeArch || call.nr & Self.x32Bit != 0 {
+            let abi = call.arch != Self.nativeArch ? "a 32-bit (i386) system call" : "an x32 system call"
+            return .refuse("system call \(call.nr & ~Self.x32Bit)", "make \(abi), number \(call.nr & ~Self.x32Bit)", ENOSYS)
+        }
 
         switch name {
-        // Files: by what the call would do to which path.
+        // Files: by what the call would do to which path; Landlock decides again.
         case "open": return file(path(0), opening: int(1), name)
         case "openat": return file(path(1, at: int(0)), opening: int(2), name)
         case "openat2":
@@ -68,36 +110,51 @@ struct SandboxJudge: Sendable {
             let flags = how.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
             return file(path(1, at: int(0)), opening: Int32(truncatingIfNeeded: flags), name)
         case "creat": return file(path(0), opening: O_WRONLY | O_CREAT | O_TRUNC, name)
-        case "mkdir", "rmdir", "unlink", "truncate", "mknod", "chmod", "chown", "utime", "utimes":
-            return change(path(0), name)
-        case "lchown", "lsetxattr", "lremovexattr": return change(path(0, following: false), name)
-        case "setxattr", "removexattr": return change(path(0), name)
-        case "mkdirat", "unlinkat", "mknodat", "futimesat", "fchmodat", "fchmodat2", "fchownat":
-            return change(path(1, at: int(0), following: false), name)
+        case "mkdir", "rmdir", "unlink", "truncate", "mknod": return change(path(0), name)
+        case "mkdirat", "unlinkat", "mknodat": return change(path(1, at: int(0), following: false), name)
         case "rename", "link": return change(path(0, following: false), name, also: path(1, following: false))
         case "renameat", "renameat2", "linkat":
             return change(path(1, at: int(0), following: false), name, also: path(3, at: int(2), following: false))
         case "symlink": return change(path(1, following: false), name)
         case "symlinkat": return change(path(2, at: int(1), following: false), name)
-        case "utimensat":
-            // A NULL path changes the descriptor's own file.
-            return argument(1) == 0 ? changeOpenFile(int(0), name) : change(path(1, at: int(0)), name)
-        case "fchmod", "fchown", "fsetxattr", "fremovexattr": return changeOpenFile(int(0), name)
 
-        // Sockets and connections.
+        // Metadata: Landlock does not cover it, so nothing a path says decides it.
+        case "chmod", "chown", "lchown", "utime", "utimes", "setxattr", "lsetxattr", "removexattr", "lremovexattr":
+            return refuse("change \(named(0)) (\(name))")
+        case "fchmodat", "fchmodat2", "fchownat", "futimesat", "setxattrat", "removexattrat", "file_setattr":
+            return refuse("change \(named(1, at: int(0))) (\(name))")
+        case "fchown", "fsetxattr", "fremovexattr": return refuse("change \(host.describe(descriptor: int(0))) (\(name))")
+        case "utimensat":
+            // Without a path it changes the descriptor's own file: done by the host, on a file the child may change.
+            guard argument(1) == 0 else { return refuse("change \(named(1, at: int(0))) (utimensat)") }
+            return host.changeTimes(descriptor: int(0), times: argument(2), flags: int(3), memory: memory)
+        case "fchmod": return host.changeMode(descriptor: int(0), mode: mode_t(truncatingIfNeeded: argument(1)))
+        case "inotify_add_watch":
+            return host.watch(inotify: int(0), path: memory.string(at: argument(1)), mask: UInt32(truncatingIfNeeded: argument(2)), writable: writable)
+
+        // Sockets and connections: what the filter did not allow.
         case "socket":
-            let family = int(0), type = int(1) & 0xF
+            let family = int(0), type = int(1) & 0xF, socketProtocol = int(2)
             let internet = family == AF_INET || family == AF_INET6
-            if network && internet && (anyNetwork || type == Int32(SOCK_STREAM.rawValue)) { return .allow }
-            let what = internet ? (type == Int32(SOCK_STREAM.rawValue) ? "TCP" : "UDP or raw") : Self.familyName(family)
-            return refuse("open a \(what) socket\(network ? "" : " (no network access was granted)")", EACCES)
+            let what =
+                !internet ? "a \(Self.familyName(family))"
+                : type == Int32(SOCK_STREAM.rawValue) ? (socketProtocol == Self.mptcp ? "an MPTCP" : "a TCP")
+                : type == Int32(SOCK_DGRAM.rawValue) ? "a UDP" : "a raw"
+            return refuse("open \(what) socket\(network ? "" : " (no network access was granted)")", EACCES)
         case "connect":
             let length = Int(min(argument(2), 128))
-            guard length >= 4, let address = memory.bytes(at: argument(1), count: length) else { return .allow }
+            guard length >= 4, let address = memory.bytes(at: argument(1), count: length) else {
+                return refuse("connect to an address it could not be read", EACCES)
+            }
             let family = Int32(address[0]) | Int32(address[1]) << 8
             guard family == AF_INET || family == AF_INET6 else { return refuse("connect to a \(Self.familyName(family)) socket", EACCES) }
             let port = UInt16(address[2]) << 8 | UInt16(address[3])
-            return anyNetwork || connectPorts.contains(port) ? .allow : refuse("connect to TCP port \(port)", EACCES)
+            // Landlock refuses an ungranted port again, whatever this read.
+            return connectPorts.contains(port) ? .allow : refuse("connect to TCP port \(port)", EACCES)
+        case "sendto":
+            if int(3) & Self.fastOpen != 0 { return refuse("connect implicitly (sendto with MSG_FASTOPEN)", EACCES) }
+            return refuse("send to an address (sendto): only network:any sends datagrams", EACCES)
+        case "sendmsg", "sendmmsg": return refuse("connect implicitly (\(name) with MSG_FASTOPEN)", EACCES)
 
         // Calls that name a process or a thread: the child's own pass.
         case "kill", "rt_sigqueueinfo":
@@ -109,10 +166,10 @@ struct SandboxJudge: Sendable {
             return int(0) == process ? .allow : refuse("send signal \(int(2)) to process \(int(0))")
         case "tkill":
             return isOwn(int(0)) ? .allow : refuse("send signal \(int(1)) to thread \(int(0))")
-        case "prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr", "migrate_pages",
-            "move_pages", "get_robust_list", "setpgid":
+        case "prlimit64", "get_robust_list", "sched_setaffinity", "sched_getaffinity", "sched_setscheduler", "sched_getscheduler",
+            "sched_setparam", "sched_getparam", "sched_setattr", "sched_getattr", "sched_rr_get_interval", "getpgid", "getsid":
             return isOwn(int(0)) ? .allow : refuse("\(name) on process \(int(0))")
-        case "setpriority", "ioprio_set":
+        case "setpriority", "getpriority", "ioprio_set", "ioprio_get":
             return isOwn(int(1)) ? .allow : refuse("\(name) on process \(int(1))")
 
         // Refused whatever the arguments: say what they were for.
@@ -120,14 +177,31 @@ struct SandboxJudge: Sendable {
         case "execve": return refuse("run the program \(memory.string(at: argument(0)) ?? "?")")
         case "execveat": return refuse("run a program")
         case "ptrace": return refuse("trace process \(int(1)) (ptrace request \(int(0)))")
-        case "process_vm_readv", "process_vm_writev": return refuse("\(name == "process_vm_readv" ? "read" : "write") the memory of process \(int(0))")
-        case "pidfd_open", "pidfd_getfd", "pidfd_send_signal", "kcmp", "process_madvise", "process_mrelease":
-            return refuse("reach another process (\(name))")
-        case "bind", "listen": return refuse("accept connections (\(name))", EACCES)
+        case "process_vm_readv", "process_vm_writev":
+            return refuse("\(name == "process_vm_readv" ? "read" : "write") the memory of process \(int(0))")
+        case "bind", "listen", "accept", "accept4": return refuse("accept connections (\(name))", EACCES)
+        case "socketpair": return refuse("open a pair of \(Self.familyName(int(0))) sockets (socketpair)")
+        case "ioctl": return refuse("use ioctl request 0x\(String(UInt32(truncatingIfNeeded: argument(1)), radix: 16))")
         case "prctl": return refuse("change how the process is sandboxed or traced (prctl \(int(0)))")
+        case "personality": return refuse("change its personality (0x\(String(UInt32(truncatingIfNeeded: argument(0)), radix: 16)))")
         case "seccomp": return refuse("install a seccomp filter of its own")
-        case "setsid": return refuse("leave its host's session")
-        default: return refuse("use \(name), which no component needs")
+        case "setsid", "setpgid": return refuse("leave its host's session or process group (\(name))")
+        case "fanotify_init", "fanotify_mark": return refuse("watch the file system (\(name))")
+        default: return listed(name)
+        }
+    }
+
+    /// A call the switch above does not judge: refused as its list says.
+    private func listed(_ name: String) -> Verdict {
+        var entry = graft_sandbox_entry()
+        guard graft_sandbox_listing(name, &entry) == 1, entry.verdict != GRAFT_CALL_UNLISTED else {
+            return .refuse(name, "use \(name), which is on none of the sandbox's lists", ENOSYS)
+        }
+        let group = String(cString: entry.group)
+        switch group {
+        case "ipc": return .refuse(name, "use \(name): no IPC outside its channel", entry.error)
+        case "metadata": return .refuse(name, "change a file's mode, owner, times or attributes (\(name))", entry.error)
+        default: return .refuse(name, "use \(name) (\(group): \(String(cString: entry.reason)))", entry.error)
         }
     }
 
@@ -137,7 +211,7 @@ struct SandboxJudge: Sendable {
     private func file(_ path: ChildPath, opening flags: Int32, _ name: String) -> Verdict {
         // A handle without access to the contents, or one of the child's own
         // descriptors again (the kernel checks the file it leads to).
-        if flags & Self.openPathFlag != 0 || path.isOwnDescriptor { return .allow }
+        if flags & Self.openPathFlag != 0 || path.isOwnDescriptor || isPrivate(path) { return .allow }
         let writes = flags & O_ACCMODE != O_RDONLY || flags & (O_CREAT | O_TRUNC) != 0
         guard let resolved = path.resolved() else { return .allow }
         if writes {
@@ -148,28 +222,15 @@ struct SandboxJudge: Sendable {
         return .refuse(name, "read \(resolved.path)")
     }
 
-    /// A change to a path itself (create, remove, rename, link, metadata):
-    /// only in writable folders. Metadata calls Landlock does not cover
-    /// (chmod, chown, times, extended attributes) are decided here alone.
+    /// A change to a path itself (create, remove, rename, link): only in
+    /// writable folders. Landlock checks the same again.
     private func change(_ path: ChildPath, _ name: String, also other: ChildPath? = nil) -> Verdict {
         for path in [path] + (other.map { [$0] } ?? []) {
-            if path.isEmpty { continue }  // an `AT_EMPTY_PATH` call on a descriptor the child opened
-            guard let resolved = path.resolved() else {
-                // Unreadable or unresolvable: chmod and the like have no Landlock check behind them.
-                return .refuse(name, "change a path the host could not read")
-            }
+            if path.isEmpty || isPrivate(path) { continue }  // `AT_EMPTY_PATH` on its own descriptor; its own folder
+            guard let resolved = path.resolved() else { return .allow }
             if !Self.isBeneath(resolved.path, writable) { return .refuse(name, "change \(resolved.path) (\(name))") }
         }
         return .allow
-    }
-
-    /// A metadata change through a descriptor (fchmod, fchown, …): Landlock
-    /// does not look at these, and a child run as root owns the system's
-    /// files, so only files in writable folders may change.
-    private func changeOpenFile(_ descriptor: Int32, _ name: String) -> Verdict {
-        guard let target = ChildPath.link("/proc/\(process)/fd/\(descriptor)") else { return .allow }  // gone: EBADF
-        guard target.hasPrefix("/") else { return .allow }  // a pipe, a socket, a memory file
-        return Self.isBeneath(target, writable) ? .allow : .refuse(name, "change \(target) (\(name))", EPERM)
     }
 
     /// Whether `pid` is the child or one of its threads.
@@ -179,6 +240,8 @@ struct SandboxJudge: Sendable {
 
     /// O_PATH (the same on every Linux architecture Graft builds for), which Glibc's module does not export.
     static let openPathFlag: Int32 = 0o10000000
+    static let fastOpen: Int32 = 0x2000_0000
+    static let mptcp: Int32 = 262
 
     static func isBeneath(_ path: String, _ roots: [String]) -> Bool {
         roots.contains { root in path == root || path.hasPrefix(root == "/" ? "/" : root + "/") }
@@ -191,95 +254,8 @@ struct SandboxJudge: Sendable {
         case AF_INET6: "IPv6"
         case AF_NETLINK: "netlink"
         case AF_PACKET: "packet"
+        case 40: "vsock"
         default: "family \(family)"
         }
-    }
-}
-
-/// A path as a child named it, resolved the way the kernel would for that
-/// child: relative to its working folder or to a folder descriptor of its,
-/// `/proc/self` as the child's own.
-struct ChildPath {
-    let raw: String?
-    let folder: Int32?
-    let thread: pid_t
-    let process: pid_t
-    let following: Bool
-
-    var isEmpty: Bool { raw?.isEmpty ?? false }
-
-    /// Whether the path names one of the child's own descriptors and nothing
-    /// else (`/proc/self/fd/N`, or the loader's `/proc/self/fd/././N` names):
-    /// digits, dots and slashes after the folder, never `..`.
-    var isOwnDescriptor: Bool {
-        guard let raw else { return false }
-        for prefix in ["/proc/self/fd", "/proc/thread-self/fd", "/proc/\(process)/fd"] where raw.hasPrefix(prefix + "/") {
-            let rest = raw.utf8.dropFirst(prefix.utf8.count)
-            return !raw.contains("..") && rest.allSatisfy { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ".") || (48...57).contains($0) }
-        }
-        return false
-    }
-
-    /// The absolute real path (the last step resolved too when `following`,
-    /// and when the file exists), or nil when it cannot be told.
-    func resolved() -> (path: String, exists: Bool)? {
-        guard let raw, !raw.isEmpty else { return nil }
-        var absolute: String
-        if raw.hasPrefix("/") {
-            absolute = raw
-        } else {
-            let base = folder.map { $0 == AT_FDCWD ? "/proc/\(thread)/cwd" : "/proc/\(process)/fd/\($0)" } ?? "/proc/\(thread)/cwd"
-            guard let target = Self.link(base) else { return nil }
-            absolute = target + "/" + raw
-        }
-        for (prefix, replacement) in [("/proc/self", "/proc/\(process)"), ("/proc/thread-self", "/proc/\(process)/task/\(thread)")]
-        where absolute == prefix || absolute.hasPrefix(prefix + "/") {
-            absolute = replacement + absolute.dropFirst(prefix.count)
-        }
-        // One of the child's own descriptors: what it leads to is not a path to judge.
-        if absolute.hasPrefix("/proc/\(process)/fd/") || absolute.hasPrefix("/proc/\(process)/task/") { return nil }
-        if following, let real = FilePaths.realPath(absolute) { return (real, true) }
-        // The nearest folder above that exists decides (a path being made, or
-        // one that is missing, lies where that folder is): its real path, then
-        // the rest as named.
-        var folder = FilePaths.folder(of: absolute)
-        var rest = FilePaths.lastComponent(of: absolute)
-        var realFolder = FilePaths.realPath(folder)
-        while realFolder == nil {
-            guard folder != "/", !folder.isEmpty else { return nil }
-            rest = FilePaths.lastComponent(of: folder) + "/" + rest
-            folder = FilePaths.folder(of: folder)
-            realFolder = FilePaths.realPath(folder)
-        }
-        guard let realFolder, !rest.split(separator: "/").contains("..") else { return nil }
-        let path = realFolder == "/" ? "/" + rest : realFolder + "/" + rest
-        var information = stat()
-        return (path, lstat(path, &information) == 0)
-    }
-
-    static func link(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-/// Reads a sandboxed child's memory (the arguments its calls point to).
-struct ChildMemory {
-    let thread: pid_t
-
-    func string(at address: UInt64) -> String? {
-        guard address != 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = graft_read_child_string(thread, address, &buffer, buffer.count)
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    func bytes(at address: UInt64, count: Int) -> [UInt8]? {
-        guard address != 0, count > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: count)
-        return graft_read_child_memory(thread, address, &bytes, count) == 0 ? bytes : nil
     }
 }

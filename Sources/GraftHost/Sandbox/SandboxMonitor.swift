@@ -23,6 +23,12 @@ final class SandboxWatch: @unchecked Sendable {
     /// policy's folders costs a few system calls a child's start need not wait
     /// for); used by that thread only.
     lazy var judge = SandboxJudge(process: process, policy: policy)
+    /// What the host does on the child's behalf; used by the monitor thread only.
+    lazy var hostCalls = SandboxHostCalls(process: process)
+    /// How much of the monitor thread's time the child may still take now
+    /// (see `SandboxMonitor.serve`); used by the monitor thread only.
+    var credit = SandboxMonitor.creditLimit
+    var creditCheckedAt = ContinuousClock.now
     /// Bytes the child has sent on its channel so far; set by its `ChildProcess`.
     let position: @Sendable () -> UInt64
 
@@ -107,21 +113,50 @@ final class SandboxMonitor: @unchecked Sendable {
         _ = write(waker, &one, 1)
     }
 
+    /// The monitor's time one child may take: at most `creditLimit` at once,
+    /// earned back at `creditRate` (a tenth of a CPU). A child that floods its
+    /// filter with refused or questioned calls (tens of thousands a second)
+    /// then waits for its answers, each thread inside its call, while every
+    /// other child's calls are answered as fast as before. A child's start
+    /// and a plugin's ordinary opens (a scan of hundreds of files) stay well
+    /// inside the first half second.
+    static let creditLimit = Duration.milliseconds(500)
+    static let creditRate = 0.1
+
     private func loop() {
         while true {
             let current: [SandboxWatch] = lock.withLock {
-                for watch in watches where watch.retired { close(watch.listener) }
+                for watch in watches where watch.retired {
+                    close(watch.listener)
+                    watch.hostCalls.close()
+                }
                 watches.removeAll { $0.retired }
                 return watches
             }
+            // A child out of credit is not listened to until it has earned some back.
+            let now = ContinuousClock.now
+            var timeout: Duration?
+            var listened: [SandboxWatch] = []
+            for watch in current {
+                let earned = (now - watch.creditCheckedAt) * Self.creditRate
+                watch.credit = min(Self.creditLimit, watch.credit + earned)
+                watch.creditCheckedAt = now
+                if watch.credit > .zero {
+                    listened.append(watch)
+                } else {
+                    let wait = (.zero - watch.credit) / Self.creditRate + .microseconds(100)
+                    timeout = min(timeout ?? wait, wait)
+                }
+            }
             var descriptors = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            descriptors += current.map { pollfd(fd: $0.listener, events: Int16(POLLIN), revents: 0) }
-            guard poll(&descriptors, nfds_t(descriptors.count), -1) > 0 else { continue }
+            descriptors += listened.map { pollfd(fd: $0.listener, events: Int16(POLLIN), revents: 0) }
+            let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 + 1) } ?? -1
+            guard poll(&descriptors, nfds_t(descriptors.count), milliseconds) > 0 else { continue }
             if descriptors[0].revents != 0 {
                 var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
                 _ = read(wake, &bytes, 32)
             }
-            for (index, watch) in current.enumerated() {
+            for (index, watch) in listened.enumerated() {
                 let events = descriptors[index + 1].revents
                 if events & Int16(POLLIN) != 0 {
                     serve(watch)
@@ -133,7 +168,10 @@ final class SandboxMonitor: @unchecked Sendable {
         }
     }
 
+    /// Answers one call of `watch`'s child, and charges the time it took to the child's credit.
     private func serve(_ watch: SandboxWatch) {
+        let started = ContinuousClock.now
+        defer { watch.credit -= ContinuousClock.now - started }
         var call = graft_sandbox_call()
         let status = graft_sandbox_receive(watch.listener, &call)
         if status == ENOENT { return }  // the asking thread was killed meanwhile
@@ -145,7 +183,7 @@ final class SandboxMonitor: @unchecked Sendable {
     }
 
     private func answer(_ call: graft_sandbox_call, of watch: SandboxWatch) {
-        let verdict = watch.judge.judge(call, named: name(of: call.nr), memory: ChildMemory(thread: call.pid))
+        let verdict = watch.judge.judge(call, named: name(of: call.nr), memory: ChildMemory(thread: call.pid), host: watch.hostCalls)
         // What was read of the child's memory belongs to this call only if it still waits.
         guard graft_sandbox_call_is_valid(watch.listener, call.id) else { return }
         switch verdict {
@@ -153,6 +191,10 @@ final class SandboxMonitor: @unchecked Sendable {
             _ = graft_sandbox_answer(watch.listener, call.id, 0, true)
         case .refuse(let error, let denial):
             watch.record(denial)  // before the answer: the child goes on only after it
+            _ = graft_sandbox_answer(watch.listener, call.id, error, false)
+        case .answer(let value):
+            _ = graft_sandbox_answer_value(watch.listener, call.id, value)
+        case .fail(let error):
             _ = graft_sandbox_answer(watch.listener, call.id, error, false)
         }
     }

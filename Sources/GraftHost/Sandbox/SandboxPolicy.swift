@@ -23,6 +23,21 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// The seccomp filter the host built for this policy (`SandboxFilter`),
     /// a BPF program in hexadecimal; empty: the child builds it.
     package var filter = ""
+    /// The child's private folder, where it mounts a tmpfs of its own of at
+    /// most `privateSize` bytes and `privateFiles` files (`IsolationLimits`);
+    /// nil: the child makes no namespaces (set by `ChildProcess`).
+    package var privateFolder: String?
+    package var privateSize: UInt64 = IsolationLimits.defaultPrivateFolderSize
+    package var privateFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles
+    /// The plugin's data folder (also in `writeFolders`), which the child
+    /// binds into its private folder as `data`.
+    package var dataFolder: String?
+    /// Who a child of a root host runs as: nobody (65534), never root.
+    package var runAsUser: UInt32 = 65534
+    package var runAsGroup: UInt32 = 65534
+
+    /// Whether the child gets an empty network namespace: nothing granted needs the host's.
+    package var isolatesNetwork: Bool { !anyNetwork && connectPorts.isEmpty }
 
     /// Nothing granted: the runtime's libraries and the files every process reads.
     package init(
@@ -81,6 +96,13 @@ package struct SandboxPolicy: Sendable, Hashable {
         for port in connectPorts { arguments += ["--sandbox-connect", String(port)] }
         if anyNetwork { arguments.append("--sandbox-any-network") }
         arguments += ["--sandbox-files", String(maxOpenFiles), "--sandbox-file-size", String(maxFileSize)]
+        if let privateFolder {
+            arguments += [
+                "--sandbox-private", privateFolder, "--sandbox-private-size", String(privateSize), "--sandbox-private-files",
+                String(privateFiles), "--sandbox-run-as", "\(runAsUser):\(runAsGroup)",
+            ]
+        }
+        if let dataFolder { arguments += ["--sandbox-data", dataFolder] }
         if !filter.isEmpty { arguments += ["--sandbox-filter", filter] }
         return arguments
     }
@@ -105,6 +127,13 @@ package struct SandboxPolicy: Sendable, Hashable {
             case "--sandbox-files": maxOpenFiles = UInt64(value) ?? maxOpenFiles
             case "--sandbox-file-size": maxFileSize = UInt64(value) ?? maxFileSize
             case "--sandbox-filter": filter = value
+            case "--sandbox-private": privateFolder = value
+            case "--sandbox-private-size": privateSize = UInt64(value) ?? privateSize
+            case "--sandbox-private-files": privateFiles = UInt64(value) ?? privateFiles
+            case "--sandbox-data": dataFolder = value
+            case "--sandbox-run-as":
+                let ids = value.split(separator: ":").compactMap { UInt32($0) }
+                if ids.count == 2 { (runAsUser, runAsGroup) = (ids[0], ids[1]) }
             default: break
             }
         }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How a host sandboxes the child processes that run plugin code (the
 /// scanner, the runners, the conformance tests), and what it grants each
 /// plugin. The default is the safe one: the whole sandbox, nothing granted.
@@ -67,7 +71,10 @@ extension SandboxSettings {
             case .connect(let ports): request.policy.connectPorts += ports
             case .anyNetwork: request.policy.anyNetwork = true
             case .read(let folder): request.policy.readPaths.append(folder)
-            case .dataFolder: request.policy.writeFolders.append(try dataFolder(forPlugin: id))
+            case .dataFolder:
+                let folder = try dataFolder(forPlugin: id)
+                request.policy.writeFolders.append(folder)
+                request.policy.dataFolder = folder
             }
         }
         return request
@@ -93,6 +100,8 @@ extension SandboxSettings {
         guard FilePaths.makeFolders(folder, mode: 0o700) else {
             throw GraftError(.permissionDenied, "could not make the data folder of plugin '\(id)' at \(folder).", path: folder)
         }
+        // A root host's children run as nobody (`SandboxPolicy.runAsUser`): the folder is theirs.
+        if geteuid() == 0 { _ = lchown(folder, 65534, 65534) }
         return folder
     }
 

@@ -33,9 +33,15 @@ package enum SandboxSupport {
 
 extension ChildSandbox.Status {
     init(_ status: graft_sandbox_status) {
-        let missing = withUnsafeBytes(of: status.missing) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        func text<T>(_ field: T) -> String { withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } }
         self.init(
             landlockABI: Int(status.landlock_abi), files: status.landlock_files, network: status.landlock_network,
-            scopes: status.landlock_scopes, seccomp: status.seccomp, missing: missing)
+            scopes: status.landlock_scopes, seccomp: status.seccomp, missing: text(status.missing))
+        privateTmpfs = status.private_tmpfs
+        networkNamespace = status.network_namespace
+        ipcNamespace = status.ipc_namespace
+        ownProc = status.own_proc
+        user = status.user
+        degraded = text(status.degraded)
     }
 }

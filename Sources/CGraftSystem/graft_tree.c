@@ -1,0 +1,139 @@
+/* Removing a folder a plugin had to itself (see graft_tree.h): relative to
+ * folder descriptors, never following a link, at any depth, whatever modes
+ * it set. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "graft_tree.h"
+
+/* Folders open at once: deeper ones are moved up to the top first. */
+#define GRAFT_TREE_DEPTH 24
+
+/* Opens the folder `name` in `parent` for listing, without following a link,
+ * and makes it the caller's to empty (rwx for its owner): a plugin may have
+ * left it 000 or 0555. Returns the descriptor, or -1 (ENOTDIR: not a folder). */
+static int open_folder(int parent, const char *name) {
+    int folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (folder < 0 && errno == EACCES) {
+        /* Unreadable: change its mode through a handle that needs no access to it. */
+        int handle = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (handle < 0) return -1;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", handle);
+        int changed = chmod(path, 0700);
+        close(handle);
+        if (changed != 0) return -1;
+        folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (folder < 0) return -1;
+    struct stat information;
+    if (fstat(folder, &information) == 0 && (information.st_mode & 0700) != 0700) fchmod(folder, 0700);
+    return folder;
+}
+
+struct level {
+    DIR *listing;
+    int fd;
+    int progress; /* entries removed (or moved) since this level's listing began */
+    char name[256]; /* its name in the level above */
+};
+
+static int push(struct level *level, int fd, const char *name) {
+    int listed = dup(fd);
+    level->listing = listed >= 0 ? fdopendir(listed) : NULL;
+    if (!level->listing) {
+        if (listed >= 0) close(listed);
+        close(fd);
+        return -1;
+    }
+    level->fd = fd;
+    level->progress = 0;
+    snprintf(level->name, sizeof level->name, "%s", name);
+    return 0;
+}
+
+int graft_remove_tree(int parent, const char *name) {
+    /* Most trees are a file, a link or an empty folder. */
+    if (unlinkat(parent, name, 0) == 0 || errno == ENOENT) return 0;
+    if (errno != EISDIR && errno != EPERM && errno != EACCES) return -1;
+    if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT) return 0;
+
+    struct level levels[GRAFT_TREE_DEPTH];
+    int failed = 0;
+    unsigned long moved = 0;
+    int top = open_folder(parent, name);
+    if (top < 0) return errno == ENOENT ? 0 : -1;
+    if (push(&levels[0], top, name) != 0) return -1;
+    int depth = 1;
+    while (depth > 0) {
+        struct level *current = &levels[depth - 1];
+        struct dirent *entry = readdir(current->listing);
+        if (entry) {
+            if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+            if (unlinkat(current->fd, entry->d_name, 0) == 0 || unlinkat(current->fd, entry->d_name, AT_REMOVEDIR) == 0) {
+                current->progress++;
+                continue;
+            }
+            if (errno == ENOENT) continue;
+            if (depth == GRAFT_TREE_DEPTH) {
+                /* Too deep to keep every folder open: move this one up to the
+                 * top, whose listing reaches it again. */
+                char flat[64];
+                snprintf(flat, sizeof flat, ".graft-flat-%lu", moved++);
+                if (renameat(current->fd, entry->d_name, levels[0].fd, flat) == 0) current->progress++;
+                continue;
+            }
+            int child = open_folder(current->fd, entry->d_name);
+            if (child < 0 || push(&levels[depth], child, entry->d_name) != 0) continue; /* left: its rmdir below fails */
+            depth++;
+            continue;
+        }
+        /* Listed to the end: remove it from the folder above. */
+        int above = depth > 1 ? levels[depth - 2].fd : parent;
+        if (unlinkat(above, current->name, AT_REMOVEDIR) == 0 || errno == ENOENT) {
+            if (depth > 1) levels[depth - 2].progress++;
+        } else if (errno == ENOTEMPTY && current->progress > 0) {
+            /* Entries added or missed while it was listed (folders moved up
+             * to the top): list it again, as long as each pass removes something. */
+            current->progress = 0;
+            rewinddir(current->listing);
+            continue;
+        } else {
+            failed = 1;
+        }
+        closedir(current->listing);
+        close(current->fd);
+        depth--;
+    }
+    return failed ? -1 : 0;
+}
+
+int graft_remove_path(const char *path) {
+    char copy[4096];
+    if (snprintf(copy, sizeof copy, "%s", path) >= (int)sizeof copy) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    char *slash = strrchr(copy, '/');
+    const char *name = slash ? slash + 1 : copy;
+    const char *folder = slash ? (slash == copy ? "/" : copy) : ".";
+    if (slash) *slash = '\0';
+    if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    int parent = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent < 0) return -1;
+    int result = graft_remove_tree(parent, name);
+    int saved = errno;
+    close(parent);
+    errno = saved;
+    return result;
+}

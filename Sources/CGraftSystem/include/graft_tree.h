@@ -1,0 +1,19 @@
+/* Removing a tree that a plugin had to itself: a child's private folder left
+ * on disk, a data folder, a sweep's leftovers. A plugin chooses what is in
+ * it (a tree deeper than PATH_MAX, folders it made 000 or 0555, links to
+ * anything), so the walk goes relative to folder descriptors, never follows
+ * a link, gives each folder back to its owner (0700) before emptying it, and
+ * keeps at most a few dozen folders open whatever the depth (deeper ones are
+ * moved up to the top first). */
+#ifndef GRAFT_TREE_H
+#define GRAFT_TREE_H
+
+/* Removes `name` in the folder `parent` (a descriptor) and everything under
+ * it. Returns 0 when it is gone (or never was), else -1 with errno set, and
+ * what could be removed is gone. */
+int graft_remove_tree(int parent, const char *name);
+
+/* The same for an absolute or relative `path` (its last component is the tree). */
+int graft_remove_path(const char *path);
+
+#endif
