@@ -170,6 +170,53 @@ struct SandboxCLITests {
         #expect(trace.stdout.contains("ptrace_parent: refused EPERM"), "\(trace.stdout) \(trace.stderr)")
     }
 
+    static let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--reset-env"]
+
+    @Test(
+        "graft try and graft list, as root and as nobody: acts of every category of the hostile corpus are refused, reported, and change nothing",
+        arguments: [false, true])
+    func corpusFromTheCommandLine(asNobody: Bool) throws {
+        guard !asNobody || geteuid() == 0 else { return }
+        let scratch = try Scratch()
+        chmod(scratch.url.path, 0o755)
+        let secret = scratch.file("secret")
+        try "the secret\n".write(to: secret, atomically: false, encoding: .utf8)
+        // As nobody the file is nobody's own: only the sandbox stands between the plugin and it.
+        if asNobody { chown(secret.path, 65534, 65534) }
+        chmod(secret.path, 0o600)
+        let prefix = asNobody ? Self.nobody : []
+        func target(_ act: HostileAct) -> String {
+            act.target == .secret ? secret.path : act.target == .hostProcess ? "1" : act.target == .systemFolder ? "/etc" : "4444"
+        }
+        let folder = try Self.plugins(scratch)
+        for category in HostileCategory.allCases {
+            let acts = HostileCorpus.acts(in: category).filter { $0.reported != nil && $0.target != .readable }
+            for act in [acts[0], acts[acts.count / 2], acts[acts.count - 1]] {
+                let result = try Self.tryProbe(act.name, target(act), plugins: folder, prefix: prefix)
+                #expect(result.status == 0, "\(act): \(result.stderr)")
+                #expect(result.stdout.contains("\(act.name): refused"), "\(act): \(result.stdout)")
+                #expect(result.stdout.contains("sandbox_denied: the sandbox refused plugin 'test.hostile'") && result.stdout.contains(act.reported!),
+                    "\(act): \(result.stdout)")
+            }
+        }
+        // At scan time: a constructor of each category's first act; graft list lives and lists both plugins.
+        for category in HostileCategory.allCases {
+            let act = HostileCorpus.acts(in: category).first { $0.reported != nil && $0.target != .readable }!
+            let scanned = scratch.url.appendingPathComponent("scan-\(category)")
+            try Fixtures.build(
+                "hostile", into: scanned, defines: ["HOSTILE_CONSTRUCTOR_ACT": "\"\(act.name)\"", "HOSTILE_CONSTRUCTOR_TARGET": "\"\(target(act))\""])
+            try Fixtures.build("good_echo", into: scanned)
+            let listed = try Self.graft(["list", "--log-level", "warning"], plugins: scanned, prefix: prefix)
+            #expect(listed.status == 0, "\(act): \(listed.stderr)")
+            #expect(listed.stdout.contains("test.hostile 1.0.0") && listed.stdout.contains("test.echo 1.0.0"), "\(act): \(listed.stdout)")
+            #expect(listed.stderr.contains("sandbox_denied: the sandbox refused plugin 'test.hostile' during its scan") && listed.stderr.contains(act.reported!),
+                "\(act): \(listed.stderr)")
+        }
+        var information = stat()
+        #expect(stat(secret.path, &information) == 0 && information.st_mode & 0o7777 == 0o600)
+        #expect(try String(contentsOf: secret, encoding: .utf8) == "the secret\n")
+    }
+
     /// Whether a process named `name` (its comm) runs.
     static func processNamed(_ name: String) -> Bool {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

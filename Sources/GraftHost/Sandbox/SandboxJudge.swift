@@ -136,10 +136,13 @@ struct SandboxJudge: Sendable {
         case "socket":
             let family = int(0), type = int(1) & 0xF, socketProtocol = int(2)
             let internet = family == AF_INET || family == AF_INET6
+            let stream = type == Int32(SOCK_STREAM.rawValue), datagram = type == Int32(SOCK_DGRAM.rawValue)
             let what =
                 !internet ? "a \(Self.familyName(family))"
-                : type == Int32(SOCK_STREAM.rawValue) ? (socketProtocol == Self.mptcp ? "an MPTCP" : "a TCP")
-                : type == Int32(SOCK_DGRAM.rawValue) ? "a UDP" : "a raw"
+                : stream && socketProtocol == Self.mptcp ? "an MPTCP"
+                : stream && (socketProtocol == 0 || socketProtocol == 6 /* TCP */) ? "a TCP"
+                : datagram && (socketProtocol == 0 || socketProtocol == 17 /* UDP */ || socketProtocol == 1 /* ICMP */) ? "a UDP"
+                : stream || datagram ? "a protocol \(socketProtocol)" : "a raw"
             return refuse("open \(what) socket\(network ? "" : " (no network access was granted)")", EACCES)
         case "connect":
             let length = Int(min(argument(2), 128))
