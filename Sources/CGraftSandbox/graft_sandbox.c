@@ -166,6 +166,11 @@ static void enter_landlock(const struct graft_sandbox_policy *policy, struct gra
                  allow_paths(ruleset, own_process, read, handled) ||
                  allow_paths(ruleset, devices_read, LL_FS_READ_FILE, handled) ||
                  allow_paths(ruleset, devices_write, LL_FS_READ_FILE | LL_FS_WRITE_FILE, handled);
+    /* A data folder the child reaches through a descriptor (a root host's, without a mount namespace). */
+    if (!failed && status->data_descriptor > 0) {
+        struct graft_ll_path_beneath_attr rule = {.allowed_access = write & handled, .parent_fd = status->data_descriptor};
+        failed = syscall(SYS_landlock_add_rule, ruleset, GRAFT_LL_RULE_PATH_BENEATH, &rule, 0) != 0;
+    }
     if (failed) {
         note_missing(status, "Landlock (a folder rule was refused)", errno);
         close(ruleset);
@@ -315,6 +320,8 @@ static int build_filter(scmp_filter_ctx filter, bool notify, const struct graft_
         result = allow_if(filter, "prctl", SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)options[i]));
 
     if (result == 0) result = allow_if(filter, "personality", SCMP_A0(SCMP_CMP_EQ, 0xffffffffu));
+    /* fallocate with mode 0 grows a file within RLIMIT_FSIZE; FALLOC_FL_KEEP_SIZE would allocate past its end unbounded. */
+    if (result == 0) result = allow_if(filter, "fallocate", SCMP_A1(SCMP_CMP_EQ, 0));
 
     /* Signals to itself pass (raise(), abort()); to another process, asked. */
     if (self) {
@@ -483,6 +490,10 @@ void graft_sandbox_probe(struct graft_sandbox_status *status) {
     }
 }
 
+/* The descriptor through which a root host's child without a mount
+ * namespace reaches its data folder (SandboxPolicy.dataDescriptor). */
+#define GRAFT_DATA_FD 200
+
 /* ---- Namespaces: its own folder, network, IPC and view of processes ------- */
 
 static void note_degraded(struct graft_sandbox_status *status, const char *what, int error) {
@@ -590,10 +601,16 @@ static void enter_namespaces(const struct graft_sandbox_policy *policy, struct g
             snprintf(status->data_path, sizeof status->data_path, "%s", bound);
         } else {
             /* Its own path, or for a root host (whose home the child cannot
-             * cross) a descriptor opened now, named through /proc/self/fd. */
+             * cross) a descriptor opened now, as GRAFT_DATA_FD, named through
+             * /proc/self/fd (the host knows that name: SandboxPolicy.dataDescriptor). */
             int data = root ? open(policy->data_folder, O_PATH | O_DIRECTORY) : -1;
-            if (data >= 0) snprintf(status->data_path, sizeof status->data_path, "/proc/self/fd/%d", data);
-            else snprintf(status->data_path, sizeof status->data_path, "%s", policy->data_folder);
+            if (data >= 0 && dup2(data, GRAFT_DATA_FD) == GRAFT_DATA_FD) {
+                snprintf(status->data_path, sizeof status->data_path, "/proc/self/fd/%d", GRAFT_DATA_FD);
+                status->data_descriptor = GRAFT_DATA_FD;
+            } else {
+                snprintf(status->data_path, sizeof status->data_path, "%s", policy->data_folder);
+            }
+            if (data >= 0 && data != GRAFT_DATA_FD) close(data);
         }
     }
     if (root && policy->run_as_user != 0) {
@@ -649,8 +666,12 @@ int graft_sandbox_enter(const struct graft_sandbox_policy *policy, struct graft_
         struct rlimit files = {policy->max_open_files, policy->max_open_files};
         setrlimit(RLIMIT_NOFILE, &files);
     }
-    if (policy->max_file_size) {
-        struct rlimit size = {policy->max_file_size, policy->max_file_size};
+    uint64_t file_size = policy->max_file_size;
+    /* A private folder on disk, which the host measures: no file of more than a quarter of it (SandboxPolicy.fileLimit). */
+    if (policy->private_folder && !status->private_tmpfs && policy->private_size / 4 < file_size)
+        file_size = policy->private_size / 4 > 4096 ? policy->private_size / 4 : 4096;
+    if (file_size) {
+        struct rlimit size = {file_size, file_size};
         setrlimit(RLIMIT_FSIZE, &size);
         signal(SIGXFSZ, SIG_IGN);
     }

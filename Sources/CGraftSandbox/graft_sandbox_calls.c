@@ -60,7 +60,7 @@ static const char *const time_calls[] = {
 static const char *const descriptor_calls[] = {
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2", "lseek",
     "close", "close_range", "dup", "dup2", "dup3", "fcntl", "flock", "fsync", "fdatasync", "sync_file_range",
-    "ftruncate", "fallocate", "fstat", "fstatfs", "fadvise64", "readahead", "sendfile", "copy_file_range", "splice",
+    "ftruncate", "fstat", "fstatfs", "fadvise64", "readahead", "sendfile", "copy_file_range", "splice",
     "tee", "pipe", "pipe2", "eventfd", "eventfd2", "poll", "ppoll", "select", "pselect6", "epoll_create",
     "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2", "getdents", "getdents64", "fgetxattr",
     "flistxattr", "inotify_init", "inotify_init1", "inotify_rm_watch", NULL};
@@ -111,6 +111,8 @@ static const struct {
     {"getpriority", "the calling process (PRIO_PROCESS, 0); others asked: allowed for its own"},
     {"ioprio_set", "the calling thread (IOPRIO_WHO_PROCESS, 0); others asked: allowed for its own"},
     {"ioprio_get", "the calling thread (IOPRIO_WHO_PROCESS, 0); others asked: allowed for its own"},
+    {"fallocate", "mode 0 only, which a file's size limit bounds; keeping the size (blocks past its end), punching or "
+                  "collapsing holes refused"},
     {"utimensat", "asked without a path (a descriptor's own file): done by the host on a file the child opened for "
                   "writing; refused with a path"},
 };

@@ -3,6 +3,7 @@
  * it set. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -136,4 +137,57 @@ int graft_remove_path(const char *path) {
     close(parent);
     errno = saved;
     return result;
+}
+
+/* Counts an entry as the blocks it holds, and at least one block: ten
+ * thousand empty files take an inode each, and a disk's inodes run out too. */
+static uint64_t charge(const struct stat *information) {
+    uint64_t bytes = (uint64_t)information->st_blocks * 512;
+    return bytes < 4096 ? 4096 : bytes;
+}
+
+int graft_tree_usage(int parent, const char *name, uint64_t *bytes, uint64_t *entries) {
+    *bytes = 0;
+    *entries = 0;
+    struct stat information;
+    if (fstatat(parent, name, &information, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? 0 : -1;
+    *bytes += charge(&information);
+    *entries += 1;
+    if (!S_ISDIR(information.st_mode)) return 0;
+    DIR *listings[GRAFT_TREE_DEPTH];
+    int depth = 0, deeper = 0;
+    int top = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (top < 0 || !(listings[0] = fdopendir(top))) {
+        if (top >= 0) close(top);
+        return -1;
+    }
+    depth = 1;
+    while (depth > 0) {
+        DIR *current = listings[depth - 1];
+        struct dirent *entry = readdir(current);
+        if (!entry) {
+            closedir(current);
+            depth--;
+            continue;
+        }
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+        if (fstatat(dirfd(current), entry->d_name, &information, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        *bytes += charge(&information);
+        *entries += 1;
+        if (!S_ISDIR(information.st_mode)) continue;
+        if (depth == GRAFT_TREE_DEPTH) {
+            /* Deeper than a folder needs: counted as no less than 64 MiB, so that it is over any limit. */
+            deeper = 1;
+            continue;
+        }
+        int child = openat(dirfd(current), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (child < 0) continue;
+        if (!(listings[depth] = fdopendir(child))) {
+            close(child);
+            continue;
+        }
+        depth++;
+    }
+    if (deeper && *bytes < (64ULL << 20)) *bytes = 64ULL << 20;
+    return 0;
 }

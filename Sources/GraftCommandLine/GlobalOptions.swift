@@ -57,6 +57,9 @@ package struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("An address-space limit for each isolated plugin's process, in MiB.", valueName: "MiB"))
     package var memoryLimit: UInt64?
 
+    @Option(help: ArgumentHelp("The most a plugin's data folder may hold, in MiB (default 64); graft lock records it for plugins granted one.", valueName: "MiB"))
+    package var dataLimit: UInt64?
+
     @Flag(help: "Neither read nor write the registry cache: scan every plugin file again.")
     package var noCache = defaults.noCache
 
@@ -82,6 +85,7 @@ package struct GlobalOptions: ParsableArguments {
         settings.preferences = preferences
         settings.callTimeout = callTimeout
         settings.memoryLimit = memoryLimit
+        settings.dataLimit = dataLimit
         settings.noCache = noCache
         settings.scanTimeout = scanTimeout
         settings.logLevel = logLevel

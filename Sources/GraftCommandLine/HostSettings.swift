@@ -28,6 +28,8 @@ package struct HostSettings: Equatable, Sendable {
     package var preferences: [String] = []
     package var callTimeout: Double = 2
     package var memoryLimit: UInt64?
+    /// `--data-limit MiB`: what each plugin's data folder may hold.
+    package var dataLimit: UInt64?
     package var noCache = false
     package var scanTimeout: Double = 10
     package var logLevel: Logger.Level = .error
@@ -85,6 +87,7 @@ package struct HostSettings: Equatable, Sendable {
     /// usage error (exit 2, naming it), reported before anything loads.
     package var sandboxSettings: SandboxSettings {
         var settings = SandboxSettings(mode: sandbox)
+        if let dataLimit { settings.dataFolderLimit = dataLimit << 20 }
         for grant in grants {
             guard let equals = grant.firstIndex(of: "="), let permission = Permission(String(grant[grant.index(after: equals)...])),
                 equals != grant.startIndex

@@ -200,6 +200,7 @@ public final class GraftHost: Sendable {
         var settings = configuration.sandbox
         if case .success(let lock) = pins {
             for (id, permissions) in lock.grants { settings.grants[id, default: []] += permissions }
+            for (id, limit) in lock.dataLimits { settings.dataFolderLimits[id] = limit }
         }
         return settings
     }

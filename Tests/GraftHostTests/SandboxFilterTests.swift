@@ -123,6 +123,8 @@ struct SandboxFilterTests {
             ("sched_getaffinity", [0, 128, 0x1000], all), ("sched_getaffinity", [1, 128, 0x1000], none),
             ("getpgid", [0], all), ("getpgid", [1], none), ("getpriority", [0, 0], all), ("getpriority", [0, 1], none),
             ("getpriority", [2 /* PRIO_USER */, 0], none), ("utimensat", [3, 0, 0, 0], none),
+            ("fallocate", [3, 0, 0, 4096], all), ("fallocate", [3, 1 /* FALLOC_FL_KEEP_SIZE */, 0, 1 << 33], none),
+            ("fallocate", [3, 3 /* FALLOC_FL_PUNCH_HOLE | KEEP_SIZE */, 0, 4096], none),
         ]
     }
 

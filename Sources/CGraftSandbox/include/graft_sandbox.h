@@ -76,8 +76,10 @@ struct graft_sandbox_status {
     bool own_proc;
     /* The user id the child runs as, as the host's system sees it. */
     uint32_t user;
-    /* Where the child reaches its data folder ("" when it has none). */
+    /* Where the child reaches its data folder ("" when it has none), and
+     * the descriptor it holds on it when that is how (else 0). */
     char data_path[512];
+    int data_descriptor;
     char degraded[512];
 };
 

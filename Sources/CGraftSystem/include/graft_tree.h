@@ -8,6 +8,8 @@
 #ifndef GRAFT_TREE_H
 #define GRAFT_TREE_H
 
+#include <stdint.h>
+
 /* Removes `name` in the folder `parent` (a descriptor) and everything under
  * it. Returns 0 when it is gone (or never was), else -1 with errno set, and
  * what could be removed is gone. */
@@ -15,5 +17,11 @@ int graft_remove_tree(int parent, const char *name);
 
 /* The same for an absolute or relative `path` (its last component is the tree). */
 int graft_remove_path(const char *path);
+
+/* What the tree `name` in `parent` holds: *bytes, its entries' blocks (each
+ * at least 4 KiB), and *entries, files and folders; links are counted, never
+ * followed. A tree deeper than the walk goes counts as at least 64 MiB.
+ * Returns 0 (a missing tree holds nothing), or -1 with errno set. */
+int graft_tree_usage(int parent, const char *name, uint64_t *bytes, uint64_t *entries);
 
 #endif

@@ -26,6 +26,17 @@ public struct PluginReport: Sendable {
         package var grants: [String: [Permission]]
         /// The latest refused acts, by plugin path.
         package var denials: [String: [String]]
+        /// What each plugin granted a data folder keeps there, by plugin id.
+        package var storage: [String: Storage] = [:]
+    }
+
+    /// A plugin's data folder: where, what it holds, its limit.
+    package struct Storage: Sendable {
+        package var folder: String
+        package var bytes: UInt64
+        package var limit: UInt64
+
+        package var text: String { "\(FolderQuota.size(bytes)) of \(FolderQuota.size(limit)), in \(folder)" }
     }
 
     public init(plugins: [PluginDescription], failures: [PluginFailure]) {
@@ -53,10 +64,16 @@ public struct PluginReport: Sendable {
             let refused = host.sandboxDenials(ofPluginAt: plugin.path)
             if !refused.isEmpty { denials[plugin.path] = refused.map(\.description) }
         }
+        var storage: [String: Storage] = [:]
+        for plugin in plugins where (settings.grants[plugin.id] ?? []).contains(.dataFolder) {
+            guard let folder = settings.dataFolderPath(forPlugin: plugin.id) else { continue }
+            storage[plugin.id] = Storage(
+                folder: folder, bytes: FolderQuota.usage(of: folder).bytes, limit: settings.dataFolderLimit(forPlugin: plugin.id))
+        }
         sandbox = Sandbox(
             mode: inProcess ? "in-process" : settings.mode.rawValue,
             summary: SandboxSupport.summary(mode: settings.mode, inProcess: inProcess, status: support),
-            landlockABI: support.landlockABI, missing: support.missing, grants: settings.grants, denials: denials)
+            landlockABI: support.landlockABI, missing: support.missing, grants: settings.grants, denials: denials, storage: storage)
     }
 
     /// `{"plugins": [...], "failures": [...]}` as CommandLine.md documents it:
@@ -121,6 +138,7 @@ public struct PluginReport: Sendable {
                     lines.append("    \(request.permission)\(granted)  — \(request.reason.escapingControls)")
                 }
             }
+            if let storage = sandbox?.storage[plugin.id] { lines.append("  data: \(storage.text)") }
             for act in sandbox?.denials[plugin.path] ?? [] { lines.append("  sandbox_denied: \(act.escapingControls)") }
             if !plugin.components.isEmpty {
                 lines.append("  components:")
@@ -202,6 +220,14 @@ extension JSONWriter {
             writer.member("canUnload", plugin.canUnload)
             writer.key("components")
             writer.list(count: plugin.components.count) { $0.component(plugin.components[$1]) }
+            if let storage = sandbox?.storage[plugin.id] {
+                writer.key("data")
+                writer.object { writer in
+                    writer.member("bytes", Int(clamping: storage.bytes))
+                    writer.member("folder", storage.folder)
+                    writer.member("limit", Int(clamping: storage.limit))
+                }
+            }
             writer.member("description", plugin.description)
             writer.member("id", plugin.id)
             writer.member("mapped", plugin.isMapped)

@@ -23,6 +23,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case hashMismatch = "hash_mismatch"
         case scannerUnavailable = "scanner_unavailable"
         case pluginMemoryLimit = "plugin_memory_limit"
+        case pluginStorageLimit = "plugin_storage_limit"
+        case pluginCPUIdle = "plugin_cpu_idle"
         case outputTooLarge = "output_too_large"
         case pluginRestarted = "plugin_restarted"
         // The sandbox

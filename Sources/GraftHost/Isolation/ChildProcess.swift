@@ -235,17 +235,45 @@ package final class ChildProcess: @unchecked Sendable {
                 logger?.warning("sandbox_unavailable: plugins run with a partial sandbox (missing: \(missing)).")
             }
         }
+        if !status.degraded.isEmpty, !Self.warnedDegraded.exchange(true, ordering: .relaxed) {
+            logger?.warning("sandbox_unavailable: plugins run without part of their isolation (missing: \(status.degraded)); Landlock and seccomp still hold.")
+        }
         if listener >= 0 {
             watched = true
             let watch = SandboxWatch(
-                listener: listener, process: pid, policy: sandbox.policy, position: { [weak self] in self?.streamPosition() ?? .max })
+                listener: listener, process: pid, policy: sandbox.policy, quotas: Self.quotas(sandbox.policy, status),
+                position: { [weak self] in self?.streamPosition() ?? .max })
             sandboxWatch = watch
             SandboxMonitor.shared.watch(watch)
         }
     }
 
-    /// Whether a best-effort sandbox's missing parts were logged already (once per process).
+    /// The child's folders on the host's disk that the host keeps under a
+    /// size: its data folder, and its private folder when the kernel gave it
+    /// no tmpfs (the child says in its hello).
+    static func quotas(_ policy: SandboxPolicy, _ status: ChildSandbox.Status) -> [FolderQuota] {
+        var quotas: [FolderQuota] = []
+        let fileLimit = policy.fileLimit(privateTmpfs: status.privateTmpfs)
+        if let data = policy.dataFolder, let limit = policy.dataLimit {
+            // Where the child names it (see `graft_sandbox_enter`): bound into its tmpfs, through a descriptor, or its own path.
+            let named =
+                status.privateTmpfs ? policy.privateFolder.map { $0 + "/data" } ?? data
+                : status.user != geteuid() ? "/proc/self/fd/\(SandboxPolicy.dataDescriptor)" : data
+            quotas.append(FolderQuota(childPath: named, hostPath: data, limit: limit, fileLimit: fileLimit, what: "its data folder"))
+        }
+        if let privateFolder = policy.privateFolder, !status.privateTmpfs {
+            quotas.append(
+                FolderQuota(
+                    childPath: privateFolder, hostPath: privateFolder, limit: policy.privateSize, files: policy.privateFiles,
+                    fileLimit: fileLimit, what: "its private folder"))
+        }
+        return quotas
+    }
+
+    /// Whether a best-effort sandbox's missing parts, and missing namespaces,
+    /// were logged already (once per process each).
     private static let warnedIncomplete = Atomic<Bool>(false)
+    private static let warnedDegraded = Atomic<Bool>(false)
     /// Set while waiting for the hello: the listener arrives with its first byte.
     private var awaitingListener = false
     private var receivedListener: Int32 = -1

@@ -29,18 +29,19 @@ struct ChildPath {
         return false
     }
 
+    /// The path made absolute, as written (no link resolved): relative to
+    /// the folder the call names, or to the thread's working folder.
+    var absolute: String? {
+        guard let raw, !raw.isEmpty else { return nil }
+        if raw.hasPrefix("/") { return raw }
+        let base = folder.map { $0 == AT_FDCWD ? "/proc/\(thread)/cwd" : "/proc/\(process)/fd/\($0)" } ?? "/proc/\(thread)/cwd"
+        return Self.link(base).map { $0 + "/" + raw }
+    }
+
     /// The absolute real path (the last step resolved too when `following`,
     /// and when the file exists), or nil when it cannot be told.
     func resolved() -> (path: String, exists: Bool)? {
-        guard let raw, !raw.isEmpty else { return nil }
-        var absolute: String
-        if raw.hasPrefix("/") {
-            absolute = raw
-        } else {
-            let base = folder.map { $0 == AT_FDCWD ? "/proc/\(thread)/cwd" : "/proc/\(process)/fd/\($0)" } ?? "/proc/\(thread)/cwd"
-            guard let target = Self.link(base) else { return nil }
-            absolute = target + "/" + raw
-        }
+        guard var absolute else { return nil }
         for (prefix, replacement) in [("/proc/self", "/proc/\(process)"), ("/proc/thread-self", "/proc/\(process)/task/\(thread)")]
         where absolute == prefix || absolute.hasPrefix(prefix + "/") {
             absolute = replacement + absolute.dropFirst(prefix.count)

@@ -7,9 +7,7 @@ extension GraftHost {
         PluginTelemetry.denied(denials.count, plugin: pluginID ?? path)
         let name = pluginID.map { "plugin '\($0)'" } ?? path
         for denial in denials {
-            logger.warning(
-                "sandbox_denied: the sandbox refused \(name) during \(during): \(denial.act.escapingControls) (\(denial.call)).",
-                metadata: ["plugin": "\(path)"])
+            logger.warning("\(denial.code.rawValue): \(denial.sentence(plugin: name, during: during))", metadata: ["plugin": "\(path)"])
         }
         sandboxReports.keep(denials, ofPluginAt: path)
         guard !sandboxReports.observers.isEmpty else { return }

@@ -7,18 +7,28 @@ package struct SandboxDenial: Sendable, Hashable, CustomStringConvertible {
     package var call: String
     /// What it would have done, in words.
     package var act: String
+    /// `sandbox_denied`, or `plugin_storage_limit` for a write past a folder's limit.
+    package var code: GraftError.Code
 
-    package init(call: String, act: String) {
+    package init(call: String, act: String, code: GraftError.Code = .sandboxDenied) {
         self.call = call
         self.act = act
+        self.code = code
     }
 
     package var description: String { "\(act) (\(call))" }
 
-    /// The warning a call's caller sees: `sandbox_denied`, naming the plugin.
+    /// What the host says of it, after the code: "the sandbox refused plugin 'X': …".
+    package func sentence(plugin: String, during: String? = nil) -> String {
+        let when = during.map { " during \($0)" } ?? ""
+        return switch code {
+        case .pluginStorageLimit: "\(plugin) is at its storage limit\(when): \(act.escapingControls) (\(call))."
+        default: "the sandbox refused \(plugin)\(when): \(act.escapingControls) (\(call))."
+        }
+    }
+
+    /// The warning a call's caller sees: `sandbox_denied` (or `plugin_storage_limit`), naming the plugin.
     package func warning(pluginID: String, instanceID: String? = nil) -> GraftWarning {
-        GraftWarning(
-            .sandboxDenied, "the sandbox refused plugin '\(pluginID)': \(act.escapingControls) (\(call)).",
-            instanceID: instanceID)
+        GraftWarning(code, sentence(plugin: "plugin '\(pluginID)'"), instanceID: instanceID)
     }
 }

@@ -17,9 +17,94 @@ final class SandboxHostCalls: @unchecked Sendable {
     /// Opened on first use; closed by `close()`.
     private var pidfd: Int32 = -1
     private var root: Int32 = -1
+    /// The child's folders on the host's disk kept under a size, and when each was last measured.
+    private let quotas: [FolderQuota]
+    /// Per quota: what the folder held at its last walk, plus what was
+    /// learnt since, and the files opened for writing since (as the child names them).
+    private var measured: [(bytes: UInt64, entries: UInt64, at: ContinuousClock.Instant)?]
+    private var opened: [Set<String>]
 
-    init(process: pid_t) {
+    init(process: pid_t, quotas: [FolderQuota] = []) {
         self.process = process
+        self.quotas = quotas
+        measured = quotas.map { _ in nil }
+        opened = quotas.map { _ in [] }
+    }
+
+    /// Whether any folder of the child's is kept under a size.
+    var hasQuotas: Bool { !quotas.isEmpty }
+
+    /// A refusal when `path` (as the child wrote it) lies in a folder that
+    /// is at its limit, else nil. The host walks the folder once a second;
+    /// in between it counts what the child makes (4 KiB an entry) and each
+    /// file it opened for writing: a file it closed since, at its size then;
+    /// a file it still holds open, at the most it may grow to (its file-size
+    /// limit, RLIMIT_FSIZE). A plugin that opens a hundred empty files to
+    /// fill them at once is refused the fifth; one that writes them one by
+    /// one is refused once they hold the limit. The file opened last can take
+    /// the folder past its limit by at most its file-size limit.
+    func storage(_ path: String?, _ name: String, act: String) -> SandboxJudge.Verdict? {
+        guard let path, let index = quotas.firstIndex(where: { $0.covers(path) }) else { return nil }
+        let quota = quotas[index], now = ContinuousClock.now
+        if measured[index] == nil || now - measured[index]!.at > .seconds(1) {
+            let usage = FolderQuota.usage(of: quota.hostPath)
+            measured[index] = (usage.bytes, usage.entries, now)
+            opened[index] = []
+        }
+        var (bytes, entries, at) = measured[index]!
+        // Files it opened since, which may still grow: looked at only when they could reach the limit.
+        var reserved = UInt64(opened[index].count) * quota.fileLimit
+        if bytes + reserved >= quota.limit {
+            let open = openFiles(in: quota)
+            for closed in opened[index].subtracting(open) {
+                var status = stat()
+                if lstat(quota.hostPath(of: closed), &status) == 0 { bytes += UInt64(max(status.st_blocks, 0)) * 512 }
+            }
+            opened[index] = open
+            measured[index] = (bytes, entries, at)
+            reserved = UInt64(open.count) * quota.fileLimit
+        }
+        let full =
+            bytes + reserved >= quota.limit
+            ? "holds \(FolderQuota.size(bytes))\(reserved > 0 ? " and may grow by \(FolderQuota.size(reserved)) in files open" : ""), its limit is \(FolderQuota.size(quota.limit))"
+            : quota.files.flatMap { entries >= $0 ? "holds \(entries) files and folders, its limit is \($0)" : nil }
+        guard let full else {
+            measured[index] = (bytes + 4096, entries + 1, at)
+            opened[index].insert(path)
+            return nil
+        }
+        return .refuse(errno: EDQUOT, SandboxDenial(call: name, act: "\(act) \(path): \(quota.what) \(full)", code: .pluginStorageLimit))
+    }
+
+    /// The regular files the child holds open for writing in `quota`'s
+    /// folder, as it names them (/proc/PID/fd and fdinfo).
+    private func openFiles(in quota: FolderQuota) -> Set<String> {
+        guard let listing = opendir("/proc/\(process)/fd") else { return [] }
+        defer { closedir(listing) }
+        var files: Set<String> = []
+        while let entry = readdir(listing) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let number = Int32(name), let target = ChildPath.link("/proc/\(process)/fd/\(number)"),
+                quota.covers(target.hasSuffix(" (deleted)") ? String(target.dropLast(10)) : target),
+                let flags = Self.openFlags(process: process, descriptor: number), flags & O_ACCMODE != O_RDONLY
+            else { continue }
+            files.insert(target)
+        }
+        return files
+    }
+
+    /// The flags (`fcntl(F_GETFL)`) of the child's descriptor, from /proc/PID/fdinfo.
+    static func openFlags(process: pid_t, descriptor: Int32) -> Int32? {
+        let path = "/proc/\(process)/fdinfo/\(descriptor)"
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { Glibc.close(file) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = read(file, &buffer, buffer.count)
+        guard count > 0 else { return nil }
+        let text = String(decoding: buffer[0..<count], as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }) else { return nil }
+        return Int32(String(line.dropFirst("flags:".count).drop { $0 == " " || $0 == "\t" }), radix: 8)
     }
 
     func close() {

@@ -102,21 +102,23 @@ struct SandboxJudge: Sendable {
 
         switch name {
         // Files: by what the call would do to which path; Landlock decides again.
-        case "open": return file(path(0), opening: int(1), name)
-        case "openat": return file(path(1, at: int(0)), opening: int(2), name)
+        case "open": return file(path(0), opening: int(1), name, host)
+        case "openat": return file(path(1, at: int(0)), opening: int(2), name, host)
         case "openat2":
             // struct open_how starts with its 64-bit flags.
             guard let how = memory.bytes(at: argument(2), count: 8) else { return .allow }
             let flags = how.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-            return file(path(1, at: int(0)), opening: Int32(truncatingIfNeeded: flags), name)
-        case "creat": return file(path(0), opening: O_WRONLY | O_CREAT | O_TRUNC, name)
-        case "mkdir", "rmdir", "unlink", "truncate", "mknod": return change(path(0), name)
-        case "mkdirat", "unlinkat", "mknodat": return change(path(1, at: int(0), following: false), name)
-        case "rename", "link": return change(path(0, following: false), name, also: path(1, following: false))
+            return file(path(1, at: int(0)), opening: Int32(truncatingIfNeeded: flags), name, host)
+        case "creat": return file(path(0), opening: O_WRONLY | O_CREAT | O_TRUNC, name, host)
+        case "rmdir", "unlink": return change(path(0), name)
+        case "mkdir", "truncate", "mknod": return change(path(0), name, making: host)
+        case "unlinkat": return change(path(1, at: int(0), following: false), name)
+        case "mkdirat", "mknodat": return change(path(1, at: int(0), following: false), name, making: host)
+        case "rename", "link": return change(path(0, following: false), name, also: path(1, following: false), making: host)
         case "renameat", "renameat2", "linkat":
-            return change(path(1, at: int(0), following: false), name, also: path(3, at: int(2), following: false))
-        case "symlink": return change(path(1, following: false), name)
-        case "symlinkat": return change(path(2, at: int(1), following: false), name)
+            return change(path(1, at: int(0), following: false), name, also: path(3, at: int(2), following: false), making: host)
+        case "symlink": return change(path(1, following: false), name, making: host)
+        case "symlinkat": return change(path(2, at: int(1), following: false), name, making: host)
 
         // Metadata: Landlock does not cover it, so nothing a path says decides it.
         case "chmod", "chown", "lchown", "utime", "utimes", "setxattr", "lsetxattr", "removexattr", "lremovexattr":
@@ -186,6 +188,7 @@ struct SandboxJudge: Sendable {
         case "socketpair": return refuse("open a pair of \(Self.familyName(int(0))) sockets (socketpair)")
         case "ioctl": return refuse("use ioctl request 0x\(String(UInt32(truncatingIfNeeded: argument(1)), radix: 16))")
         case "prctl": return refuse("change how the process is sandboxed or traced (prctl \(int(0)))")
+        case "fallocate": return refuse("allocate space a file's size limit does not bound (fallocate mode \(int(1)))", EOPNOTSUPP)
         case "personality": return refuse("change its personality (0x\(String(UInt32(truncatingIfNeeded: argument(0)), radix: 16)))")
         case "seccomp": return refuse("install a seccomp filter of its own")
         case "setsid", "setpgid": return refuse("leave its host's session or process group (\(name))")
@@ -211,11 +214,12 @@ struct SandboxJudge: Sendable {
     /// An open, by its flags: reading needs a readable path, anything that
     /// could change the file (write, create, truncate) a writable one. A path
     /// that does not exist, to be read, is left to the kernel (ENOENT, no access).
-    private func file(_ path: ChildPath, opening flags: Int32, _ name: String) -> Verdict {
+    private func file(_ path: ChildPath, opening flags: Int32, _ name: String, _ host: SandboxHostCalls) -> Verdict {
+        let writes = flags & O_ACCMODE != O_RDONLY || flags & (O_CREAT | O_TRUNC) != 0
+        if writes, flags & Self.openPathFlag == 0, host.hasQuotas, let full = host.storage(path.absolute, name, act: "write") { return full }
         // A handle without access to the contents, or one of the child's own
         // descriptors again (the kernel checks the file it leads to).
         if flags & Self.openPathFlag != 0 || path.isOwnDescriptor || isPrivate(path) { return .allow }
-        let writes = flags & O_ACCMODE != O_RDONLY || flags & (O_CREAT | O_TRUNC) != 0
         guard let resolved = path.resolved() else { return .allow }
         if writes {
             let act = flags & O_CREAT != 0 && !resolved.exists ? "create" : "write"
@@ -226,8 +230,10 @@ struct SandboxJudge: Sendable {
     }
 
     /// A change to a path itself (create, remove, rename, link): only in
-    /// writable folders. Landlock checks the same again.
-    private func change(_ path: ChildPath, _ name: String, also other: ChildPath? = nil) -> Verdict {
+    /// writable folders. Landlock checks the same again. What it `making`s
+    /// (the last path named) counts against its folder's limit.
+    private func change(_ path: ChildPath, _ name: String, also other: ChildPath? = nil, making host: SandboxHostCalls? = nil) -> Verdict {
+        if let host, host.hasQuotas, let full = host.storage((other ?? path).absolute, name, act: "make") { return full }
         for path in [path] + (other.map { [$0] } ?? []) {
             if path.isEmpty || isPrivate(path) { continue }  // `AT_EMPTY_PATH` on its own descriptor; its own folder
             guard let resolved = path.resolved() else { return .allow }

@@ -23,8 +23,9 @@ final class SandboxWatch: @unchecked Sendable {
     /// policy's folders costs a few system calls a child's start need not wait
     /// for); used by that thread only.
     lazy var judge = SandboxJudge(process: process, policy: policy)
-    /// What the host does on the child's behalf; used by the monitor thread only.
-    lazy var hostCalls = SandboxHostCalls(process: process)
+    /// What the host does on the child's behalf, and the child's folders on
+    /// disk it keeps under a size; used by the monitor thread only.
+    let hostCalls: SandboxHostCalls
     /// How much of the monitor thread's time the child may still take now
     /// (see `SandboxMonitor.serve`); used by the monitor thread only.
     var credit = SandboxMonitor.creditLimit
@@ -41,11 +42,15 @@ final class SandboxWatch: @unchecked Sendable {
     /// Refused acts kept per child until a call takes them; more are counted.
     static let keptLimit = 64
 
-    init(listener: Int32, process: pid_t, policy: SandboxPolicy, position: @escaping @Sendable () -> UInt64) {
+    init(
+        listener: Int32, process: pid_t, policy: SandboxPolicy, quotas: [FolderQuota] = [],
+        position: @escaping @Sendable () -> UInt64
+    ) {
         self.listener = listener
         self.process = process
         self.policy = policy
         self.position = position
+        hostCalls = SandboxHostCalls(process: process, quotas: quotas)
     }
 
     fileprivate func record(_ denial: SandboxDenial) {

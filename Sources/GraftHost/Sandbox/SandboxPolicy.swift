@@ -30,11 +30,25 @@ package struct SandboxPolicy: Sendable, Hashable {
     package var privateSize: UInt64 = IsolationLimits.defaultPrivateFolderSize
     package var privateFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles
     /// The plugin's data folder (also in `writeFolders`), which the child
-    /// binds into its private folder as `data`.
+    /// binds into its private folder as `data`, and the size the host keeps
+    /// it under (`FolderQuota`; the host's side only).
     package var dataFolder: String?
+    package var dataLimit: UInt64?
     /// Who a child of a root host runs as: nobody (65534), never root.
     package var runAsUser: UInt32 = 65534
     package var runAsGroup: UInt32 = 65534
+
+    /// The child's RLIMIT_FSIZE once it is sandboxed: `maxFileSize`, or a
+    /// quarter of its private folder's size when that folder is on the host's
+    /// disk (the child lowers it itself then: `graft_sandbox_enter`), so
+    /// that a folder the host measures cannot be overrun by much.
+    package func fileLimit(privateTmpfs: Bool) -> UInt64 {
+        privateFolder != nil && !privateTmpfs ? min(maxFileSize, max(privateSize / 4, 4096)) : maxFileSize
+    }
+
+    /// The descriptor through which a root host's child without a mount
+    /// namespace reaches its data folder (`/proc/self/fd/200`; `GRAFT_DATA_FD` in graft_sandbox.c).
+    package static let dataDescriptor: Int32 = 200
 
     /// Whether the child gets an empty network namespace: nothing granted needs the host's.
     package var isolatesNetwork: Bool { !anyNetwork && connectPorts.isEmpty }

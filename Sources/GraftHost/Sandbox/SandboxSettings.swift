@@ -28,12 +28,28 @@ public struct SandboxSettings: Sendable, Hashable {
     /// Where data folders (`Permission.dataFolder`) are made, one per plugin
     /// id; nil: `$XDG_DATA_HOME/graft/plugins`, else `~/.local/share/graft/plugins`.
     public var dataFolder: String?
+    /// The most a plugin's data folder may hold, in bytes (each file and
+    /// folder at least 4 KiB); past it, the plugin's writes there fail and
+    /// the host reports `plugin_storage_limit`. `dataFolderLimits` sets it
+    /// for a plugin id.
+    public var dataFolderLimit: UInt64
+    public var dataFolderLimits: [String: UInt64]
 
-    public init(mode: Mode = .enforced, grants: [String: [Permission]] = [:], dataFolder: String? = nil) {
+    public static let defaultDataFolderLimit: UInt64 = 64 << 20
+
+    public init(
+        mode: Mode = .enforced, grants: [String: [Permission]] = [:], dataFolder: String? = nil,
+        dataFolderLimit: UInt64 = SandboxSettings.defaultDataFolderLimit, dataFolderLimits: [String: UInt64] = [:]
+    ) {
         self.mode = mode
         self.grants = grants
         self.dataFolder = dataFolder
+        self.dataFolderLimit = dataFolderLimit
+        self.dataFolderLimits = dataFolderLimits
     }
+
+    /// The data folder limit of the plugin `id`.
+    package func dataFolderLimit(forPlugin id: String) -> UInt64 { dataFolderLimits[id] ?? dataFolderLimit }
 }
 
 extension ChildSandbox {
@@ -75,6 +91,10 @@ extension SandboxSettings {
                 let folder = try dataFolder(forPlugin: id)
                 request.policy.writeFolders.append(folder)
                 request.policy.dataFolder = folder
+                // A file may take a quarter of the folder: RLIMIT_FSIZE bounds what an open file adds past the host's look.
+                let limit = dataFolderLimit(forPlugin: id)
+                request.policy.dataLimit = limit
+                request.policy.maxFileSize = min(request.policy.maxFileSize, max(limit / 4, 4096))
             }
         }
         return request
@@ -93,16 +113,20 @@ extension SandboxSettings {
         guard !id.isEmpty, id != ".", id != "..", id.utf8.allSatisfy({ Self.isIDByte($0) }) else {
             throw GraftError(.permissionDenied, "plugin id '\(id.escapingControls)' cannot name a data folder (letters, digits, '.', '-' and '_' only).")
         }
-        guard let root = dataFolder ?? Self.defaultDataFolder() else {
+        guard let folder = dataFolderPath(forPlugin: id) else {
             throw GraftError(.permissionDenied, "plugin '\(id)' is granted a data folder, but neither XDG_DATA_HOME nor HOME is set.")
         }
-        let folder = root + "/" + id
         guard FilePaths.makeFolders(folder, mode: 0o700) else {
             throw GraftError(.permissionDenied, "could not make the data folder of plugin '\(id)' at \(folder).", path: folder)
         }
         // A root host's children run as nobody (`SandboxPolicy.runAsUser`): the folder is theirs.
         if geteuid() == 0 { _ = lchown(folder, 65534, 65534) }
         return folder
+    }
+
+    /// Where the data folder of plugin `id` is (made or not), or nil without a place for data folders.
+    package func dataFolderPath(forPlugin id: String) -> String? {
+        (dataFolder ?? Self.defaultDataFolder()).map { $0 + "/" + id }
     }
 
     private static func isIDByte(_ byte: UInt8) -> Bool {

@@ -16,7 +16,7 @@ import Glibc
 ///
 ///     {"version": 1, "plugins": [{"id": "dev.acme.widgets", "version": "1.4.0",
 ///                                 "file": "libacme.so", "sha256": "9f86d0…",
-///                                 "permissions": ["network:443"]}]}
+///                                 "permissions": ["data", "network:443"], "dataLimit": 67108864}]}
 package struct LockFile: Sendable, Hashable, Codable {
     package struct Pin: Sendable, Hashable, Codable {
         package var id: String
@@ -27,13 +27,17 @@ package struct LockFile: Sendable, Hashable, Codable {
         /// The permissions granted with the pin, as text (`network:443`);
         /// absent in lock files written before permissions existed: none.
         package var permissions: [String]?
+        /// The most its data folder may hold, in bytes, when it is granted
+        /// one; absent: the host's own limit.
+        package var dataLimit: UInt64?
 
-        package init(id: String, version: String, file: String, sha256: String, permissions: [Permission] = []) {
+        package init(id: String, version: String, file: String, sha256: String, permissions: [Permission] = [], dataLimit: UInt64? = nil) {
             self.id = id
             self.version = version
             self.file = file
             self.sha256 = sha256
             self.permissions = permissions.isEmpty ? nil : permissions.map(\.description).sorted()
+            self.dataLimit = permissions.contains(.dataFolder) ? dataLimit : nil
         }
 
         /// The granted permissions that read (`init(contentsOf:)` refuses a lock whose entries do not).
@@ -102,6 +106,13 @@ package struct LockFile: Sendable, Hashable, Codable {
             .pluginNotPinned,
             "\(info.path) (\(info.id)) declares \(more.map { "\($0.permission) (\($0.reason.escapingControls))" }.joined(separator: ", ")), which its entry in \(lockPath) does not grant; run `graft lock` again to grant it, if you accept.",
             path: info.path)
+    }
+
+    /// The data folder limits the lock sets, by plugin id.
+    var dataLimits: [String: UInt64] {
+        var limits: [String: UInt64] = [:]
+        for pin in plugins { if let limit = pin.dataLimit { limits[pin.id] = limit } }
+        return limits
     }
 
     /// The permissions the lock grants each plugin id.

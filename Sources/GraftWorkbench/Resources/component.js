@@ -133,7 +133,8 @@ function docsView(contract, plugin) {
         permissions.length ? el('ul', { class: 'permissions', id: 'docs-permissions' }, permissions.map(p =>
           el('li', {}, el('code', { text: p.permission }), ' ', el('span', { class: p.granted === false ? 'bad' : 'ok', text: permissionState(p) }),
             p.reason ? el('span', { class: 'muted', text: ` — ${p.reason}` }) : null)))
-          : el('p', { class: 'muted', id: 'docs-permissions', text: 'none requested: the plugin runs with no access beyond its own calls' }))));
+          : el('p', { class: 'muted', id: 'docs-permissions', text: 'none requested: the plugin runs with no access beyond its own calls' }),
+        plugin && plugin.data ? el('p', { id: 'docs-data', text: `Keeps ${sizeText(plugin.data.bytes)} of ${sizeText(plugin.data.limit)} in its data folder.` }) : null)));
 }
 
 // What this browser keeps for a component (a private window, or storage refused, keeps nothing).

@@ -178,3 +178,11 @@ function keyed(handlers, handler) {
   handlers.push(handler);
   return () => { const at = handlers.indexOf(handler); if (at >= 0) handlers.splice(at, 1); };
 }
+
+// A size for people: "64 MiB", "1.5 KiB".
+function sizeText(bytes) {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes, unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+  return unit === 0 ? `${bytes} bytes` : `${Math.round(value * 10) / 10} ${units[unit]}`;
+}

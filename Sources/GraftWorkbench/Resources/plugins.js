@@ -64,6 +64,9 @@ function pluginCard(plugin, linked, failures = []) {
     (plugin.permissions || []).length ? el('div', { class: 'provides permissions' }, el('span', { class: 'label', text: 'permissions' }),
       plugin.permissions.map(p => el('span', { class: `chip ${p.granted ? 'granted' : 'not-granted'}`, title: p.reason,
         text: `${p.permission} (${p.granted ? 'granted' : 'not granted'})` }))) : null,
+    plugin.data ? el('div', { class: 'provides data-folder' }, el('span', { class: 'label', text: 'keeps' }),
+      el('span', { class: `chip ${plugin.data.bytes >= plugin.data.limit ? 'not-granted' : 'granted'}`, title: plugin.data.folder,
+        text: `${sizeText(plugin.data.bytes)} of ${sizeText(plugin.data.limit)}` })) : null,
     (plugin.sandboxDenied || []).length ? el('div', { class: 'provides sandbox-denied' },
       el('span', { class: 'label', text: 'sandbox refused' }),
       plugin.sandboxDenied.map(act => el('code', { class: 'badge bad', text: act }))) : null);

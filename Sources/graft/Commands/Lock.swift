@@ -25,10 +25,12 @@ struct Lock: ParsableCommand {
         unlocked.locked = false
         let host = unlocked.makeHost()
         var pins: [LockFile.Pin] = []
+        let sandbox = options.settings.sandboxSettings
         for plugin in host.plugins {
             pins.append(LockFile.Pin(
                 id: plugin.id, version: plugin.version, file: FilePaths.lastComponent(of: plugin.path),
-                sha256: try GraftHost.contentHash(ofPluginAt: plugin.path), permissions: plugin.permissions.map(\.permission)))
+                sha256: try GraftHost.contentHash(ofPluginAt: plugin.path), permissions: plugin.permissions.map(\.permission),
+                dataLimit: sandbox.dataFolderLimit(forPlugin: plugin.id)))
         }
         let lock = LockFile(plugins: pins)
         try lock.write(to: options.lockFile)
@@ -38,13 +40,14 @@ struct Lock: ParsableCommand {
         if options.json {
             Output.json(.object([
                 "lockFile": .string(options.lockFile),
-                "plugins": .list(lock.plugins.map { .object(["id": .string($0.id), "version": .string($0.version), "file": .string($0.file), "sha256": .string($0.sha256), "permissions": .list(($0.permissions ?? []).map { .string($0) })]) }),
+                "plugins": .list(lock.plugins.map { .object(["id": .string($0.id), "version": .string($0.version), "file": .string($0.file), "sha256": .string($0.sha256), "permissions": .list(($0.permissions ?? []).map { .string($0) }), "dataLimit": $0.dataLimit.map { .number(Double($0)) } ?? .null]) }),
             ]))
         } else {
             Output.line("wrote \(options.lockFile): \(lock.plugins.count) plugin\(lock.plugins.count == 1 ? "" : "s") pinned")
             for pin in lock.plugins {
                 let granted = pin.permissions.map { "  grants: \($0.joined(separator: ", "))" } ?? ""
-                Output.line("  \(pin.file)  \(pin.id) \(pin.version)  sha256:\(pin.sha256)\(granted)")
+                let limit = pin.dataLimit.map { "  data limit: \(FolderQuota.size($0))" } ?? ""
+                Output.line("  \(pin.file)  \(pin.id) \(pin.version)  sha256:\(pin.sha256)\(granted)\(limit)")
             }
         }
     }
