@@ -125,6 +125,11 @@ public struct IsolationLimits: Sendable, Hashable {
     /// files and folders. Past either, its writes fail with `ENOSPC`.
     public var privateFolderSize: UInt64
     public var privateFolderFiles: UInt64
+    /// The CPU time a child may use per second while no call is in flight
+    /// (a plugin's thread left spinning after its call); past it the child
+    /// is stopped (`plugin_cpu_idle`) and the next call starts a new one.
+    /// Nil: not watched.
+    public var idleCPU: Duration?
 
     public static let defaultPrivateFolderSize: UInt64 = 64 << 20
     public static let defaultPrivateFolderFiles: UInt64 = 4096
@@ -132,7 +137,7 @@ public struct IsolationLimits: Sendable, Hashable {
     public init(
         call: Duration = .seconds(2), validator: Duration = .milliseconds(500), memory: UInt64? = nil, output: Int = 4 << 20,
         privateFolderSize: UInt64 = IsolationLimits.defaultPrivateFolderSize,
-        privateFolderFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles
+        privateFolderFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles, idleCPU: Duration? = .milliseconds(200)
     ) {
         self.call = call
         self.validator = validator
@@ -140,6 +145,7 @@ public struct IsolationLimits: Sendable, Hashable {
         self.output = output
         self.privateFolderSize = privateFolderSize
         self.privateFolderFiles = privateFolderFiles
+        self.idleCPU = idleCPU
     }
 }
 

@@ -162,7 +162,7 @@ public final class GraftHost: Sendable {
                 executable: scanner.executable,
                 limits: PluginRunner.Limits(
                     call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
-                    output: limits.output),
+                    output: limits.output, idleCPU: limits.idleCPU),
                 mapsCopies: self?.loadsFromCopies ?? false,
                 sandbox: Result { () throws(GraftError) in
                     try (id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request)?.limited(by: limits)

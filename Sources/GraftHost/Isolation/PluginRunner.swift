@@ -35,6 +35,8 @@ final class PluginRunner: @unchecked Sendable {
         var load: Duration
         var memory: UInt64?
         var output: Int
+        /// CPU time a child may use per second with no call in flight (`IdleCPUWatch`); nil: not watched.
+        var idleCPU: Duration? = nil
     }
 
     let executable: String
@@ -59,6 +61,8 @@ final class PluginRunner: @unchecked Sendable {
     /// Bumped every time a child starts: instances of an older generation are gone.
     private var generation = 0
     private var slots: [ObjectIdentifier: UInt32] = [:]
+    /// The plugins loaded in the child, in the order they were.
+    private var servedPlugins: [LoadedPlugin] = []
     /// Plugins whose load is on its way to the child: other callers wait for it.
     private var loading: Set<ObjectIdentifier> = []
     private var contexts: [UInt32: InstanceContext] = [:]
@@ -329,7 +333,34 @@ final class PluginRunner: @unchecked Sendable {
             sandbox: request, logger: logger, onOutput: { self.logger.notice("runner: \($0)") })
         generation += 1  // `reset` emptied what the last child held
         child = started
+        if limits.idleCPU != nil { IdleCPUWatch.shared.watch(self) }
         return started
+    }
+
+    /// The child's CPU time now, with what says whether it was idle (see `IdleCPUWatch`); nil without a child.
+    func idleSample() -> IdleSample? {
+        lock.withLock {
+            guard let child else { return nil }
+            let inFlight = reading || pending.values.contains { $0.outcome == nil }
+            return IdleSample(
+                child: ObjectIdentifier(child), pid: child.pid, cpu: IdleCPUWatch.cpuTime(ofTree: child.pid), requests: nextID,
+                inFlight: inFlight, at: .now)
+        }
+    }
+
+    /// Stops the child of `sample` if it is still this runner's and still
+    /// idle: it used `used` of CPU in `over` with no call in flight.
+    func stopIdleChild(_ sample: IdleSample, used: Duration, over: Duration) {
+        lock.withLock {
+            guard let child, ObjectIdentifier(child) == sample.child, nextID == sample.requests, !reading,
+                !pending.values.contains(where: { $0.outcome == nil }), let plugin = servedPlugins.first
+            else { return }
+            func milliseconds(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
+            let plugins = servedPlugins.map { "'\($0.info.id)'" }.joined(separator: ", ")
+            kill(
+                child, plugin: plugin, .pluginCPUIdle,
+                "(of \(plugins)) used \(milliseconds(used)) ms of CPU in \(milliseconds(over)) ms with no call in flight, more than its \(milliseconds(limits.idleCPU ?? .zero)) ms a second")
+        }
     }
 
     /// The plugin's slot in `child`, loading it there first (once: other
@@ -376,6 +407,7 @@ final class PluginRunner: @unchecked Sendable {
                 path: plugin.info.path))
         }
         slots[key] = slot
+        servedPlugins.append(plugin)
         return slot
     }
 
@@ -641,6 +673,7 @@ final class PluginRunner: @unchecked Sendable {
         guard self.child === child else { return }
         self.child = nil
         slots = [:]
+        servedPlugins = []
         contexts = [:]
         unanswered = []
         queued = []

@@ -35,7 +35,8 @@ final class SandboxHostCalls: @unchecked Sendable {
     var hasQuotas: Bool { !quotas.isEmpty }
 
     /// A refusal when `path` (as the child wrote it) lies in a folder that
-    /// is at its limit, else nil. The host walks the folder once a second;
+    /// is at its limit, else nil. The host walks the folder once a second,
+    /// and again before it refuses;
     /// in between it counts what the child makes (4 KiB an entry) and each
     /// file it opened for writing: a file it closed since, at its size then;
     /// a file it still holds open, at the most it may grow to (its file-size
@@ -61,8 +62,14 @@ final class SandboxHostCalls: @unchecked Sendable {
                 if lstat(quota.hostPath(of: closed), &status) == 0 { bytes += UInt64(max(status.st_blocks, 0)) * 512 }
             }
             opened[index] = open
-            measured[index] = (bytes, entries, at)
             reserved = UInt64(open.count) * quota.fileLimit
+            // Still at the limit: walk again before refusing (what was removed since counts too). A plugin that
+            // keeps trying pays for each walk from its share of the monitor's time.
+            if bytes + reserved >= quota.limit, at != now {
+                let usage = FolderQuota.usage(of: quota.hostPath)
+                (bytes, entries, at) = (usage.bytes, usage.entries, now)
+            }
+            measured[index] = (bytes, entries, at)
         }
         let full =
             bytes + reserved >= quota.limit

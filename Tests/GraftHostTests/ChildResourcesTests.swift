@@ -1,0 +1,167 @@
+import Foundation
+import Logging
+import GraftTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+import GraftDebugger
+@testable import GraftHost
+
+/// What a plugin leaves behind, takes from others and sees: a child's
+/// private folder is a tmpfs of its own, capped in size and files, that goes
+/// with it and never touches the host's disk; a data folder stays under its
+/// limit (`plugin_storage_limit`); a child with no grant has no network of
+/// the machine's; a child that spins with no call in flight is stopped
+/// (`plugin_cpu_idle`), and idle children cost nothing.
+@Suite("A child's disk, network and CPU")
+struct ChildResourcesTests {
+    static func host(_ folder: URL, limits: IsolationLimits = IsolationLimits(), sandbox: SandboxSettings = SandboxSettings(), logger: Logger = quietLogger) -> GraftHost {
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), cacheFolder: nil, limits: limits, sandbox: sandbox),
+            logger: logger)
+        host.loadPlugins()
+        return host
+    }
+
+    static func probe(_ host: GraftHost, _ act: String, _ target: String = "x") throws -> (text: String, warnings: [GraftWarning], pid: Int32?) {
+        let probe = try host.makeInstance(of: ComponentReference(key: "probe"), inputs: ["act": .string(act), "target": .string(target)])
+        defer { probe.close() }
+        let text = try probe.render().text
+        return (text, probe.warnings, probe.component.runnerProcessID)
+    }
+
+    /// What is on the host's disk under `path`, as names (recursively).
+    static func contents(of path: String) -> [String] {
+        (FileManager.default.enumerator(atPath: path)?.allObjects as? [String]) ?? []
+    }
+
+    @Test("a tree deeper than PATH_MAX, folders of mode 000 and 0555, 10,000 files and 8 GiB stay in the child's tmpfs, under its caps, and go with it")
+    func privateFolderIsATmpfs() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder, limits: IsolationLimits(call: .seconds(20)))
+        let home = String(try Self.probe(host, "environ", "HOME").text.dropFirst("environ: ok ".count))
+        #expect(home.contains("graft-child-"), "\(home)")
+        #expect(try Self.probe(host, "res_deep_tree").text.hasPrefix("res_deep_tree: ok"), "a tree deeper than PATH_MAX is made")
+        #expect(try Self.probe(host, "res_modes").text.hasPrefix("res_modes:"))
+        let files = try Self.probe(host, "res_many_files", "10000").text
+        #expect(files.hasPrefix("res_many_files: refused ENOSPC"), "the file cap holds: \(files)")
+        let filled = try Self.probe(host, "res_fill", "8192")
+        #expect(filled.text.hasPrefix("res_fill: refused ENOSPC"), "the size cap holds: \(filled.text)")
+        #expect(!filled.text.contains("ENOSPC 8192"))
+        // All of it is in the child's own tmpfs: the host's disk holds none of it, while the child lives…
+        #expect(Self.contents(of: home).isEmpty, "\(Self.contents(of: home).prefix(5))")
+        // …and the folder goes with the child.
+        host.shutDown(grace: .seconds(5))
+        #expect(!FileManager.default.fileExists(atPath: home))
+    }
+
+    @Test("a data folder stays under its limit: writes past it fail with EDQUOT, plugin_storage_limit is reported, graft list says what it keeps")
+    func dataFolderLimit() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let data = scratch.url.appendingPathComponent("data")
+        let limit: UInt64 = 1 << 20
+        let settings = SandboxSettings(grants: ["test.hostile": [.dataFolder]], dataFolder: data.path, dataFolderLimit: limit)
+        let host = Self.host(folder, sandbox: settings)
+        // A huge data folder: 8 GiB asked, in files of 64 MiB.
+        let filled = try Self.probe(host, "res_fill", "data:8192")
+        #expect(filled.text.hasPrefix("res_fill: refused"), "\(filled.text)")
+        #expect(filled.warnings.contains { $0.code == .pluginStorageLimit && $0.message.contains("'test.hostile'") && $0.message.contains("its data folder") }, "\(filled.warnings)")
+        let holds = FolderQuota.usage(of: data.appendingPathComponent("test.hostile").path).bytes
+        #expect(holds <= limit + limit / 4 + (64 << 10), "the folder holds \(holds) bytes for a limit of \(limit)")
+        // Many small files count too (each at least 4 KiB).
+        let small = try Self.probe(host, "data", "one-more.txt")
+        #expect(small.text == "data: refused EDQUOT", "\(small.text)")
+        #expect(small.warnings.contains { $0.code == .pluginStorageLimit })
+        // What it keeps, for people (graft list) and for tools (its JSON).
+        let report = PluginReport(host: host)
+        #expect(report.text.contains("  data: 1 MiB of 1 MiB, in \(data.path)/test.hostile"), "\(report.text)")
+        #expect(report.jsonText.contains("\"data\":{\"bytes\":"), "\(report.jsonText)")
+        // Gone with the folder's content, writes work again.
+        let kept = data.appendingPathComponent("test.hostile")
+        for name in try FileManager.default.contentsOfDirectory(atPath: kept.path) {
+            try FileManager.default.removeItem(at: kept.appendingPathComponent(name))
+        }
+        let again = try Self.probe(host, "data", "again.txt")
+        #expect(again.text.hasPrefix("data: ok"), "\(again.text) \(again.warnings)")
+    }
+
+    @Test("a plugin whose thread spins after its call returned is stopped (plugin_cpu_idle) within two seconds; its next call gets a new child")
+    func spinningAfterItsCall() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let log = CapturedLog()
+        let host = Self.host(folder, logger: log.logger)
+        let spun = try Self.probe(host, "res_spin_after")
+        #expect(spun.text == "res_spin_after: ok ")
+        let pid = try #require(spun.pid)
+        let started = ContinuousClock.now
+        #expect(eventually(timeout: .seconds(10)) { kill(pid, 0) != 0 }, "the spinning child was stopped")
+        #expect(ContinuousClock.now - started < .seconds(3), "within the documented budget: \(ContinuousClock.now - started)")
+        #expect(eventually(timeout: .seconds(5)) { log.all.contains { $0.message.contains("plugin_cpu_idle") && $0.message.contains("test.hostile") } }, "\(log.all.map(\.message))")
+        let again = try Self.probe(host, "environ", "HOME")
+        #expect(again.text.hasPrefix("environ: ok "))
+        #expect(again.pid != nil && again.pid != pid)
+        // A call that spins inside its deadline is no idle spinning: its child stays.
+        let busy = try Self.probe(host, "res_spin", "800")
+        #expect(busy.text == "res_spin: ok 800 ms")
+        #expect(!eventually(timeout: .seconds(2)) { busy.pid.map { kill($0, 0) != 0 } ?? true }, "a child busy only in its call keeps running")
+    }
+
+    @Test("ten idle children, and the host's threads that watch them, use no measurable CPU")
+    func idleChildrenCostNothing() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        for index in 0..<10 {
+            try Fixtures.build(
+                "good_widget", into: folder,
+                defines: ["WIDGET_ID": "\"test.widget.i\(index)\"", "WIDGET_KEY": "\"widget_i\(index)\""], outputName: "libwidget\(index).so")
+        }
+        let host = Self.host(folder)
+        var pids: [Int32] = []
+        for index in 0..<10 {
+            let widget = try host.makeInstance(of: ComponentReference(key: "widget_i\(index)"), inputs: ["title": "idle"])
+            _ = try widget.render()
+            pids.append(try #require(widget.component.runnerProcessID))
+        }
+        #expect(Set(pids).count == 10)
+        // Settle (a runner's stand-by thread looks for a second after its last call), then watch for two seconds.
+        Thread.sleep(forTimeInterval: 1.5)
+        func children() -> Duration { pids.reduce(.zero) { $0 + IdleCPUWatch.cpuTime(ofTree: $1) } }
+        let before = (children(), Self.threadCPU(named: ["graft.cpu"]))
+        Thread.sleep(forTimeInterval: 2)
+        let used = (children() - before.0, Self.threadCPU(named: ["graft.cpu"]) - before.1)
+        // No measurable CPU: a thousandth of a CPU at most, for the children and for the thread that samples them.
+        #expect(used.0 < .milliseconds(4), "ten idle children used \(used.0) in two seconds")
+        #expect(used.1 < .milliseconds(4), "the CPU watch used \(used.1) in two seconds")
+        #expect(pids.allSatisfy { kill($0, 0) == 0 }, "no idle child was stopped")
+        withExtendedLifetime(host) {}
+    }
+
+    /// The CPU time this process's threads named `names` have used.
+    static func threadCPU(named names: Set<String>) -> Duration {
+        var total = Duration.zero
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? [] {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                names.contains(comm.trimmingCharacters(in: .whitespacesAndNewlines)),
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            // After the name: state is field 3; utime and stime are fields 14 and 15.
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            total += .milliseconds(Int64((user + system) / ticks * 1000))
+        }
+        return total
+    }
+}
