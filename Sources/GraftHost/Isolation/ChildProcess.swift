@@ -96,7 +96,7 @@ package final class ChildProcess: @unchecked Sendable {
         if var request = sandbox {
             folder = try ChildFolder(for: executable, owner: request.policy)
             request.policy.writeFolders.append(folder!.path)
-            request.policy.privateFolder = folder!.path
+            if request.namespaces { request.policy.privateFolder = folder!.path }
             request.policy.filter = SandboxFilter.program(for: request.policy)
             sandbox = request
         }

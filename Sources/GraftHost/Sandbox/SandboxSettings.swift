@@ -58,6 +58,9 @@ extension ChildSandbox {
     package struct Request: Sendable, Hashable {
         package var policy: SandboxPolicy
         package var mode: SandboxSettings.Mode
+        /// Namespaces of its own (a tmpfs private folder, network, IPC, /proc);
+        /// false only for `graft bench sandbox`, to time what they cost.
+        package var namespaces = true
 
         package init(policy: SandboxPolicy = SandboxPolicy(), mode: SandboxSettings.Mode) {
             self.policy = policy

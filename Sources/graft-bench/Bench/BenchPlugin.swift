@@ -10,11 +10,14 @@ import Glibc
 /// (`BENCH_ID`, `BENCH_KEY` and `BENCH_PREFIX` make distinct builds;
 /// `BENCH_TROUBLE` makes a render of the text "hang" hang and of "crash" crash;
 /// `BENCH_STATELESS` drops save/load state, whose state is the text, so that
-/// new inputs show: the workbench part changes them).
+/// new inputs show: the workbench part changes them; `BENCH_FLOOD` makes each
+/// create start four threads that make a system call the sandbox refuses, for
+/// ever, and a render say how many they made: the sandbox part's flood).
 /// Its Swift twin is `SwiftEcho` (GraftKit, registered in process); its
 /// floor, `ComponentFloor` (a minimal C host).
 enum BenchPlugin {
     static let source = #"""
+        #define _GNU_SOURCE
         #include "graft.h"
         #include <stdlib.h>
         #include <string.h>
@@ -28,6 +31,18 @@ enum BenchPlugin {
         #ifndef BENCH_PREFIX
         #define BENCH_PREFIX "echo:"
         #endif
+        #ifdef BENCH_FLOOD
+        #include <pthread.h>
+        #include <stdatomic.h>
+        #include <stdio.h>
+        #include <sys/syscall.h>
+        static atomic_long flooded;
+        static void *flood(void *unused) {
+            (void)unused;
+            for (;;) { syscall(SYS_getpgid, 1); atomic_fetch_add(&flooded, 1); }
+            return NULL;
+        }
+        #endif
         static const graft_field_t inputs[] = { { "text", GRAFT_TYPE_STRING, NULL } };
         static const graft_field_t said[] = { { "text", GRAFT_TYPE_STRING, NULL } };
         static const graft_output_t outputs[] = { { "said", NULL, said, 1 } };
@@ -39,6 +54,10 @@ enum BenchPlugin {
         typedef struct { graft_component_instance_t base; const graft_component_context_t *ctx; char *text; size_t n; } echo_t;
         static bool render(const graft_component_instance_t *self, const char *type, const graft_writer_t *w) {
             (void)type; const echo_t *e = self->plugin_data;
+        #ifdef BENCH_FLOOD
+            char said[32]; int n = snprintf(said, sizeof said, "%ld", atomic_load(&flooded));
+            return w->write(w, said, (size_t)n);
+        #endif
         #ifdef BENCH_TROUBLE
             if (strcmp(e->text, "hang") == 0) for (;;) sleep(3600);
             if (strcmp(e->text, "crash") == 0) *(volatile int *)0 = 1;
@@ -75,6 +94,9 @@ enum BenchPlugin {
             e->text = malloc(e->n + 1); if (!e->text) { free(e); return NULL; }
             if (e->n) memcpy(e->text, t->data.string.data, e->n); e->text[e->n] = 0;
             e->ctx = ctx;
+        #ifdef BENCH_FLOOD
+            for (int i = 0; i < 4; i++) { pthread_t t; if (pthread_create(&t, NULL, flood, NULL) == 0) pthread_detach(t); }
+        #endif
             e->base = (graft_component_instance_t){ .plugin_data = e, .render = render, .interact = interact,
         #ifndef BENCH_STATELESS
                                                     .save_state = save, .load_state = load,

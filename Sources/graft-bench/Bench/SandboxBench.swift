@@ -21,13 +21,18 @@ enum SandboxBench {
 
         // Child start: spawn, enter the sandbox (or not), hello; then stop and reap.
         let request = ChildSandbox.Request(mode: .bestEffort)
+        var withoutNamespaces = request
+        withoutNamespaces.namespaces = false
         // The baseline is a bare child; an unsandboxed one as the host starts
         // it (`--sandbox off`) also moves into namespaces of its own, so that
         // what its plugins start dies with it: timed too, for what that costs.
+        // The sandboxed child without namespaces is the start before issue 46
+        // (no tmpfs, no network, IPC or /proc of its own).
         let startBodies: [(Int) -> Void] = [
             { _ in Self.startAndStop(executable, sandbox: nil, containing: false) },
             { _ in Self.startAndStop(executable, sandbox: request) },
             { _ in Self.startAndStop(executable, sandbox: nil, containing: true) },
+            { _ in Self.startAndStop(executable, sandbox: withoutNamespaces) },
         ]
         let rounds = 9
         let perRound = max(starts / rounds, 3)
@@ -35,7 +40,9 @@ enum SandboxBench {
         part.figure("child_start_unsandboxed_p50_ms", starting[0].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[0] / 1e6)))")
         part.figure("child_start_sandboxed_p50_ms", starting[1].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[1] / 1e6)))")
         part.figure("child_start_contained_p50_ms", starting[2].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[2] / 1e6)); unsandboxed, in its own user and PID namespaces)")
+        part.figure("child_start_sandboxed_without_namespaces_p50_ms", starting[3].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[3] / 1e6)); sandboxed, without a tmpfs, network, IPC or /proc of its own)")
         part.ratio("child start: sandboxed / unsandboxed (p50)", starting[1].p50 / starting[0].p50, target: "<= 1.2")
+        part.ratio("child start: sandboxed with its namespaces / sandboxed without (p50)", starting[1].p50 / starting[3].p50, target: "<= 1.25")
         part.ratio("child start: sandbox off (namespaces) / unsandboxed (p50)", starting[2].p50 / starting[0].p50)
 
         // An isolated render round trip, each host with its own runner child.
@@ -77,7 +84,54 @@ enum SandboxBench {
         part.figure("render_unsandboxed_p50_us", rendering[0].p50 / 1000, "µs (p99 \(BenchPart.format(renderP99[0] / 1000)))")
         part.figure("render_sandboxed_p50_us", rendering[1].p50 / 1000, "µs (p99 \(BenchPart.format(renderP99[1] / 1000)))")
         part.ratio("isolated render: sandboxed / unsandboxed (p50)", rendering[1].p50 / rendering[0].p50, target: "<= 1.05")
+        if cpu >= 0 { graft_restore_cpu_mask(&saved) }
+        try Self.flood(into: &part, plugins: folder.appendingPathComponent("flood"), echo: sandboxed, rounds: rounds, perRound: perCall)
         return part
+    }
+
+    /// The monitor under a flood: the sandboxed render's p99 while no plugin
+    /// floods, and while another plugin's four threads make a refused system
+    /// call as fast as the host answers them, in interleaved rounds (a host
+    /// with the flooder is started and shut down each round).
+    private static func flood(into part: inout BenchPart, plugins: URL, echo: ComponentInstance, rounds: Int, perRound: Int) throws {
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        _ = try BenchPlugin.build(
+            into: plugins, name: "libbench_flood.so", defines: ["BENCH_FLOOD", #"BENCH_ID="bench.flood""#, #"BENCH_KEY="flood""#])
+        var quiet: [Double] = [], flooded: [Double] = []
+        var refusals = 0.0, seconds = 0.0
+        func sample(into samples: inout [Double]) {
+            for _ in 0..<perRound {
+                let start = ContinuousClock.now
+                _ = try? echo.render()
+                let elapsed = (ContinuousClock.now - start).components
+                samples.append(Double(elapsed.seconds) * 1e9 + Double(elapsed.attoseconds) / 1e9)
+            }
+        }
+        for _ in 0..<rounds {
+            sample(into: &quiet)
+            var limits = IsolationLimits()
+            limits.idleCPU = nil  // the flooder is busy between its calls on purpose
+            let floodHost = GraftHost(
+                configuration: GraftConfiguration(
+                    searchPath: SearchPath(folders: [plugins.path]), cacheFolder: nil, isolation: .perPlugin, limits: limits,
+                    sandbox: SandboxSettings(mode: .bestEffort)),
+                logger: quietLogger)
+            floodHost.loadPlugins()
+            guard let flooder = try? floodHost.makeInstance(of: ComponentReference(key: "flood"), inputs: ["text": "x"]) else {
+                throw BenchPlugin.CompileError(description: "the flooding plugin did not start")
+            }
+            let before = Double((try? flooder.render().text).flatMap(Int.init) ?? 0)
+            let started = ContinuousClock.now
+            sample(into: &flooded)
+            let after = Double((try? flooder.render().text).flatMap(Int.init) ?? 0)
+            refusals += after - before
+            seconds += (ContinuousClock.now - started) / .seconds(1)
+            floodHost.shutDown(grace: .milliseconds(100))
+        }
+        func p99(_ samples: [Double]) -> Double { samples.sorted()[min(samples.count - 1, samples.count * 99 / 100)] }
+        part.figure("render_sandboxed_quiet_p99_us", p99(quiet) / 1000, "µs (p50 \(BenchPart.format(quiet.sorted()[quiet.count / 2] / 1000)))")
+        part.figure("render_sandboxed_flooded_p99_us", p99(flooded) / 1000, "µs (p50 \(BenchPart.format(flooded.sorted()[flooded.count / 2] / 1000)); another plugin made \(Int(refusals / max(seconds, 0.001))) refused calls a second)")
+        part.ratio("isolated render under another plugin's flood of refused calls / quiet (p99)", p99(flooded) / p99(quiet), target: "<= 1.5")
     }
 
     /// Spawn, hello, then SIGKILL and reap (and the private folder removed):
