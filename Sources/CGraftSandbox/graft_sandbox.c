@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "graft_sandbox.h"
@@ -861,4 +862,12 @@ int graft_open_in_root(int root, const char *path) {
         current = next;
     }
     return current;
+}
+
+int graft_set_attribute(int fd, const char *name, const void *value, size_t size, int flags) {
+    return fsetxattr(fd, name, value, size, flags);
+}
+
+int graft_remove_attribute(int fd, const char *name) {
+    return fremovexattr(fd, name);
 }

@@ -125,14 +125,14 @@ static const char *const path_calls[] = {
 
 /* A metadata change or a watch on a descriptor or path: the host checks
  * what it names itself and does it, so no path can change in between. */
-static const char *const done_by_host_calls[] = {"fchmod", "inotify_add_watch", NULL};
+static const char *const done_by_host_calls[] = {"fchmod", "fsetxattr", "fremovexattr", "inotify_add_watch", NULL};
 
 /* ---- Refused -------------------------------------------------------------------- */
 
 static const char *const metadata_calls[] = {
     "chmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat",
-    "setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr", "setxattrat", "removexattrat",
-    "file_setattr", "file_getattr", NULL};
+    "setxattr", "lsetxattr", "removexattr", "lremovexattr", "setxattrat", "removexattrat", "file_setattr", "file_getattr",
+    NULL};
 
 static const char *const new_process_calls[] = {"fork", "vfork", "execve", "execveat", "setsid", "setpgid", NULL};
 
@@ -184,8 +184,8 @@ static const struct group groups[] = {
      socket_io_calls},
     {"paths", "a file by path: the host decides by the policy, and Landlock decides again", GRAFT_CALL_ASKED, EACCES,
      path_calls},
-    {"done-by-host", "done by the host on the child's behalf: fchmod on a regular file the child opened for writing, a "
-     "watch on a folder of its own", GRAFT_CALL_ASKED, EPERM, done_by_host_calls},
+    {"done-by-host", "done by the host on the child's behalf: fchmod and user.* attributes on a regular file the child "
+     "opened for writing, a watch on a folder of its own", GRAFT_CALL_ASKED, EPERM, done_by_host_calls},
     {"metadata", "changing a file's mode, owner, times or attributes: Landlock does not cover it", GRAFT_CALL_REFUSED, EPERM,
      metadata_calls},
     {"new-processes", "starting a program or a process, or leaving the host's session or process group", GRAFT_CALL_REFUSED, EPERM,

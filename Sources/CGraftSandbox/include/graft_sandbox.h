@@ -157,6 +157,11 @@ int graft_child_descriptor(int pidfd, int fd);
  * Returns the descriptor, or -1 with errno set. */
 int graft_open_in_root(int root, const char *path);
 
+/* fsetxattr and fremovexattr (which Swift's Glibc module does not export),
+ * for the host's own copy of a child's descriptor. 0, or -1 with errno set. */
+int graft_set_attribute(int fd, const char *name, const void *value, size_t size, int flags);
+int graft_remove_attribute(int fd, const char *name);
+
 /* Whether `id` still waits on `listener`: checked after reading the caller's
  * memory, so that what was read belongs to that call. */
 bool graft_sandbox_call_is_valid(int listener, uint64_t id);

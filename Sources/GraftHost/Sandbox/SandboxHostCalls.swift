@@ -167,6 +167,50 @@ final class SandboxHostCalls: @unchecked Sendable {
         return result == 0 ? .answer(0) : .fail(errno: errno)
     }
 
+    /// `fsetxattr(descriptor, name, value, size, flags)`: a `user.` attribute
+    /// (others need privileges, or speak for the system: ACLs, security
+    /// labels) on a regular file the child opened for writing. Foundation's
+    /// atomic writes copy a file's attributes this way.
+    func setAttribute(descriptor: Int32, name: String?, value: UInt64, size: Int, flags: Int32, memory: ChildMemory) -> SandboxJudge.Verdict {
+        guard let name else { return .fail(errno: EFAULT) }
+        guard size <= 65536 else { return .fail(errno: E2BIG) }
+        let bytes = size == 0 ? [] : memory.bytes(at: value, count: size)
+        guard let bytes else { return .fail(errno: EFAULT) }
+        return onWritableFile(descriptor, "fsetxattr", "set the attribute \(name.escapingControls) of", attribute: name) { file in
+            graft_set_attribute(file, name, bytes, bytes.count, flags)
+        }
+    }
+
+    /// `fremovexattr(descriptor, name)`: the same rule.
+    func removeAttribute(descriptor: Int32, name: String?) -> SandboxJudge.Verdict {
+        guard let name else { return .fail(errno: EFAULT) }
+        return onWritableFile(descriptor, "fremovexattr", "remove the attribute \(name.escapingControls) of", attribute: name) { file in
+            graft_remove_attribute(file, name)
+        }
+    }
+
+    /// Does `change` on the child's `descriptor` when it is a regular file
+    /// it opened for writing (and `attribute`, if any, a `user.` one).
+    private func onWritableFile(
+        _ descriptor: Int32, _ call: String, _ act: String, attribute: String? = nil, _ change: (Int32) -> Int32
+    ) -> SandboxJudge.Verdict {
+        if let attribute, !attribute.hasPrefix("user.") {
+            // A name in no namespace of the kernel's: its own answer (Foundation tries com.apple.TextEncoding).
+            guard ["trusted.", "security.", "system."].contains(where: attribute.hasPrefix) else { return .fail(errno: EOPNOTSUPP) }
+            return .refuse(call, "\(act) \(describe(descriptor: descriptor)) (only user.* attributes)", EPERM)
+        }
+        let file: Int32
+        switch take(descriptor) {
+        case .failure(let verdict): return verdict
+        case .success(let taken): file = taken
+        }
+        defer { Glibc.close(file) }
+        guard Self.isWritableRegularFile(file) else {
+            return .refuse(call, "\(act) \(describe(descriptor: descriptor)) (only a file it opened for writing)", EPERM)
+        }
+        return change(file) == 0 ? .answer(0) : .fail(errno: errno)
+    }
+
     /// `inotify_add_watch(inotify, path, mask)`: only on a path in one of the
     /// child's writable folders, as the child's own root resolves it, through
     /// no link.

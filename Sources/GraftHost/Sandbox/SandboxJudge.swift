@@ -125,7 +125,12 @@ struct SandboxJudge: Sendable {
             return refuse("change \(named(0)) (\(name))")
         case "fchmodat", "fchmodat2", "fchownat", "futimesat", "setxattrat", "removexattrat", "file_setattr":
             return refuse("change \(named(1, at: int(0))) (\(name))")
-        case "fchown", "fsetxattr", "fremovexattr": return refuse("change \(host.describe(descriptor: int(0))) (\(name))")
+        case "fchown": return refuse("change \(host.describe(descriptor: int(0))) (\(name))")
+        case "fsetxattr":
+            return host.setAttribute(
+                descriptor: int(0), name: memory.string(at: argument(1)), value: argument(2), size: Int(min(argument(3), 1 << 20)),
+                flags: int(4), memory: memory)
+        case "fremovexattr": return host.removeAttribute(descriptor: int(0), name: memory.string(at: argument(1)))
         case "utimensat":
             // Without a path it changes the descriptor's own file: done by the host, on a file the child may change.
             guard argument(1) == 0 else { return refuse("change \(named(1, at: int(0))) (utimensat)") }

@@ -69,9 +69,12 @@ package struct SandboxPolicy: Sendable, Hashable {
     }
 
     /// Files any program reads: the loader's cache, the time zone, the CPU
-    /// count (the Swift runtime and Dispatch ask it).
+    /// count and quota (the Swift runtime, Dispatch and Foundation ask them).
     package static let systemFiles = [
         "/etc/ld.so.cache", "/etc/localtime", "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+        // The CPU quota of the process's cgroup, which Foundation's activeProcessorCount reads (v1 and v2).
+        "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us", "/sys/fs/cgroup/cpuset/cpuset.cpus",
+        "/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpuset.cpus.effective",
     ]
 
     /// The system's library folders, and the folder of the Swift runtime this
