@@ -20,6 +20,11 @@
 #include "graft_child.h"
 
 int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int side, int output, pid_t *pid) {
+    return graft_spawn_with(path, argv, envp, channel, side, output, NULL, 0, pid);
+}
+
+int graft_spawn_with(const char *path, char *const argv[], char *const envp[], int channel, int side, int output,
+                     const int *extra, int extra_count, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int status = posix_spawn_file_actions_init(&actions);
@@ -42,7 +47,8 @@ int graft_spawn(const char *path, char *const argv[], char *const envp[], int ch
         if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
         if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, 1, 2);
     }
-    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, side >= 0 ? 5 : 4);
+    for (int i = 0; status == 0 && i < extra_count; i++) status = posix_spawn_file_actions_adddup2(&actions, extra[i], 5 + i);
+    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, extra_count > 0 ? 5 + extra_count : side >= 0 ? 5 : 4);
 
     sigset_t all, none;
     sigfillset(&all);

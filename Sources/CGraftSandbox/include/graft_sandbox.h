@@ -51,6 +51,12 @@ struct graft_sandbox_policy {
     /* What a child of a root host runs as (a child of any other user stays that user). */
     uint32_t run_as_user;
     uint32_t run_as_group;
+    /* The empty network namespace its host keeps (graft_keep_namespaces),
+     * and the user namespace that owns it (-1 for a root host's), as
+     * descriptors the child holds; -1: the child makes its own. Closed by
+     * graft_sandbox_enter. */
+    int network_fd;
+    int user_fd;
 };
 
 /* What graft_sandbox_enter managed to apply. */
@@ -88,6 +94,13 @@ struct graft_sandbox_status {
  * was applied, else -1 with `status->missing` saying what was not; the parts
  * that were applied stay applied either way. */
 int graft_sandbox_enter(const struct graft_sandbox_policy *policy, struct graft_sandbox_status *status);
+
+/* The keeper of its host's children's empty network: moves into a network
+ * namespace of its own (inside a user namespace that maps it to itself,
+ * unless it is root), writes one byte to `channel`, then waits until the
+ * host closes it and exits. Its children join that namespace instead of
+ * each making one. Returns an errno value when the kernel refuses. */
+int graft_keep_namespaces(int channel);
 
 /* Builds the seccomp filter for `policy` with libseccomp, as the BPF program
  * graft_sandbox_enter installs: what a host does once, so that each child

@@ -17,6 +17,11 @@
  * an errno value. */
 int graft_spawn(const char *path, char *const argv[], char *const envp[], int channel, int side, int output, pid_t *pid);
 
+/* The same, with `extra_count` more descriptors of the caller's as the
+ * child's 5, 6, … (its 4 is then unused when `side` < 0). */
+int graft_spawn_with(const char *path, char *const argv[], char *const envp[], int channel, int side, int output,
+                     const int *extra, int extra_count, pid_t *pid);
+
 /* pipe2(fds, O_CLOEXEC): both ends close-on-exec from the start, so no
  * fork on another thread inherits them. Returns 0, or -1 with errno set. */
 int graft_pipe_cloexec(int fds[2]);

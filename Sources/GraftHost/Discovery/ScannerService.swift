@@ -1,3 +1,4 @@
+import CGraftSandbox
 import CGraftSystem
 import FoundationEssentials
 import Logging
@@ -19,13 +20,15 @@ package enum ScannerService {
     /// (GraftConformance's `ConformanceService.serve`, which GraftHost does
     /// not link).
     package static func main(arguments: [String], conform: () -> Never) -> Never {
-        guard arguments.first == "scan" || arguments.first == "serve" || arguments.first == "conform" else {
-            writeToStandardError("usage: graft-child scan|serve|conform (started by a Graft host, which talks to it on descriptor 3)\n")
+        guard ["scan", "serve", "conform", "keep"].contains(arguments.first) else {
+            writeToStandardError("usage: graft-child scan|serve|conform|keep (started by a Graft host, which talks to it on descriptor 3)\n")
             exit(64)
         }
         if let parent = ProcessEnvironment.value("GRAFT_PARENT_PID").flatMap({ pid_t($0) }) {
             _ = graft_die_with_parent(parent)
         }
+        // The keeper of the host's children's empty network (`NamespaceKeeper`): it runs no plugin code.
+        if arguments.first == "keep" { _exit(graft_keep_namespaces(ChildChannel.descriptor) == 0 ? 0 : 71) }
         var rest = arguments.dropFirst()
         // Before any thread exists (the namespaces require it) and before the
         // sandbox (whose filter refuses them).

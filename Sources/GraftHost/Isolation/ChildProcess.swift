@@ -93,10 +93,18 @@ package final class ChildProcess: @unchecked Sendable {
         var sandbox = requested
         // Removed with the object if this start fails.
         var folder: ChildFolder?
+        // The kept namespaces' descriptors, for the child's 5 and 6.
+        var keptNamespaces: [Int32] = []
         if var request = sandbox {
             folder = try ChildFolder(for: executable, owner: request.policy)
             request.policy.writeFolders.append(folder!.path)
             if request.namespaces { request.policy.privateFolder = folder!.path }
+            // Nothing granted needs the host's network: the empty one the host keeps, if it could.
+            if request.namespaces, request.policy.isolatesNetwork, let kept = NamespaceKeeper.descriptors(executable: executable) {
+                request.policy.joinsKeptNetwork = true
+                request.policy.keptUserNamespace = kept.user >= 0
+                keptNamespaces = [kept.network] + (kept.user >= 0 ? [kept.user] : [])
+            }
             request.policy.filter = SandboxFilter.program(for: request.policy)
             sandbox = request
         }
@@ -139,8 +147,8 @@ package final class ChildProcess: @unchecked Sendable {
         let argv = [executable] + arguments.prefix(1) + (contain ? [Self.containOption] : []) + (sandbox?.policy.arguments ?? [])
             + arguments.dropFirst()
         let envp = environment.map { "\($0.key)=\($0.value)" }
-        let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds, side] in
-            Self.spawn(executable, argv, envp, channel: pair[1], side: side[1], output: pipeEnds[1])
+        let (status, pid) = SpawnThread.shared.run { [pair, pipeEnds, side, keptNamespaces] in
+            Self.spawn(executable, argv, envp, channel: pair[1], side: side[1], output: pipeEnds[1], extra: keptNamespaces)
         }
         for end in [pair[1], pipeEnds[1], side[1]] where end >= 0 { close(end) }
         made = [pair[0], pipeEnds[0], side[0]].filter { $0 >= 0 }
@@ -317,7 +325,9 @@ package final class ChildProcess: @unchecked Sendable {
         startThread(named: "graft.reap") { _ = self.finish() }
     }
 
-    private static func spawn(_ path: String, _ argv: [String], _ envp: [String], channel: Int32, side: Int32, output: Int32) -> (Int32, pid_t) {
+    private static func spawn(
+        _ path: String, _ argv: [String], _ envp: [String], channel: Int32, side: Int32, output: Int32, extra: [Int32]
+    ) -> (Int32, pid_t) {
         var cArgv = argv.map { strdup($0) } + [nil]
         var cEnvp = envp.map { strdup($0) } + [nil]
         defer {
@@ -325,7 +335,7 @@ package final class ChildProcess: @unchecked Sendable {
             for pointer in cEnvp { free(pointer) }
         }
         var pid: pid_t = 0
-        let status = graft_spawn(path, &cArgv, &cEnvp, channel, side, output, &pid)
+        let status = graft_spawn_with(path, &cArgv, &cEnvp, channel, side, output, extra, Int32(extra.count), &pid)
         return (status, pid)
     }
 

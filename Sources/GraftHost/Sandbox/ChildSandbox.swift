@@ -73,7 +73,9 @@ package enum ChildSandbox {
                                 max_open_files: policy.maxOpenFiles, max_file_size: policy.maxFileSize,
                                 filter: policy.filter.isEmpty ? nil : filter, private_folder: privateFolder ?? nil,
                                 private_size: policy.privateSize, private_files: policy.privateFiles, data_folder: dataFolder ?? nil,
-                                isolate_network: policy.isolatesNetwork, run_as_user: policy.runAsUser, run_as_group: policy.runAsGroup)
+                                isolate_network: policy.isolatesNetwork, run_as_user: policy.runAsUser, run_as_group: policy.runAsGroup,
+                                network_fd: policy.joinsKeptNetwork ? SandboxPolicy.keptNetworkDescriptor : -1,
+                                user_fd: policy.joinsKeptNetwork && policy.keptUserNamespace ? SandboxPolicy.keptUserDescriptor : -1)
                             return graft_sandbox_enter(&cPolicy, &result)
                         }
                     }

@@ -34,6 +34,14 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// it under (`FolderQuota`; the host's side only).
     package var dataFolder: String?
     package var dataLimit: UInt64?
+    /// Whether the child joins the empty network its host keeps
+    /// (`NamespaceKeeper`), whose descriptors it holds as 5 (the network)
+    /// and 6 (its user namespace, for a host that is not root).
+    package var joinsKeptNetwork = false
+    package var keptUserNamespace = false
+    static let keptNetworkDescriptor: Int32 = 5
+    static let keptUserDescriptor: Int32 = 6
+
     /// Who a child of a root host runs as: nobody (65534), never root.
     package var runAsUser: UInt32 = 65534
     package var runAsGroup: UInt32 = 65534
@@ -120,6 +128,7 @@ package struct SandboxPolicy: Sendable, Hashable {
             ]
         }
         if let dataFolder { arguments += ["--sandbox-data", dataFolder] }
+        if joinsKeptNetwork { arguments.append(keptUserNamespace ? "--sandbox-kept-network-and-user" : "--sandbox-kept-network") }
         if !filter.isEmpty { arguments += ["--sandbox-filter", filter] }
         return arguments
     }
@@ -133,6 +142,11 @@ package struct SandboxPolicy: Sendable, Hashable {
             arguments.removeFirst()
             if option == "--sandbox-any-network" {
                 anyNetwork = true
+                continue
+            }
+            if option == "--sandbox-kept-network" || option == "--sandbox-kept-network-and-user" {
+                joinsKeptNetwork = true
+                keptUserNamespace = option == "--sandbox-kept-network-and-user"
                 continue
             }
             guard let value = arguments.popFirst() else { break }

@@ -1,0 +1,79 @@
+import CGraftSandbox
+import CGraftSystem
+import FoundationEssentials
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one empty network namespace (and, for a host that is not root, the
+/// user namespace that owns it) a host's sandboxed children share: a
+/// `graft-child keep` process made it and holds it for as long as the host
+/// lives. A child with no network grant joins it with `setns` instead of
+/// making a network namespace of its own, which costs the kernel the better
+/// part of a millisecond to make and more to tear down. Children in it can
+/// make no socket at all (their filter refuses them), so they share nothing.
+/// Where the kernel refuses, children make their own, as before.
+final class NamespaceKeeper: Sendable {
+    /// The namespaces' descriptors (user: -1 for a root host), or nil when none could be kept.
+    let descriptors: (network: Int32, user: Int32)?
+
+    private static let shared = Mutex<[String: NamespaceKeeper]>([:])
+
+    /// The keeper started with `executable` (once per process and executable).
+    static func descriptors(executable: String) -> (network: Int32, user: Int32)? {
+        shared.withLock { keepers in
+            if let keeper = keepers[executable] { return keeper.descriptors }
+            let keeper = NamespaceKeeper(executable: executable)
+            keepers[executable] = keeper
+            return keeper.descriptors
+        }
+    }
+
+    private init(executable: String) {
+        descriptors = SpawnThread.shared.run { Self.start(executable) }
+    }
+
+    /// Starts the keeper and opens its namespaces; its channel stays open
+    /// (never closed: closing it would end the keeper), and the keeper dies
+    /// with the host (PR_SET_PDEATHSIG).
+    private static func start(_ executable: String) -> (network: Int32, user: Int32)? {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
+        defer { close(pair[1]) }
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("keep"), nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = [strdup("GRAFT_PARENT_PID=\(getpid())"), nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        guard graft_spawn(executable, &argv, &envp, pair[1], -1, -1, &pid) == 0 else {
+            close(pair[0])
+            return nil
+        }
+        var ready = pollfd(fd: pair[0], events: Int16(POLLIN), revents: 0)
+        var byte: UInt8 = 0
+        guard poll(&ready, 1, 5000) == 1, read(pair[0], &byte, 1) == 1 else {
+            kill(pid, SIGKILL)
+            close(pair[0])
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            return nil
+        }
+        let network = open("/proc/\(pid)/ns/net", O_RDONLY | O_CLOEXEC)
+        let user = geteuid() == 0 ? -1 : open("/proc/\(pid)/ns/user", O_RDONLY | O_CLOEXEC)
+        guard network >= 0, geteuid() == 0 || user >= 0 else {
+            for descriptor in [network, user] where descriptor >= 0 { close(descriptor) }
+            kill(pid, SIGKILL)
+            close(pair[0])
+            return nil
+        }
+        // Reaped when it ends (with the host, or if it dies): no zombie is left behind meanwhile.
+        // Its channel (pair[0]) stays open for the host's life: the keeper waits for it to close.
+        let keeper = pid
+        startThread(named: "graft.keeper") {
+            var status: Int32 = 0
+            while waitpid(keeper, &status, 0) < 0 && errno == EINTR {}
+        }
+        return (network, user)
+    }
+}
