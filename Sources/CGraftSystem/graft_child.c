@@ -99,6 +99,20 @@ int graft_send_with_fd(int socket, const void *data, size_t length, int fd) {
     return 0;
 }
 
+int graft_write_all(int fd, const void *data, size_t length) {
+    const char *bytes = data;
+    size_t sent = 0;
+    while (sent < length) {
+        ssize_t count = write(fd, bytes + sent, length - sent);
+        if (count < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        sent += (size_t)count;
+    }
+    return 0;
+}
+
 ssize_t graft_receive_with_fd(int socket, void *buffer, size_t capacity, int *fd) {
     union {
         struct cmsghdr header;

@@ -54,7 +54,7 @@ package struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How long an isolated plugin's call may take before its process is killed, in seconds (validators: a quarter of it).", valueName: "seconds"))
     package var callTimeout: Double = defaults.callTimeout
 
-    @Option(help: ArgumentHelp("An address-space limit for each isolated plugin's process, in MiB.", valueName: "MiB"))
+    @Option(help: ArgumentHelp("An address-space limit for each isolated plugin's process, in MiB (default 512; 0: none).", valueName: "MiB"))
     package var memoryLimit: UInt64?
 
     @Option(help: ArgumentHelp("The most a plugin's data folder may hold, in MiB (default 64); graft lock records it for plugins granted one.", valueName: "MiB"))

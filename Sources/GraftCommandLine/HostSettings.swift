@@ -51,7 +51,7 @@ package struct HostSettings: Equatable, Sendable {
             lockFile: locked ? lockFile : nil, isolation: inProcess ? .inProcess : isolation,
             limits: IsolationLimits(
                 call: .milliseconds(Int64(max(callTimeout, 0.001) * 1000)),
-                validator: .milliseconds(Int64(max(callTimeout, 0.004) * 250)), memory: memoryLimit.map { $0 << 20 }),
+                validator: .milliseconds(Int64(max(callTimeout, 0.004) * 250)), memory: memoryLimit.map { $0 == 0 ? nil : $0 << 20 } ?? IsolationLimits.defaultMemory),
             sandbox: sandboxSettings, preferredPlugins: preferredPlugins)
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()

@@ -116,7 +116,10 @@ public struct IsolationLimits: Sendable, Hashable {
     public var call: Duration
     /// For validators.
     public var validator: Duration
-    /// An address-space limit per child process (RLIMIT_AS), in bytes; nil for none.
+    /// An address-space limit per runner child (RLIMIT_AS), in bytes; nil
+    /// for none. The default, 512 MiB, is four times what a Swift plugin on
+    /// Foundation reserves (112 MiB; a C plugin or a GraftKit one without
+    /// Foundation, 40-48 MiB), with room for threads (8 MiB of stack each).
     public var memory: UInt64?
     /// The largest render output accepted, in bytes; more is `output_too_large`.
     public var output: Int
@@ -131,11 +134,13 @@ public struct IsolationLimits: Sendable, Hashable {
     /// Nil: not watched.
     public var idleCPU: Duration?
 
+    public static let defaultMemory: UInt64 = 512 << 20
     public static let defaultPrivateFolderSize: UInt64 = 64 << 20
     public static let defaultPrivateFolderFiles: UInt64 = 4096
 
     public init(
-        call: Duration = .seconds(2), validator: Duration = .milliseconds(500), memory: UInt64? = nil, output: Int = 4 << 20,
+        call: Duration = .seconds(2), validator: Duration = .milliseconds(500), memory: UInt64? = IsolationLimits.defaultMemory,
+        output: Int = 4 << 20,
         privateFolderSize: UInt64 = IsolationLimits.defaultPrivateFolderSize,
         privateFolderFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles, idleCPU: Duration? = .milliseconds(200)
     ) {

@@ -217,6 +217,46 @@ struct SandboxCLITests {
         #expect(try String(contentsOf: secret, encoding: .utf8) == "the secret\n")
     }
 
+    @Test(
+        "what a plugin leaves (a tree deeper than PATH_MAX, 000 and 0555 folders, 10,000 files, 8 GiB) is gone once graft exits, with namespaces and without, as root and as nobody",
+        arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func nothingLeftBehind(asNobody: Bool, withoutNamespaces: Bool) throws {
+        guard !asNobody || geteuid() == 0 else { return }
+        let scratch = try Scratch()
+        chmod(scratch.url.path, 0o755)
+        let folder = try Self.plugins(scratch)
+        let temporary = scratch.url.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        if asNobody { chown(temporary.path, 65534, 65534) }
+        var prefix = asNobody ? Self.nobody + ["/usr/bin/env", "TMPDIR=\(temporary.path)"] : ["/usr/bin/env", "TMPDIR=\(temporary.path)"]
+        if withoutNamespaces {
+            let wrapper = scratch.file("without_namespaces")
+            let build = try runCommand(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["cc", "-o", wrapper.path, Fixtures.root.appendingPathComponent("Tests/Fixtures/programs/without_namespaces.c").path, "-lseccomp"])
+            try #require(build.status == 0, "\(build.stderr)")
+            chmod(wrapper.path, 0o755)
+            prefix = [wrapper.path] + prefix
+        }
+        // Without namespaces the private folder is on disk, under a quota the host checks: fewer files do.
+        let acts = [
+            ("res_deep_tree", "x", "res_deep_tree: ok"), ("res_modes", "x", "res_modes:"),
+            ("res_many_files", withoutNamespaces ? "5000" : "10000", withoutNamespaces ? "res_many_files: refused EDQUOT" : "res_many_files: refused ENOSPC"),
+            ("res_fill", "8192", withoutNamespaces ? "res_fill: refused EDQUOT" : "res_fill: refused ENOSPC"),
+        ]
+        for (act, target, expected) in acts {
+            let result = try Self.tryProbe(act, target, plugins: folder, prefix: prefix, extra: ["--call-timeout", "60", "--log-level", "warning"])
+            #expect(result.status == 0, "\(act): \(result.stderr)")
+            #expect(result.stdout.contains(expected), "\(act): \(result.stdout)")
+            if withoutNamespaces, act == "res_fill" {
+                #expect(result.stdout.contains("plugin_storage_limit: plugin 'test.hostile' is at its storage limit"), "\(result.stdout)")
+                #expect(result.stderr.contains("sandbox_unavailable: plugins run without part of their isolation"), "\(result.stderr)")
+            }
+            let left = (FileManager.default.enumerator(atPath: temporary.path)?.allObjects as? [String]) ?? []
+            #expect(left.isEmpty, "\(act) left \(left.count) entries in TMPDIR: \(left.prefix(3))")
+        }
+    }
+
     /// Whether a process named `name` (its comm) runs.
     static func processNamed(_ name: String) -> Bool {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -134,6 +134,9 @@ struct ChildResourcesTests {
             pids.append(try #require(widget.component.runnerProcessID))
         }
         #expect(Set(pids).count == 10)
+        // They share one empty network namespace the host keeps, not the host's.
+        let networks = Set(pids.compactMap { ChildPath.link("/proc/\($0)/ns/net") })
+        #expect(networks.count == 1 && !networks.contains(ChildPath.link("/proc/self/ns/net") ?? ""), "\(networks)")
         // Settle (a runner's stand-by thread looks for a second after its last call), then watch for two seconds.
         Thread.sleep(forTimeInterval: 1.5)
         func children() -> Duration { pids.reduce(.zero) { $0 + IdleCPUWatch.cpuTime(ofTree: $1) } }
@@ -145,6 +148,17 @@ struct ChildResourcesTests {
         #expect(used.1 < .milliseconds(4), "the CPU watch used \(used.1) in two seconds")
         #expect(pids.allSatisfy { kill($0, 0) == 0 }, "no idle child was stopped")
         withExtendedLifetime(host) {}
+    }
+
+    @Test("by default a runner child has an address-space limit: a runaway allocation fails (ENOMEM), the plugin goes on")
+    func defaultMemoryLimit() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        #expect(IsolationLimits().memory == 512 << 20)
+        let host = Self.host(folder)
+        #expect(try Self.probe(host, "res_alloc", "2048").text == "res_alloc: refused ENOMEM")
+        #expect(try Self.probe(host, "res_alloc", "64").text == "res_alloc: ok 64 MiB")
     }
 
     /// The CPU time this process's threads named `names` have used.

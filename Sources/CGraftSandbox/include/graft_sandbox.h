@@ -98,8 +98,9 @@ int graft_sandbox_enter(const struct graft_sandbox_policy *policy, struct graft_
 /* The keeper of its host's children's empty network: moves into a network
  * namespace of its own (inside a user namespace that maps it to itself,
  * unless it is root), writes one byte to `channel`, then waits until the
- * host closes it and exits. Its children join that namespace instead of
- * each making one. Returns an errno value when the kernel refuses. */
+ * host closes it (having opened /proc/PID/ns/net, which keeps the namespace)
+ * and exits. The host's children join that namespace instead of each making
+ * one. Returns an errno value when the kernel refuses. */
 int graft_keep_namespaces(int channel);
 
 /* Builds the seccomp filter for `policy` with libseccomp, as the BPF program

@@ -31,6 +31,12 @@ int graft_pipe_cloexec(int fds[2]);
  * or fails. Returns 0, or an errno value. */
 int graft_send_with_fd(int socket, const void *data, size_t length, int fd);
 
+/* Writes all `length` bytes of `data` to `fd` with write(2). Returns 0, or
+ * an errno value. A sandboxed child answers its host this way: write passes
+ * its seccomp filter without a look at its arguments, where send() is
+ * sendto(), whose address and flags the filter checks on every call. */
+int graft_write_all(int fd, const void *data, size_t length);
+
 /* Receives up to `capacity` bytes from `socket` with recvmsg. A descriptor
  * that arrives with them is stored in *fd (close-on-exec), else *fd = -1;
  * extra descriptors are closed. Returns the count (0 at end of stream), or

@@ -70,7 +70,11 @@ struct ChildChannel {
     /// Sends whole frames, already framed, and with them `passing` (a descriptor of this process's), if any.
     static func send(_ frame: [UInt8], passing: Int32 = -1) -> Bool {
         sending.withLock {
-            frame.withUnsafeBytes { graft_send_with_fd(descriptor, $0.baseAddress, $0.count, passing) } == 0
+            // write(2) unless a descriptor goes along: the child ignores SIGPIPE, and its filter lets write
+            // pass without looking at it (send is sendto, whose arguments it checks).
+            frame.withUnsafeBytes {
+                passing >= 0 ? graft_send_with_fd(descriptor, $0.baseAddress, $0.count, passing) : graft_write_all(descriptor, $0.baseAddress, $0.count)
+            } == 0
         }
     }
 

@@ -9,8 +9,8 @@ import Glibc
 
 /// The one empty network namespace (and, for a host that is not root, the
 /// user namespace that owns it) a host's sandboxed children share: a
-/// `graft-child keep` process made it and holds it for as long as the host
-/// lives. A child with no network grant joins it with `setns` instead of
+/// `graft-child keep` process made it, and the host holds it open (a
+/// descriptor of each) for as long as it lives; the keeper itself is gone. A child with no network grant joins it with `setns` instead of
 /// making a network namespace of its own, which costs the kernel the better
 /// part of a millisecond to make and more to tear down. Children in it can
 /// make no socket at all (their filter refuses them), so they share nothing.
@@ -35,9 +35,7 @@ final class NamespaceKeeper: Sendable {
         descriptors = SpawnThread.shared.run { Self.start(executable) }
     }
 
-    /// Starts the keeper and opens its namespaces; its channel stays open
-    /// (never closed: closing it would end the keeper), and the keeper dies
-    /// with the host (PR_SET_PDEATHSIG).
+    /// Starts the keeper, opens its namespaces, then lets it end and reaps it.
     private static func start(_ executable: String) -> (network: Int32, user: Int32)? {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
@@ -61,18 +59,13 @@ final class NamespaceKeeper: Sendable {
         }
         let network = open("/proc/\(pid)/ns/net", O_RDONLY | O_CLOEXEC)
         let user = geteuid() == 0 ? -1 : open("/proc/\(pid)/ns/user", O_RDONLY | O_CLOEXEC)
+        // The namespaces live as long as these descriptors do: the keeper may go.
+        close(pair[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard network >= 0, geteuid() == 0 || user >= 0 else {
             for descriptor in [network, user] where descriptor >= 0 { close(descriptor) }
-            kill(pid, SIGKILL)
-            close(pair[0])
             return nil
-        }
-        // Reaped when it ends (with the host, or if it dies): no zombie is left behind meanwhile.
-        // Its channel (pair[0]) stays open for the host's life: the keeper waits for it to close.
-        let keeper = pid
-        startThread(named: "graft.keeper") {
-            var status: Int32 = 0
-            while waitpid(keeper, &status, 0) < 0 && errno == EINTR {}
         }
         return (network, user)
     }

@@ -61,8 +61,9 @@ final class PluginRunner: @unchecked Sendable {
     /// Bumped every time a child starts: instances of an older generation are gone.
     private var generation = 0
     private var slots: [ObjectIdentifier: UInt32] = [:]
-    /// The plugins loaded in the child, in the order they were.
-    private var servedPlugins: [LoadedPlugin] = []
+    /// The plugins loaded in the child, in the order they were (weakly: a
+    /// plugin holds its runner).
+    private var servedPlugins: [Weak<LoadedPlugin>] = []
     /// Plugins whose load is on its way to the child: other callers wait for it.
     private var loading: Set<ObjectIdentifier> = []
     private var contexts: [UInt32: InstanceContext] = [:]
@@ -353,10 +354,10 @@ final class PluginRunner: @unchecked Sendable {
     func stopIdleChild(_ sample: IdleSample, used: Duration, over: Duration) {
         lock.withLock {
             guard let child, ObjectIdentifier(child) == sample.child, nextID == sample.requests, !reading,
-                !pending.values.contains(where: { $0.outcome == nil }), let plugin = servedPlugins.first
+                !pending.values.contains(where: { $0.outcome == nil }), let plugin = servedPlugins.lazy.compactMap(\.value).first
             else { return }
             func milliseconds(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
-            let plugins = servedPlugins.map { "'\($0.info.id)'" }.joined(separator: ", ")
+            let plugins = servedPlugins.compactMap(\.value).map { "'\($0.info.id)'" }.joined(separator: ", ")
             kill(
                 child, plugin: plugin, .pluginCPUIdle,
                 "(of \(plugins)) used \(milliseconds(used)) ms of CPU in \(milliseconds(over)) ms with no call in flight, more than its \(milliseconds(limits.idleCPU ?? .zero)) ms a second")
@@ -407,7 +408,7 @@ final class PluginRunner: @unchecked Sendable {
                 path: plugin.info.path))
         }
         slots[key] = slot
-        servedPlugins.append(plugin)
+        servedPlugins.append(Weak(plugin))
         return slot
     }
 
