@@ -59,7 +59,9 @@ struct ActionLogTests {
         var action = ActionLogRecord(
             pluginID: "dev.test.plugin", component: ComponentReference(key: "widget"), instance: "w1", event: "tapped",
             warnings: [GraftWarning(.actionFailed, "it failed", instanceID: "w1")],
-            detail: .action(LoggedAction(name: "format_currency", params: ["amount": 9.5], ok: false, error: "no currency")))
+            detail: .action(LoggedAction(
+                name: "format_currency", params: ["amount": 9.5], ok: false, error: "no currency", wallTime: .microseconds(120),
+                cpuTime: .microseconds(45))))
         action.screen = "paywall"
         log.record(action)
         log.record(ActionLogRecord(
@@ -81,6 +83,8 @@ struct ActionLogTests {
         #expect(first["time"]?.stringValue?.hasSuffix("Z") == true)
         let second = try GraftValue(json: lines[1])
         #expect(second["action"]?["error"] == "no currency")
+        #expect(second["action"]?["wallMicroseconds"] == 120 && second["action"]?["cpuMicroseconds"] == 45, "the call's wall and CPU time")
+        #expect(action.text.contains("(120 µs, CPU 45 µs)"), "\(action.text)")
         #expect(second["warnings"]?.listValue?.first?["code"] == "action_failed")
 
         let roundTrip = try lines.map { try ActionLogRecord(json: GraftValue(json: $0)) }

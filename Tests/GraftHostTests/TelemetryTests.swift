@@ -72,6 +72,10 @@ struct TelemetryTests {
         let durations = try metrics.expectTimer("graft_plugin_call_duration", [("plugin", plugin), ("call", "render")])
         #expect(durations.values.count == 3)
         #expect(durations.values.allSatisfy { $0 > 0 })
+        // Beside the wall time, the CPU time of the plugin's child over the call.
+        let cpuTimes = try metrics.expectTimer("graft_plugin_call_cpu", [("plugin", plugin), ("call", "render")])
+        #expect(cpuTimes.values.count >= 2)
+        #expect(cpuTimes.values.allSatisfy { $0 >= 0 })
         #expect(
             metrics.counterTotal(
                 label: "graft_plugin_call_failures_total", dimensions: [("plugin", plugin), ("call", "render"), ("code", "plugin_timeout")])
@@ -102,5 +106,20 @@ struct TelemetryTests {
             #expect(throws: GraftError.self) { try validator.validate("x") }
         }
         #expect(metrics.counterTotal(label: "graft_plugin_quarantines_total", dimensions: [("plugin", plugin)]) >= before + 1)
+    }
+
+    @Test("an action's wall and CPU time come with its result, in process and isolated; a call that spins shows its CPU")
+    func actionTimes() throws {
+        let scratch = try Scratch()
+        try Fixtures.build("hostile", into: scratch.url)
+        let host = Self.host(scratch.url)
+        _ = try host.invokeAction("probe", params: ["act": "sleep", "target": "0"])  // its child started
+        let spun = try host.invokeAction("probe", params: ["act": "res_spin", "target": "50"])
+        #expect(spun.variables["outcome"] == "res_spin: ok 50 ms")
+        let wall = try #require(spun.wallTime), cpu = try #require(spun.cpuTime)
+        #expect(wall >= .milliseconds(50) && cpu >= .milliseconds(40) && cpu <= wall + .milliseconds(20), "wall \(wall), CPU \(cpu)")
+        let idle = try host.invokeAction("probe", params: ["act": "sleep", "target": "50"])
+        #expect(try #require(idle.wallTime) >= .milliseconds(50))
+        #expect(try #require(idle.cpuTime) < .milliseconds(40), "sleeping uses little CPU: \(String(describing: idle.cpuTime))")
     }
 }

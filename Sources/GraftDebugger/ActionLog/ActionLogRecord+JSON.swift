@@ -36,6 +36,9 @@ extension ActionLogRecord {
             ]
             if let error = action.error { fields["error"] = .string(error) }
             if let result = action.result { fields["result"] = result }
+            // Microseconds, as the text prints them.
+            if let wall = action.wallTime { fields["wallMicroseconds"] = .number((wall / .microseconds(1)).rounded()) }
+            if let cpu = action.cpuTime { fields["cpuMicroseconds"] = .number((cpu / .microseconds(1)).rounded()) }
             object["action"] = .object(fields)
         case .validation(let validation):
             var fields: [String: GraftValue] = [
@@ -81,7 +84,9 @@ extension ActionLogRecord {
             detail = .action(LoggedAction(
                 name: try action.string("name"), params: action.optional("params") ?? .object([:]), ok: try action.bool("ok"),
                 error: try action.optionalString("error"), result: action.optional("result"),
-                variablesSet: try action.object("variablesSet")))
+                variablesSet: try action.object("variablesSet"),
+                wallTime: try action.optionalInteger("wallMicroseconds").map { .microseconds($0) },
+                cpuTime: try action.optionalInteger("cpuMicroseconds").map { .microseconds($0) }))
         case .validation:
             let validation = try JSONFields(.object(try fields.object("validation")), context: "the record's validation")
             detail = .validation(LoggedValidation(

@@ -23,6 +23,9 @@ extension ActionLogRecord {
             } else {
                 line += " → failed: \(action.error ?? "no reason given")"
             }
+            if let wall = action.wallTime {
+                line += " (\(Int((wall / .microseconds(1)).rounded())) µs\(action.cpuTime.map { ", CPU \(Int(($0 / .microseconds(1)).rounded())) µs" } ?? ""))"
+            }
         case .validation(let validation):
             line += "\(source.isEmpty ? "" : "\(source) ")\(validation.validator) \(validation.value.jsonText)"
             if !validation.params.isEmpty { line += " \(GraftValue.list(validation.params.map(GraftValue.string)).jsonText)" }

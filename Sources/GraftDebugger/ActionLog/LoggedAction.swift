@@ -12,10 +12,13 @@ public struct LoggedAction: Sendable, Hashable {
     /// What the action reported (a custom action's result, a validation's answer).
     public var result: GraftValue?
     public var variablesSet: [String: GraftValue]
+    /// A plugin's action: how long it took, and the CPU time it used.
+    public var wallTime: Duration?
+    public var cpuTime: Duration?
 
     public init(
         name: String, params: GraftValue, ok: Bool, error: String? = nil, result: GraftValue? = nil,
-        variablesSet: [String: GraftValue] = [:]
+        variablesSet: [String: GraftValue] = [:], wallTime: Duration? = nil, cpuTime: Duration? = nil
     ) {
         self.name = name
         self.params = params
@@ -23,11 +26,13 @@ public struct LoggedAction: Sendable, Hashable {
         self.error = error
         self.result = result
         self.variablesSet = variablesSet
+        self.wallTime = wallTime
+        self.cpuTime = cpuTime
     }
 
     init(_ record: ActionRecord) {
         self.init(
             name: record.name, params: record.params, ok: record.ok, error: record.error, result: record.result,
-            variablesSet: record.variablesSet)
+            variablesSet: record.variablesSet, wallTime: record.wallTime, cpuTime: record.cpuTime)
     }
 }

@@ -96,7 +96,7 @@ extension FlowRunner {
         }
         recordAction(
             action, for: trigger, params: resolved, error: result.ok ? nil : (result.error ?? "failed without saying why"),
-            result: result.result, variablesSet: result.variables)
+            result: result.result, variablesSet: result.variables, times: (result.wallTime, result.cpuTime))
         guard result.ok else {
             warn(
                 .actionFailed, "instance '\(trigger.instance)': action '\(reference.key)' failed: \(result.error ?? "no reason given")",
@@ -136,17 +136,17 @@ extension FlowRunner {
 
     private func recordAction(
         _ action: FlowAction, for trigger: ActionTrigger, params: [String: GraftValue], error: String? = nil,
-        result: GraftValue? = nil, variablesSet: [String: GraftValue] = [:]
+        result: GraftValue? = nil, variablesSet: [String: GraftValue] = [:], times: (wall: Duration?, cpu: Duration?) = (nil, nil)
     ) {
-        recordAction(action, for: trigger, params: .object(params), error: error, result: result, variablesSet: variablesSet)
+        recordAction(action, for: trigger, params: .object(params), error: error, result: result, variablesSet: variablesSet, times: times)
     }
 
     private func recordAction(
         _ action: FlowAction, for trigger: ActionTrigger, params: GraftValue, error: String? = nil, result: GraftValue? = nil,
-        variablesSet: [String: GraftValue] = [:]
+        variablesSet: [String: GraftValue] = [:], times: (wall: Duration?, cpu: Duration?) = (nil, nil)
     ) {
         record(.action(ActionRecord(
             instance: trigger.instance, event: trigger.event, name: action.name, params: params, ok: error == nil, error: error,
-            result: result, variablesSet: error == nil ? variablesSet : [:])))
+            result: result, variablesSet: error == nil ? variablesSet : [:], wallTime: times.wall, cpuTime: times.cpu)))
     }
 }

@@ -9,6 +9,12 @@ public struct ActionResult: Sendable, Hashable {
     public package(set) var variables: [String: GraftValue]
     /// A result for the log and the debugger, such as an intent.
     public package(set) var result: GraftValue?
+    /// How long the plugin's action took, and the CPU time it used: its
+    /// thread's in process, its process's in a runner child (with other
+    /// calls in flight on that child, theirs too; a child started for this
+    /// call, its start too). Nil for a built-in action.
+    public package(set) var wallTime: Duration?
+    public package(set) var cpuTime: Duration?
 }
 
 /// A custom action the host can invoke, with the plugin that provides it.
@@ -104,8 +110,18 @@ extension GraftHost {
         _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
     ) throws(GraftError) -> ActionResult {
         let action = try table.actions.resolve(ComponentReference(parsing: key))
-        guard let telemetry = action.plugin.telemetry else { return try invoke(action, params: params, payload: payload) }
-        return try telemetry.measure(.action) { () throws(GraftError) in try invoke(action, params: params, payload: payload) }
+        let plugin = action.plugin
+        let (started, cpu) = (ContinuousClock.now, plugin.cpuTime)
+        var result =
+            if let telemetry = plugin.telemetry {
+                try telemetry.measure(.action, cpu: { plugin.cpuTime }) { () throws(GraftError) in try invoke(action, params: params, payload: payload) }
+            } else {
+                try invoke(action, params: params, payload: payload)
+            }
+        result.wallTime = ContinuousClock.now - started
+        // A child started for this call counts from its start.
+        result.cpuTime = plugin.cpuTime.map { now in now - (cpu ?? .zero) }
+        return result
     }
 
     private func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionResult {

@@ -13,7 +13,7 @@ import Glibc
 /// more than its budget (`IsolationLimits.idleCPU`, per second) over a half
 /// second in which no call was in flight, started or ended is stopped and
 /// reported as `plugin_cpu_idle`; its next call gets a fresh child.
-final class IdleCPUWatch: @unchecked Sendable {
+package final class IdleCPUWatch: @unchecked Sendable {
     static let shared = IdleCPUWatch()
     static let interval = Duration.milliseconds(500)
 
@@ -67,7 +67,7 @@ final class IdleCPUWatch: @unchecked Sendable {
 
     /// The CPU time `pid` and the processes below it have used (a child with
     /// the sandbox off serves from a grandchild: see `graft_contain_descendants`).
-    static func cpuTime(ofTree pid: pid_t) -> Duration {
+    package static func cpuTime(ofTree pid: pid_t) -> Duration {
         var total = Duration.zero
         var queue = [pid], visited = 0
         while let process = queue.popLast(), visited < 64 {

@@ -137,3 +137,15 @@ package final class LoadedPlugin: @unchecked Sendable {
         if info.canUnload, !staysMapped.load(ordering: .relaxed), let handle = image.handle { dlclose(handle) }
     }
 }
+
+extension LoadedPlugin {
+    /// The CPU time where this plugin's code runs: its runner child's (the
+    /// process and those below it), else this thread's. Read before and
+    /// after a call, the difference is the call's CPU time.
+    var cpuTime: Duration? {
+        if let runner { return runner.childPID.map { IdleCPUWatch.cpuTime(ofTree: $0) } }
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return nil }
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+}

@@ -44,7 +44,8 @@ final class InstanceCore: @unchecked Sendable {
         do throws(GraftError) {
             if let telemetry = component.plugin.telemetry {
                 let (context, cContext) = (context, cContext)
-                side = try telemetry.measure(.create) { () throws(GraftError) in
+                let plugin = component.plugin
+                side = try telemetry.measure(.create, cpu: { plugin.cpuTime }) { () throws(GraftError) in
                     try component.makeSide(inputs: inputs, context: context, cContext: cContext, renderingAhead: true)
                 }
             } else {
@@ -95,7 +96,8 @@ final class InstanceCore: @unchecked Sendable {
             guard let side = live.side else { return .failure(closedError(live.component)) }
             do throws(GraftError) {
                 if let call, let telemetry = live.component.plugin.telemetry {
-                    return .success(try telemetry.measure(call) { () throws(GraftError) in try body(&live, side) })
+                    let plugin = live.component.plugin
+                    return .success(try telemetry.measure(call, cpu: { plugin.cpuTime }) { () throws(GraftError) in try body(&live, side) })
                 }
                 return .success(try body(&live, side))
             } catch {

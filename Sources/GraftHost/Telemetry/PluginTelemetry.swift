@@ -20,6 +20,7 @@ package enum PluginCall: String, Sendable, CaseIterable {
 /// |---|---|---|
 /// | `graft_plugin_calls_total` | counter | `plugin`, `call` |
 /// | `graft_plugin_call_duration` | timer (nanoseconds) | `plugin`, `call` |
+/// | `graft_plugin_call_cpu` | timer (nanoseconds): the CPU time the call used (its thread's in process, its runner child's) | `plugin`, `call` |
 /// | `graft_plugin_call_failures_total` | counter | `plugin`, `call`, `code` |
 /// | `graft_plugin_restarts_total` | counter | `plugin` |
 /// | `graft_plugin_quarantines_total` | counter | `plugin` |
@@ -34,6 +35,7 @@ package final class PluginTelemetry: Sendable {
     /// By `PluginCall`, in `allCases` order; empty when no metrics backend is bootstrapped.
     private let calls: [Counter]
     private let durations: [Timer]
+    private let cpuTimes: [Timer]
     private let measuring: Bool
 
     /// The telemetry of plugin `pluginID`, or nil when neither a metrics nor a tracing backend is bootstrapped.
@@ -52,10 +54,12 @@ package final class PluginTelemetry: Sendable {
         let dimensions = { (call: PluginCall) in [("plugin", pluginID), ("call", call.rawValue)] }
         calls = measuring ? PluginCall.allCases.map { Counter(label: "graft_plugin_calls_total", dimensions: dimensions($0)) } : []
         durations = measuring ? PluginCall.allCases.map { Timer(label: "graft_plugin_call_duration", dimensions: dimensions($0)) } : []
+        cpuTimes = measuring ? PluginCall.allCases.map { Timer(label: "graft_plugin_call_cpu", dimensions: dimensions($0)) } : []
     }
 
-    /// Runs `body`, the call `call` into this plugin, counted, timed and in a span.
-    func measure<T>(_ call: PluginCall, _ body: () throws(GraftError) -> T) throws(GraftError) -> T {
+    /// Runs `body`, the call `call` into this plugin, counted, timed and in
+    /// a span; `cpu` reads the CPU time where the plugin runs, before and after.
+    func measure<T>(_ call: PluginCall, cpu: () -> Duration? = { nil }, _ body: () throws(GraftError) -> T) throws(GraftError) -> T {
         let index = PluginCall.allCases.firstIndex(of: call)!
         let span = tracer.map { tracer in
             let span = tracer.startAnySpan("graft.\(call.rawValue)", context: ServiceContext.current ?? .topLevel, ofKind: .client)
@@ -63,11 +67,15 @@ package final class PluginTelemetry: Sendable {
             return span
         }
         let start = ContinuousClock.now
+        let cpuBefore = measuring ? cpu() : nil
         defer {
             if measuring {
-                let elapsed = (ContinuousClock.now - start).components
+                func nanoseconds(_ duration: Duration) -> Int64 {
+                    duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+                }
                 calls[index].increment()
-                durations[index].recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+                durations[index].recordNanoseconds(nanoseconds(ContinuousClock.now - start))
+                if let cpuBefore, let cpuAfter = cpu() { cpuTimes[index].recordNanoseconds(nanoseconds(cpuAfter - cpuBefore)) }
             }
             span?.end()
         }

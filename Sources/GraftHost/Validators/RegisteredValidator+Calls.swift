@@ -26,7 +26,9 @@ extension RegisteredValidator {
     private func validateMeasured(
         _ telemetry: PluginTelemetry, _ value: GraftValue, params: [String], path: NativeCallPath
     ) throws(GraftError) -> ValidationOutcome {
-        try telemetry.measure(.validate) { () throws(GraftError) in try validateUnmeasured(value, params: params, path: path) }
+        try telemetry.measure(.validate, cpu: { plugin.cpuTime }) { () throws(GraftError) in
+            try validateUnmeasured(value, params: params, path: path)
+        }
     }
 
     @inline(__always)

@@ -22,7 +22,7 @@ struct Bench: ParsableCommand {
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, workbench, server, soak, all
+        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, idle, workbench, server, soak, all
     }
 
     @Argument(help: "The parts to run.")
@@ -142,6 +142,10 @@ struct Bench: ParsableCommand {
 
         if selected.contains(.sandbox) {
             attempt("sandbox") { try SandboxBench.run(folder: folder, iterations: iterations, starts: sandboxStarts) }
+        }
+
+        if selected.contains(.idle) {
+            attempt("idle") { try IdleBench.run(folder: folder) }
         }
 
         if selected.contains(.workbench) {
