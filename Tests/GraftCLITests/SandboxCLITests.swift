@@ -257,6 +257,48 @@ struct SandboxCLITests {
         }
     }
 
+    @Test("graft list over the system's library folder: a thousand shared libraries, none a plugin, each refused for what it is, and graft lives")
+    func systemLibraryFolder() throws {
+        let folder = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"].first {
+            FileManager.default.fileExists(atPath: $0)
+        }
+        let listed = try runCommand(
+            BuildProducts.graft(), ["list", "--json", "--only-plugin-path", "--plugin-path", try #require(folder), "--no-cache"],
+            timeout: .seconds(300))
+        #expect(listed.status == 0, "\(listed.stderr.suffix(2000))")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
+        let failures = try #require(report["failures"] as? [[String: Any]])
+        #expect(failures.count > 50, "\(failures.count) files refused")
+        let codes = Set(failures.compactMap { $0["code"] as? String })
+        #expect(codes.isSubset(of: ["entry_symbol_missing", "not_a_shared_library", "untrusted_plugin", "invalid_file_name", "dlopen_failed", "plugin_too_large"]), "\(codes)")
+        #expect(!listed.stderr.contains("sandbox_denied") && !listed.stderr.contains("plugin_crashed"), "\(listed.stderr.suffix(2000))")
+    }
+
+    @Test("a huge data folder, as nobody: writes past its limit fail, plugin_storage_limit is said, the folder stays under it", arguments: [false, true])
+    func dataFolderLimit(asNobody: Bool) throws {
+        guard !asNobody || geteuid() == 0 else { return }
+        let scratch = try Scratch()
+        chmod(scratch.url.path, 0o755)
+        let folder = try Self.plugins(scratch)
+        let data = scratch.url.appendingPathComponent("xdg")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        if asNobody { chown(data.path, 65534, 65534) }
+        let prefix = (asNobody ? Self.nobody : []) + ["/usr/bin/env", "XDG_DATA_HOME=\(data.path)"]
+        let result = try Self.tryProbe(
+            "res_fill", "data:8192", plugins: folder, prefix: prefix, extra: ["--grant", "test.hostile=data", "--data-limit", "1", "--call-timeout", "60"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("res_fill: refused EDQUOT"), "\(result.stdout)")
+        #expect(result.stdout.contains("plugin_storage_limit: plugin 'test.hostile' is at its storage limit"), "\(result.stdout)")
+        let kept = data.appendingPathComponent("graft/plugins/test.hostile")
+        let files = (FileManager.default.enumerator(atPath: kept.path)?.allObjects as? [String]) ?? []
+        let bytes = files.reduce(0) { total, name in
+            total + ((try? FileManager.default.attributesOfItem(atPath: kept.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+        }
+        #expect(bytes <= (1 << 20) + (1 << 18), "the folder holds \(bytes) bytes for a limit of 1 MiB")
+        let listed = try Self.graft(["list", "--grant", "test.hostile=data", "--data-limit", "1"], plugins: folder, prefix: prefix)
+        #expect(listed.stdout.contains("  data: 1 MiB of 1 MiB, in \(kept.path)"), "\(listed.stdout)")
+    }
+
     /// Whether a process named `name` (its comm) runs.
     static func processNamed(_ name: String) -> Bool {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
