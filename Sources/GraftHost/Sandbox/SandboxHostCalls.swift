@@ -129,19 +129,10 @@ final class SandboxHostCalls: @unchecked Sendable {
     /// writing (Landlock let it open only those in its own folders), without
     /// set-user-id, set-group-id or sticky bits.
     func changeMode(descriptor: Int32, mode: mode_t) -> SandboxJudge.Verdict {
-        let file: Int32
-        switch take(descriptor) {
-        case .failure(let verdict): return verdict
-        case .success(let taken): file = taken
-        }
-        defer { Glibc.close(file) }
-        guard Self.isWritableRegularFile(file) else {
-            return .refuse("fchmod", "change the mode of \(describe(descriptor: descriptor)) (only a file it opened for writing)", EPERM)
-        }
         guard mode & ~0o777 == 0 else {
             return .refuse("fchmod", "set the mode \(String(mode, radix: 8)) on \(describe(descriptor: descriptor)) (set-user-id, set-group-id or sticky)", EPERM)
         }
-        return fchmod(file, mode) == 0 ? .answer(0) : .fail(errno: errno)
+        return onWritableFile(descriptor, "fchmod", "change the mode of") { fchmod($0, mode) }
     }
 
     /// `utimensat(descriptor, NULL, times, flags)` (futimens): the same rule.
@@ -154,17 +145,7 @@ final class SandboxHostCalls: @unchecked Sendable {
                 for index in 0..<2 { times[index] = raw.loadUnaligned(fromByteOffset: index * MemoryLayout<timespec>.stride, as: timespec.self) }
             }
         }
-        let file: Int32
-        switch take(descriptor) {
-        case .failure(let verdict): return verdict
-        case .success(let taken): file = taken
-        }
-        defer { Glibc.close(file) }
-        guard Self.isWritableRegularFile(file) else {
-            return .refuse("utimensat", "change the times of \(describe(descriptor: descriptor)) (only a file it opened for writing)", EPERM)
-        }
-        let result = address == 0 ? futimens(file, nil) : futimens(file, times)
-        return result == 0 ? .answer(0) : .fail(errno: errno)
+        return onWritableFile(descriptor, "utimensat", "change the times of") { address == 0 ? futimens($0, nil) : futimens($0, times) }
     }
 
     /// `fsetxattr(descriptor, name, value, size, flags)`: a `user.` attribute
