@@ -593,6 +593,8 @@ static void enter_namespaces(const struct graft_sandbox_policy *policy, struct g
     }
     if (policy->network_fd >= 0) close(policy->network_fd);
     if (policy->user_fd >= 0) close(policy->user_fd);
+    /* Joined, the child has no network of the machine's whatever follows. */
+    status->network_namespace = joined;
     if (unshare(flags) != 0) {
         note_degraded(status, "namespaces of its own (private folders are kept on disk, with a quota the host checks)", errno);
     } else if (!root && !joined && map_self(uid, gid) != 0) {

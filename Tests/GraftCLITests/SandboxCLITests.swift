@@ -212,6 +212,11 @@ struct SandboxCLITests {
             #expect(listed.stderr.contains("sandbox_denied: the sandbox refused plugin 'test.hostile' during its scan") && listed.stderr.contains(act.reported!),
                 "\(act): \(listed.stderr)")
         }
+        // What a component may do to its own files keeps working, done by the host on its behalf.
+        for (act, expected) in [("own_fchmod", "own_fchmod: ok mode 0600"), ("own_futimens", "own_futimens: ok mtime"), ("see_inotify_own", "see_inotify_own: ok watch")] {
+            let result = try Self.tryProbe(act, "x", plugins: folder, prefix: prefix)
+            #expect(result.stdout.contains(expected) && !result.stdout.contains("sandbox_denied"), "\(act): \(result.stdout)")
+        }
         var information = stat()
         #expect(stat(secret.path, &information) == 0 && information.st_mode & 0o7777 == 0o600)
         #expect(try String(contentsOf: secret, encoding: .utf8) == "the secret\n")
