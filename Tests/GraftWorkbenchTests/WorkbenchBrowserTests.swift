@@ -211,6 +211,32 @@ extension WorkbenchTests {
             }
         }
 
+        @Test("a plugin granted a data folder: the plugins page and its component's docs say what it keeps, and of what limit")
+        func dataFolderShown() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try Fixtures.build("hostile", into: folder, defines: ["HOSTILE_PORT": "4444"])
+            let data = scratch.url.appendingPathComponent("data")
+            let sandbox = SandboxSettings(grants: ["test.hostile": [.dataFolder]], dataFolder: data.path, dataFolderLimit: 1 << 20)
+            // Something kept: a file of 8 KiB (and its folder, which counts 4 KiB).
+            _ = try sandbox.dataFolder(forPlugin: "test.hostile")
+            try Data(count: 8192).write(to: data.appendingPathComponent("test.hostile/kept"))
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false, sandbox: sandbox)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver(niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url + "#/plugins")
+                try browser.wait(for: "the data folder chip", "return !!document.querySelector('.data-folder .chip')")
+                #expect(try browser.execute("return document.querySelector('.data-folder .chip').textContent") == "12 KiB of 1 MiB", "the file and its folder")
+                try browser.navigate(url + "#/component/probe%401")
+                try browser.wait(for: "the docs", "return !!document.getElementById('docs-data')")
+                #expect(try browser.execute("return document.getElementById('docs-data').textContent") == "Keeps 12 KiB of 1 MiB in its data folder.")
+            }
+            await running.stop()
+        }
+
         @Test("at 600 px no page scrolls sideways")
         func narrowWindow() async throws {
             let scratch = try Scratch()
