@@ -232,6 +232,9 @@ static int add_group_rules(scmp_filter_ctx filter, uint32_t verdict, uint32_t ac
 /* Every flag that makes a clone more than a thread of this process. */
 #define GRAFT_CLONE_NOT_A_THREAD \
     (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | 0x80 /* CLONE_NEWTIME */)
+/* What a thread shares with its process: memory, descriptors, working folder
+ * (the host reads a call's descriptors and folder as the process's). */
+#define GRAFT_CLONE_A_THREAD (CLONE_THREAD | CLONE_VM | CLONE_FILES | CLONE_FS | CLONE_SIGHAND)
 
 /* The socket()s a grant allows: Internet sockets only; TCP for granted ports, TCP and UDP (and MPTCP) for any. */
 static int allow_sockets(scmp_filter_ctx filter, const struct graft_sandbox_policy *policy) {
@@ -272,7 +275,16 @@ static int build_filter(scmp_filter_ctx filter, bool notify, const struct graft_
     if (result == 0) result = seccomp_attr_set(filter, SCMP_FLTATR_CTL_OPTIMIZE, 2);
     if (result == 0) result = add_group_rules(filter, GRAFT_CALL_ALLOWED, SCMP_ACT_ALLOW);
     if (result == 0 && !notify) {
-        result = add_group_rules(filter, GRAFT_CALL_ASKED, SCMP_ACT_ALLOW);
+        /* Without the host to ask: Landlock alone decides calls on paths; what the host would do itself is refused. */
+        for (int index = 0; result == 0 && index < graft_sandbox_group_count(); index++) {
+            const char *const *calls = graft_sandbox_group_calls(index, GRAFT_CALL_ASKED);
+            struct graft_sandbox_entry entry;
+            for (; result == 0 && calls && *calls; calls++) {
+                graft_sandbox_listing(*calls, &entry);
+                bool by_host = strcmp(entry.group, "done-by-host") == 0;
+                result = rule(filter, by_host ? SCMP_ACT_ERRNO(EPERM) : SCMP_ACT_ALLOW, *calls, 0, NULL);
+            }
+        }
         for (int index = 0; result == 0 && index < graft_sandbox_group_count(); index++) {
             const char *const *calls = graft_sandbox_group_calls(index, GRAFT_CALL_REFUSED);
             struct graft_sandbox_entry entry;
@@ -285,7 +297,19 @@ static int build_filter(scmp_filter_ctx filter, bool notify, const struct graft_
 
     /* Threads, not processes; clone3's flags are in memory the filter cannot
      * read, so ENOSYS sends the C library to clone. */
-    if (result == 0) result = allow_if(filter, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD | GRAFT_CLONE_NOT_A_THREAD, CLONE_THREAD));
+    if (result == 0)
+        result = allow_if(filter, "clone", SCMP_A0(SCMP_CMP_MASKED_EQ, GRAFT_CLONE_A_THREAD | GRAFT_CLONE_NOT_A_THREAD, GRAFT_CLONE_A_THREAD));
+
+    /* fcntl: descriptors, status flags, locks, seals, pipe sizes; not
+     * F_NOTIFY (a watch on any folder it may read), F_SETLEASE (holding
+     * other processes' opens), nor F_SETOWN and F_SETSIG (signals sent for it). */
+    static const int commands[] = {
+        0 /* F_DUPFD */, 1 /* F_GETFD */, 2 /* F_SETFD */, 3 /* F_GETFL */, 4 /* F_SETFL */, 5 /* F_GETLK */,
+        6 /* F_SETLK */, 7 /* F_SETLKW */, 9 /* F_GETOWN */, 11 /* F_GETSIG */, 16 /* F_GETOWN_EX */, 36 /* F_OFD_GETLK */,
+        37 /* F_OFD_SETLK */, 38 /* F_OFD_SETLKW */, 1025 /* F_GETLEASE */, 1030 /* F_DUPFD_CLOEXEC */, 1031 /* F_SETPIPE_SZ */,
+        1032 /* F_GETPIPE_SZ */, 1033 /* F_ADD_SEALS */, 1034 /* F_GET_SEALS */};
+    for (size_t i = 0; result == 0 && i < sizeof commands / sizeof commands[0]; i++)
+        result = allow_if(filter, "fcntl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFu, (scmp_datum_t)commands[i]));
     if (result == 0) result = rule(filter, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
 
     /* The network, as granted: sockets, connects, and no implicit connect (MSG_FASTOPEN) unless any. */
@@ -321,8 +345,8 @@ static int build_filter(scmp_filter_ctx filter, bool notify, const struct graft_
         result = allow_if(filter, "prctl", SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)options[i]));
 
     if (result == 0) result = allow_if(filter, "personality", SCMP_A0(SCMP_CMP_EQ, 0xffffffffu));
-    /* fallocate with mode 0 grows a file within RLIMIT_FSIZE; FALLOC_FL_KEEP_SIZE would allocate past its end unbounded. */
-    if (result == 0) result = allow_if(filter, "fallocate", SCMP_A1(SCMP_CMP_EQ, 0));
+    /* fallocate is asked, whatever its mode: what mode 0 allocates counts against the child's folder limits (it writes
+     * blocks no write(2) counts), and FALLOC_FL_KEEP_SIZE would allocate past a file's end, unbounded. */
 
     /* Signals to itself pass (raise(), abort()); to another process, asked. */
     if (self) {
@@ -599,6 +623,11 @@ static void enter_namespaces(const struct graft_sandbox_policy *policy, struct g
         note_degraded(status, "namespaces of its own (private folders are kept on disk, with a quota the host checks)", errno);
     } else if (!root && !joined && map_self(uid, gid) != 0) {
         note_degraded(status, "a user namespace that maps the child to itself", errno);
+    } else if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+        /* Its mounts must not reach its host's namespace: a root host's new
+         * mount namespace keeps the host's shared propagation (one made in a
+         * user namespace is a slave already). Without this, mount nothing. */
+        note_degraded(status, "a mount namespace whose mounts stay its own", errno);
     } else {
         mounted = true;
         status->network_namespace = policy->isolate_network;
@@ -622,8 +651,10 @@ static void enter_namespaces(const struct graft_sandbox_policy *policy, struct g
     if (policy->data_folder) {
         char bound[sizeof status->data_path];
         bool fits = (size_t)snprintf(bound, sizeof bound, "%s/data", policy->private_folder) < sizeof bound;
+        /* Bound, then made nosuid, nodev and noexec (a bind takes none of those at first). */
         if (fits && status->private_tmpfs && mkdir(bound, 0700) == 0 && (!root || chown(bound, policy->run_as_user, policy->run_as_group) == 0) &&
-            mount(policy->data_folder, bound, NULL, MS_BIND | MS_REC, NULL) == 0) {
+            mount(policy->data_folder, bound, NULL, MS_BIND, NULL) == 0 &&
+            mount(NULL, bound, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
             snprintf(status->data_path, sizeof status->data_path, "%s", bound);
         } else {
             /* Its own path, or for a root host (whose home the child cannot
@@ -688,6 +719,9 @@ int graft_sandbox_enter(const struct graft_sandbox_policy *policy, struct graft_
      * with EFBIG instead of killing the process. */
     struct rlimit none = {0, 0};
     setrlimit(RLIMIT_CORE, &none);
+    /* No real-time scheduling and no raised priority, whatever the host's user may have. */
+    setrlimit(RLIMIT_RTPRIO, &none);
+    setrlimit(RLIMIT_NICE, &none);
     if (policy->max_open_files) {
         struct rlimit files = {policy->max_open_files, policy->max_open_files};
         setrlimit(RLIMIT_NOFILE, &files);

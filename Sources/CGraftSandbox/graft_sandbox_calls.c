@@ -43,7 +43,7 @@ static const char *const process_calls[] = {
 
 static const char *const memory_calls[] = {
     "brk", "mmap", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync", "mlock", "mlock2", "munlock",
-    "mlockall", "munlockall", "pkey_mprotect", "pkey_alloc", "pkey_free", "memfd_create", "map_shadow_stack",
+    "mlockall", "munlockall", "pkey_mprotect", "pkey_alloc", "pkey_free", "map_shadow_stack",
     "get_mempolicy", "set_mempolicy", "mbind", "mseal", NULL};
 
 static const char *const thread_calls[] = {"futex", "futex_waitv", "futex_wake", "futex_wait", "futex_requeue", NULL};
@@ -59,7 +59,7 @@ static const char *const time_calls[] = {
 
 static const char *const descriptor_calls[] = {
     "read", "write", "readv", "writev", "pread64", "pwrite64", "preadv", "pwritev", "preadv2", "pwritev2", "lseek",
-    "close", "close_range", "dup", "dup2", "dup3", "fcntl", "flock", "fsync", "fdatasync", "sync_file_range",
+    "close", "close_range", "dup", "dup2", "dup3", "flock", "fsync", "fdatasync", "sync_file_range",
     "ftruncate", "fstat", "fstatfs", "fadvise64", "readahead", "sendfile", "copy_file_range", "splice",
     "tee", "pipe", "pipe2", "eventfd", "eventfd2", "poll", "ppoll", "select", "pselect6", "epoll_create",
     "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2", "getdents", "getdents64", "fgetxattr",
@@ -67,7 +67,7 @@ static const char *const descriptor_calls[] = {
 
 static const char *const lookup_calls[] = {
     "stat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2", "readlink", "readlinkat", "getcwd",
-    "chdir", "fchdir", "statfs", "getxattr", "lgetxattr", "listxattr", "llistxattr", "getxattrat", "listxattrat", NULL};
+    "chdir", "fchdir", "statfs", NULL};
 
 static const char *const socket_io_calls[] = {
     "recvfrom", "recvmsg", "recvmmsg", "shutdown", "getsockopt", "setsockopt", "getsockname", "getpeername", NULL};
@@ -79,7 +79,10 @@ static const struct {
     const char *name;
     const char *condition;
 } conditional_calls[] = {
-    {"clone", "a new thread (CLONE_THREAD, no namespace flag); a new process is refused"},
+    {"clone", "a new thread (CLONE_THREAD with the process's memory, descriptors and folder, no namespace flag); a new "
+              "process is refused"},
+    {"fcntl", "descriptors, status flags, locks, seals and pipe sizes; not F_NOTIFY (a watch on a folder), F_SETLEASE, "
+              "F_SETOWN or F_SETSIG"},
     {"socket", "an Internet socket a grant allows: TCP for granted ports, TCP and UDP (MPTCP too) for network:any; none else"},
     {"connect", "network:any; with granted ports, asked (Landlock decides the port); refused without a grant"},
     {"sendto", "no address and no MSG_FASTOPEN (an implicit connect), unless network:any"},
@@ -107,12 +110,14 @@ static const struct {
     {"sched_rr_get_interval", "the calling thread (0); others asked: allowed for its own"},
     {"getpgid", "the calling process (0); others asked: allowed for its own"},
     {"getsid", "the calling process (0); others asked: allowed for its own"},
-    {"setpriority", "the calling process (PRIO_PROCESS, 0); others asked: allowed for its own"},
-    {"getpriority", "the calling process (PRIO_PROCESS, 0); others asked: allowed for its own"},
-    {"ioprio_set", "the calling thread (IOPRIO_WHO_PROCESS, 0); others asked: allowed for its own"},
-    {"ioprio_get", "the calling thread (IOPRIO_WHO_PROCESS, 0); others asked: allowed for its own"},
-    {"fallocate", "mode 0 only, which a file's size limit bounds; keeping the size (blocks past its end), punching or "
-                  "collapsing holes refused"},
+    {"setpriority", "the calling process (PRIO_PROCESS, 0); asked for another of its own threads; a group or a user refused"},
+    {"getpriority", "the calling process (PRIO_PROCESS, 0); asked for another of its own threads; a group or a user refused"},
+    {"ioprio_set", "the calling thread (IOPRIO_WHO_PROCESS, 0); asked for another of its own; a group or a user refused"},
+    {"ioprio_get", "the calling thread (IOPRIO_WHO_PROCESS, 0); asked for another of its own; a group or a user refused"},
+    {"memfd_create", "asked: at most 8 memory files held at once (their pages count against no address-space limit "
+                     "until mapped)"},
+    {"fallocate", "asked: mode 0 only, which a file's size limit bounds (what it allocates counts against the child's "
+                  "folder limits); keeping the size (blocks past its end), punching or collapsing holes refused"},
     {"utimensat", "asked without a path (a descriptor's own file): done by the host on a file the child opened for "
                   "writing; refused with a path"},
 };
@@ -133,6 +138,12 @@ static const char *const metadata_calls[] = {
     "chmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "utime", "utimes", "futimesat",
     "setxattr", "lsetxattr", "removexattr", "lremovexattr", "setxattrat", "removexattrat", "file_setattr", "file_getattr",
     NULL};
+
+/* Extended attributes read by path: Landlock does not cover them, so a plugin
+ * could read any file's (a download's origin URL, say); fgetxattr and
+ * flistxattr on a descriptor it holds stay allowed. */
+static const char *const attribute_read_calls[] = {
+    "getxattr", "lgetxattr", "listxattr", "llistxattr", "getxattrat", "listxattrat", NULL};
 
 static const char *const new_process_calls[] = {"fork", "vfork", "execve", "execveat", "setsid", "setpgid", NULL};
 
@@ -178,7 +189,7 @@ static const struct group groups[] = {
     {"time", "reading clocks and sleeping", GRAFT_CALL_ALLOWED, 0, time_calls},
     {"descriptors", "I/O on descriptors it holds (only what it was given or could open)", GRAFT_CALL_ALLOWED, 0,
      descriptor_calls},
-    {"lookups", "reading names and attributes of paths: they change nothing, and opening is asked", GRAFT_CALL_ALLOWED, 0,
+    {"lookups", "looking up names, sizes and times of paths: they change nothing, and opening is asked", GRAFT_CALL_ALLOWED, 0,
      lookup_calls},
     {"socket-io", "I/O and options on sockets it holds (it can make only those its grants allow)", GRAFT_CALL_ALLOWED, 0,
      socket_io_calls},
@@ -188,6 +199,8 @@ static const struct group groups[] = {
      "opened for writing, a watch on a folder of its own", GRAFT_CALL_ASKED, EPERM, done_by_host_calls},
     {"metadata", "changing a file's mode, owner, times or attributes: Landlock does not cover it", GRAFT_CALL_REFUSED, EPERM,
      metadata_calls},
+    {"attributes-by-path", "reading a file's extended attributes by its path: Landlock does not cover it (a descriptor's "
+     "own stay readable)", GRAFT_CALL_REFUSED, EPERM, attribute_read_calls},
     {"new-processes", "starting a program or a process, or leaving the host's session or process group", GRAFT_CALL_REFUSED, EPERM,
      new_process_calls},
     {"other-processes", "reaching another process's memory, descriptors or pages", GRAFT_CALL_REFUSED, EPERM,

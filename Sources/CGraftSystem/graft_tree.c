@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "graft_tree.h"
@@ -17,21 +18,36 @@
 /* Folders open at once: deeper ones are moved up to the top first. */
 #define GRAFT_TREE_DEPTH 24
 
+/* openat for a folder in `parent` that never crosses into another mount (a
+ * tmpfs or a bind a child's namespace left behind, say): openat2 with
+ * RESOLVE_NO_XDEV, or plain openat on a kernel before 5.6. */
+static int open_here(int parent, const char *name, int flags) {
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+    struct {
+        uint64_t flags, mode, resolve;
+    } how = {.flags = (uint64_t)flags, .mode = 0, .resolve = 0x01 /* RESOLVE_NO_XDEV */ | 0x04 /* RESOLVE_NO_SYMLINKS */};
+    int fd = (int)syscall(SYS_openat2, parent, name, &how, sizeof how);
+    if (fd < 0 && errno == ENOSYS) fd = openat(parent, name, flags);
+    return fd;
+}
+
 /* Opens the folder `name` in `parent` for listing, without following a link,
  * and makes it the caller's to empty (rwx for its owner): a plugin may have
  * left it 000 or 0555. Returns the descriptor, or -1 (ENOTDIR: not a folder). */
 static int open_folder(int parent, const char *name) {
-    int folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int folder = open_here(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (folder < 0 && errno == EACCES) {
         /* Unreadable: change its mode through a handle that needs no access to it. */
-        int handle = openat(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int handle = open_here(parent, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (handle < 0) return -1;
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", handle);
         int changed = chmod(path, 0700);
         close(handle);
         if (changed != 0) return -1;
-        folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        folder = open_here(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (folder < 0) return -1;
     struct stat information;
@@ -146,7 +162,7 @@ static uint64_t charge(const struct stat *information) {
     return bytes < 4096 ? 4096 : bytes;
 }
 
-int graft_tree_usage(int parent, const char *name, uint64_t *bytes, uint64_t *entries) {
+int graft_tree_usage(int parent, const char *name, uint64_t limit, uint64_t *bytes, uint64_t *entries) {
     *bytes = 0;
     *entries = 0;
     struct stat information;
@@ -156,7 +172,7 @@ int graft_tree_usage(int parent, const char *name, uint64_t *bytes, uint64_t *en
     if (!S_ISDIR(information.st_mode)) return 0;
     DIR *listings[GRAFT_TREE_DEPTH];
     int depth = 0, deeper = 0;
-    int top = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int top = open_here(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (top < 0 || !(listings[0] = fdopendir(top))) {
         if (top >= 0) close(top);
         return -1;
@@ -164,7 +180,7 @@ int graft_tree_usage(int parent, const char *name, uint64_t *bytes, uint64_t *en
     depth = 1;
     while (depth > 0) {
         DIR *current = listings[depth - 1];
-        struct dirent *entry = readdir(current);
+        struct dirent *entry = *bytes > limit ? NULL : readdir(current);
         if (!entry) {
             closedir(current);
             depth--;
@@ -180,7 +196,7 @@ int graft_tree_usage(int parent, const char *name, uint64_t *bytes, uint64_t *en
             deeper = 1;
             continue;
         }
-        int child = openat(dirfd(current), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int child = open_here(dirfd(current), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (child < 0) continue;
         if (!(listings[depth] = fdopendir(child))) {
             close(child);

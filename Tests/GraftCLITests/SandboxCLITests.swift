@@ -186,7 +186,7 @@ struct SandboxCLITests {
         chmod(secret.path, 0o600)
         let prefix = asNobody ? Self.nobody : []
         func target(_ act: HostileAct) -> String {
-            act.target == .secret ? secret.path : act.target == .hostProcess ? "1" : act.target == .systemFolder ? "/etc" : "4444"
+            act.target == .secret ? secret.path : act.target == .hostProcess ? "1" : act.target == .port ? "4444" : act.target.fixedText ?? "x"
         }
         let folder = try Self.plugins(scratch)
         for category in HostileCategory.allCases {
@@ -302,6 +302,30 @@ struct SandboxCLITests {
         #expect(bytes <= (1 << 20) + (1 << 18), "the folder holds \(bytes) bytes for a limit of 1 MiB")
         let listed = try Self.graft(["list", "--grant", "test.hostile=data", "--data-limit", "1"], plugins: folder, prefix: prefix)
         #expect(listed.stdout.contains("  data: 1 MiB of 1 MiB, in \(kept.path)"), "\(listed.stdout)")
+    }
+
+    @Test("a root host whose mounts propagate (shared, as systemd sets them): its children's tmpfs and data folder mounts never reach its namespace")
+    func mountsStayInTheChild() throws {
+        guard geteuid() == 0 else { return }
+        let scratch = try Scratch()
+        chmod(scratch.url.path, 0o755)
+        let folder = try Self.plugins(scratch)
+        let data = scratch.url.appendingPathComponent("xdg")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        // In a mount namespace of the test's own, shared like a systemd host's; what graft's children mount while it
+        // runs would show in it, and stay there after graft exits.
+        let graft = try BuildProducts.graft().path
+        let script = #""$@" >/dev/null 2>&1; echo "graft exited $?"; cat /proc/self/mountinfo"#
+        let result = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/unshare"),
+            ["--mount", "--propagation", "shared", "/bin/sh", "-c", script, "sh", "/usr/bin/env", "XDG_DATA_HOME=\(data.path)", graft, "try", "probe",
+             "--config", #"{"act":"data","target":"kept.txt"}"#, "--grant", "test.hostile=data", "--only-plugin-path", "--plugin-path", folder.path,
+             "--no-cache"],
+            timeout: .seconds(120))
+        try #require(result.status == 0 && result.stdout.contains("graft exited 0"), "\(result.stdout.prefix(300)) \(result.stderr)")
+        let leaked = result.stdout.split(separator: "\n").filter { $0.contains("graft-child") || $0.contains(data.path) }
+        #expect(leaked.isEmpty, "mounts of graft's children left in its namespace: \(leaked)")
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("graft/plugins/test.hostile/kept.txt").path))
     }
 
     /// Whether a process named `name` (its comm) runs.

@@ -149,7 +149,16 @@ struct ChildResourcesTests {
         withExtendedLifetime(host) {}
     }
 
-    @Test("by default a runner child has an address-space limit: a runaway allocation fails (ENOMEM), the plugin goes on")
+    @Test("where the kernel refuses the shared empty network, its keeper's end is seen at once, not after the keeper's five-second wait")
+    func refusedKeeper() {
+        // /bin/false stands for a keeper whose unshare was refused: it exits at once, saying nothing.
+        let started = ContinuousClock.now
+        #expect(NamespaceKeeper.start("/bin/false") == nil)
+        let waited = ContinuousClock.now - started
+        #expect(waited < .seconds(4), "graft waited \(waited) for a keeper that had exited")
+    }
+
+    @Test("by default a runner child has an address-space limit: a runaway allocation fails (ENOMEM), memory files are bounded too")
     func defaultMemoryLimit() throws {
         let scratch = try Scratch()
         let folder = scratch.url.appendingPathComponent("plugins")
@@ -158,5 +167,10 @@ struct ChildResourcesTests {
         let host = Self.host(folder)
         #expect(try Self.probe(host, "res_alloc", "2048").text == "res_alloc: refused ENOMEM")
         #expect(try Self.probe(host, "res_alloc", "64").text == "res_alloc: ok 64 MiB")
+        // Memory files count against no address-space limit until mapped: at most eight held at once.
+        for index in 0..<8 { #expect(try Self.probe(host, "res_memfd", "1").text.hasPrefix("res_memfd: ok 1 MiB"), "memory file \(index + 1)") }
+        let ninth = try Self.probe(host, "res_memfd", "1")
+        #expect(ninth.text == "res_memfd: refused EMFILE", "\(ninth.text)")
+        #expect(ninth.warnings.contains { $0.code == .sandboxDenied && $0.message.contains("hold more than 8 memory files") }, "\(ninth.warnings)")
     }
 }

@@ -45,12 +45,10 @@ struct HostileCorpusTests {
 
         func target(_ act: HostileAct) -> String {
             switch act.target {
-            case .none: "x"
             case .secret: secret
             case .readable: readable
             case .port: String(server.port)
-            case .hostProcess: String(getpid())
-            case .systemFolder: "/etc"
+            default: act.target.fixedText ?? "x"
             }
         }
 
@@ -124,7 +122,7 @@ struct HostileCorpusTests {
         arguments: ["CONSTRUCTOR", "INIT"], HostileCorpus.atLoad)
     func atLoad(place: String, act: HostileAct) throws {
         let setting = try Setting { secret in
-            let target = act.target == .secret ? secret : act.target == .hostProcess ? String(getpid()) : act.target == .systemFolder ? "/etc" : "x"
+            let target = act.target == .secret ? secret : act.target.fixedText ?? "x"
             return ["HOSTILE_\(place)_ACT": "\"\(act.name)\"", "HOSTILE_\(place)_TARGET": "\"\(target)\""]
         }
         let host = setting.host()

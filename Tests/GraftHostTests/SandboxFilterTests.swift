@@ -101,6 +101,10 @@ struct SandboxFilterTests {
         return [
             ("clone", [thread], all), ("clone", [17 /* SIGCHLD: a process */], none),
             ("clone", [thread | 0x1000_0000 /* CLONE_NEWUSER */], none), ("clone", [thread | 0x4000_0000 /* CLONE_NEWNET */], none),
+            ("clone", [thread & ~0x400 /* CLONE_FILES: a thread with descriptors of its own */], none),
+            ("fcntl", [3, 3 /* F_GETFL */], all), ("fcntl", [3, 1030 /* F_DUPFD_CLOEXEC */], all), ("fcntl", [3, 6 /* F_SETLK */], all),
+            ("fcntl", [3, 1026 /* F_NOTIFY */], none), ("fcntl", [3, 1024 /* F_SETLEASE */], none), ("fcntl", [3, 8 /* F_SETOWN */], none),
+            ("memfd_create", [0x1000, 1], none),
             ("socket", [afUnix, stream, 0], none), ("socket", [afUnix, datagram, 0], none),
             ("socket", [16 /* AF_NETLINK */, 3, 0], none), ("socket", [17 /* AF_PACKET */, 3, 0], none),
             ("socket", [afInet, 3 /* SOCK_RAW */, 1], none), ("socket", [40 /* AF_VSOCK */, stream, 0], none),
@@ -122,8 +126,9 @@ struct SandboxFilterTests {
             ("prlimit64", [0, 7], all), ("prlimit64", [1, 7], none),
             ("sched_getaffinity", [0, 128, 0x1000], all), ("sched_getaffinity", [1, 128, 0x1000], none),
             ("getpgid", [0], all), ("getpgid", [1], none), ("getpriority", [0, 0], all), ("getpriority", [0, 1], none),
-            ("getpriority", [2 /* PRIO_USER */, 0], none), ("utimensat", [3, 0, 0, 0], none),
-            ("fallocate", [3, 0, 0, 4096], all), ("fallocate", [3, 1 /* FALLOC_FL_KEEP_SIZE */, 0, 1 << 33], none),
+            ("getpriority", [2 /* PRIO_USER */, 0], none), ("setpriority", [1 /* PRIO_PGRP */, 0, 19], none),
+            ("ioprio_set", [3 /* IOPRIO_WHO_USER */, 0, 4], none), ("utimensat", [3, 0, 0, 0], none),
+            ("fallocate", [3, 0, 0, 4096], none), ("fallocate", [3, 1 /* FALLOC_FL_KEEP_SIZE */, 0, 1 << 33], none),
             ("fallocate", [3, 3 /* FALLOC_FL_PUNCH_HOLE | KEEP_SIZE */, 0, 4096], none),
         ]
     }

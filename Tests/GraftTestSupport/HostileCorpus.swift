@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The hostile fixture's acts (`Tests/Fixtures/plugins/hostile.c`), by
 /// category, each with what it takes as its target and the words the host
 /// reports its refusal with: the corpus every sandbox test draws from, in
@@ -33,6 +37,19 @@ public enum HostileTarget: Sendable, Hashable {
     case hostProcess
     /// A folder of the system's (/etc).
     case systemFolder
+    /// A folder the plugin may read (/usr, where the system's libraries are).
+    case libraryFolder
+
+    /// The target's text for the ones that need no setting up.
+    public var fixedText: String? {
+        switch self {
+        case .none: "x"
+        case .hostProcess: "\(getpid())"
+        case .systemFolder: "/etc"
+        case .libraryFolder: "/usr"
+        default: nil
+        }
+    }
 }
 
 public struct HostileAct: Sendable, CustomStringConvertible {
@@ -169,6 +186,8 @@ public enum HostileCorpus {
         HostileAct("see_fanotify", .visibility, reported: "(fanotify_init)"),
         HostileAct("see_fanotify_fid", .visibility, .systemFolder, reported: "(fanotify_init)"),
         HostileAct("see_dmesg", .visibility, reported: "use syslog"),
+        HostileAct("see_dnotify", .visibility, .libraryFolder, reported: "use fcntl command 1026"),
+        HostileAct("see_xattr", .visibility, .secret, reported: "use listxattr"),
     ]
 
     static let processes: [HostileAct] = [
@@ -177,6 +196,8 @@ public enum HostileCorpus {
         HostileAct("proc_signal0_parent", .processes, reported: "send signal 0 to process"),
         HostileAct("proc_tgkill_parent", .processes, reported: "send signal 0 to process"),
         HostileAct("proc_renice_parent", .processes, reported: "on process"),
+        HostileAct("proc_renice_group", .processes, reported: "on a process group or a user"),
+        HostileAct("proc_ioprio_user", .processes, reported: "on a process group or a user"),
         HostileAct("proc_setpgid", .processes, reported: "(setpgid)"),
         HostileAct("proc_unshare_user", .processes, reported: "use unshare"),
         HostileAct("proc_clone_newuser", .processes, reported: "start a new process"),

@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 /* Removes `name` in the folder `parent` (a descriptor) and everything under
- * it. Returns 0 when it is gone (or never was), else -1 with errno set, and
- * what could be removed is gone. */
+ * it, never crossing into another mount (what is mounted there stays, and so
+ * does the folder it is mounted on). Returns 0 when it is gone (or never
+ * was), else -1 with errno set, and what could be removed is gone. */
 int graft_remove_tree(int parent, const char *name);
 
 /* The same for an absolute or relative `path` (its last component is the tree). */
@@ -20,8 +21,9 @@ int graft_remove_path(const char *path);
 
 /* What the tree `name` in `parent` holds: *bytes, its entries' blocks (each
  * at least 4 KiB), and *entries, files and folders; links are counted, never
- * followed. A tree deeper than the walk goes counts as at least 64 MiB.
+ * followed, and no mount point is crossed. The walk stops once *bytes passes
+ * `limit`. A tree deeper than the walk goes counts as at least 64 MiB.
  * Returns 0 (a missing tree holds nothing), or -1 with errno set. */
-int graft_tree_usage(int parent, const char *name, uint64_t *bytes, uint64_t *entries);
+int graft_tree_usage(int parent, const char *name, uint64_t limit, uint64_t *bytes, uint64_t *entries);
 
 #endif

@@ -36,25 +36,29 @@ final class NamespaceKeeper: Sendable {
     }
 
     /// Starts the keeper, opens its namespaces, then lets it end and reaps it.
-    private static func start(_ executable: String) -> (network: Int32, user: Int32)? {
+    static func start(_ executable: String) -> (network: Int32, user: Int32)? {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
-        defer { close(pair[1]) }
         var argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("keep"), nil]
         var envp: [UnsafeMutablePointer<CChar>?] = [strdup("GRAFT_PARENT_PID=\(getpid())"), nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        guard graft_spawn(executable, &argv, &envp, pair[1], -1, -1, &pid) == 0 else {
+        let spawned = graft_spawn(executable, &argv, &envp, pair[1], -1, -1, &pid) == 0
+        // Only the keeper holds its end now: a keeper the kernel refused exits, and the read below sees it at once.
+        close(pair[1])
+        guard spawned else {
             close(pair[0])
             return nil
         }
         var ready = pollfd(fd: pair[0], events: Int16(POLLIN), revents: 0)
         var byte: UInt8 = 0
-        guard poll(&ready, 1, 5000) == 1, read(pair[0], &byte, 1) == 1 else {
+        var polled: Int32
+        repeat { polled = poll(&ready, 1, 5000) } while polled < 0 && errno == EINTR
+        guard polled == 1, read(pair[0], &byte, 1) == 1 else {
             kill(pid, SIGKILL)
             close(pair[0])
             var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             return nil
         }
         let network = open("/proc/\(pid)/ns/net", O_RDONLY | O_CLOEXEC)

@@ -25,8 +25,7 @@ package struct FolderQuota: Sendable {
     /// "its data folder", "its private folder".
     let what: String
 
-    /// Whether `path`, as the child wrote it (or as /proc names its open
-    /// file), lies in the folder.
+    /// Whether `path`, as /proc names a file the child holds open (or as the child wrote it), lies in the folder.
     func covers(_ path: String) -> Bool {
         path == childPath || path.hasPrefix(childPath + "/") || path == hostPath || path.hasPrefix(hostPath + "/")
     }
@@ -36,10 +35,12 @@ package struct FolderQuota: Sendable {
         path == childPath || path.hasPrefix(childPath + "/") ? hostPath + path.dropFirst(childPath.count) : path
     }
 
-    /// What the folder holds now: bytes (blocks, each entry at least 4 KiB) and entries.
-    package static func usage(of path: String) -> (bytes: UInt64, entries: UInt64) {
+    /// What the folder holds now: bytes (blocks, each entry at least 4 KiB)
+    /// and entries; the walk stops once it has counted more than `limit`
+    /// bytes (a folder past its limit costs no more to measure than the limit).
+    package static func usage(of path: String, upTo limit: UInt64 = .max) -> (bytes: UInt64, entries: UInt64) {
         var bytes: UInt64 = 0, entries: UInt64 = 0
-        _ = graft_tree_usage(AT_FDCWD, path, &bytes, &entries)
+        _ = graft_tree_usage(AT_FDCWD, path, limit, &bytes, &entries)
         return (bytes, entries)
     }
 

@@ -17,71 +17,121 @@ final class SandboxHostCalls: @unchecked Sendable {
     /// Opened on first use; closed by `close()`.
     private var pidfd: Int32 = -1
     private var root: Int32 = -1
-    /// The child's folders on the host's disk kept under a size, and when each was last measured.
+    /// The child's folders on the host's disk kept under a size.
     private let quotas: [FolderQuota]
-    /// Per quota: what the folder held at its last walk, plus what was
-    /// learnt since, and the files opened for writing since (as the child names them).
-    private var measured: [(bytes: UInt64, entries: UInt64, at: ContinuousClock.Instant)?]
-    private var opened: [Set<String>]
+    /// Per quota, what the host knows of the folder: what it held at its last
+    /// walk, the entries the child made since (4 KiB each), and how many
+    /// files may be open for writing in it (those the last look at the
+    /// child's descriptors found there, plus every file opened for writing
+    /// since, wherever its path said).
+    private var folders: [Folder]
+    /// `walked.written`: what the child had written by then (`wchar` of
+    /// /proc/PID/io: every byte any `write`, `sendfile` or `copy_file_range` of its moved).
+    private struct Folder {
+        var walked: (bytes: UInt64, entries: UInt64, at: ContinuousClock.Instant, written: UInt64?)
+        var made: UInt64 = 0
+        var openForWriting = 0
+    }
 
     init(process: pid_t, quotas: [FolderQuota] = []) {
         self.process = process
         self.quotas = quotas
-        measured = quotas.map { _ in nil }
-        opened = quotas.map { _ in [] }
+        folders = []
     }
 
     /// Whether any folder of the child's is kept under a size.
     var hasQuotas: Bool { !quotas.isEmpty }
 
-    /// A refusal when `path` (as the child wrote it) lies in a folder that
-    /// is at its limit, else nil. The host walks the folder once a second,
-    /// and again before it refuses;
-    /// in between it counts what the child makes (4 KiB an entry) and each
-    /// file it opened for writing: a file it closed since, at its size then;
-    /// a file it still holds open, at the most it may grow to (its file-size
-    /// limit, RLIMIT_FSIZE). A plugin that opens a hundred empty files to
-    /// fill them at once is refused the fifth; one that writes them one by
-    /// one is refused once they hold the limit. The file opened last can take
-    /// the folder past its limit by at most its file-size limit.
+    /// A refusal when a folder of the child's is at its limit, else nil,
+    /// for any write or file it asks to make, wherever its path says (a path
+    /// has many spellings, and another thread may rewrite it after the host
+    /// reads it: so no path is trusted to say which folder a file is in).
+    ///
+    /// The host cannot see a write, so it bounds what the folder may hold:
+    /// what its last walk found, plus 4 KiB per entry made since, plus every
+    /// byte the child has written anywhere since (the kernel counts them),
+    /// plus what each file open for writing there may still grow by, up to
+    /// its file-size limit (RLIMIT_FSIZE). When that bound reaches the limit
+    /// the host looks at the child's descriptors (cheap), then walks the
+    /// folder again (the walk stopping past the limit), and refuses only if
+    /// the walk agrees; it also walks once a second. So a plugin that makes
+    /// ten thousand small files is walked a handful of times, not once per
+    /// file; one that opens a hundred empty files to fill them at once is
+    /// refused the fifth; the file opened last can take the folder past its
+    /// limit by at most its file-size limit. What a plugin writes through a
+    /// memory map of a file it has closed is seen at the next walk, within a
+    /// second. A plugin whose data folder is full writes nothing, anywhere,
+    /// until it removes something.
     func storage(_ path: String?, _ name: String, act: String) -> SandboxJudge.Verdict? {
-        guard let path, let index = quotas.firstIndex(where: { $0.covers(path) }) else { return nil }
-        let quota = quotas[index], now = ContinuousClock.now
-        if measured[index] == nil || now - measured[index]!.at > .seconds(1) {
-            let usage = FolderQuota.usage(of: quota.hostPath)
-            measured[index] = (usage.bytes, usage.entries, now)
-            opened[index] = []
-        }
-        var (bytes, entries, at) = measured[index]!
-        // Files it opened since, which may still grow: looked at only when they could reach the limit.
-        var reserved = UInt64(opened[index].count) * quota.fileLimit
-        if bytes + reserved >= quota.limit {
-            let open = openFiles(in: quota)
-            for closed in opened[index].subtracting(open) {
-                var status = stat()
-                if lstat(quota.hostPath(of: closed), &status) == 0 { bytes += UInt64(max(status.st_blocks, 0)) * 512 }
+        let now = ContinuousClock.now
+        let written = self.written()
+        if folders.isEmpty { folders = quotas.map { Folder(walked: Self.walk($0, now, written)) } }
+        for index in quotas.indices {
+            let quota = quotas[index]
+            if now - folders[index].walked.at > .seconds(1) { folders[index] = Folder(walked: Self.walk(quota, now, written)) }
+            if isFull(index, written) {
+                folders[index].openForWriting = openFiles(in: quota).count
+                if isFull(index, written), folders[index].walked.at != now {
+                    folders[index].walked = Self.walk(quota, now, written)
+                    folders[index].made = 0
+                }
             }
-            opened[index] = open
-            reserved = UInt64(open.count) * quota.fileLimit
-            // Still at the limit: walk again before refusing (what was removed since counts too). A plugin that
-            // keeps trying pays for each walk from its share of the monitor's time.
-            if bytes + reserved >= quota.limit, at != now {
-                let usage = FolderQuota.usage(of: quota.hostPath)
-                (bytes, entries, at) = (usage.bytes, usage.entries, now)
+            let folder = folders[index]
+            let bytes = bound(index, written) - UInt64(folder.openForWriting) * quota.fileLimit
+            let reserved = UInt64(folder.openForWriting) * quota.fileLimit
+            let entries = folder.walked.entries + folder.made
+            let full =
+                bytes + reserved >= quota.limit
+                ? "holds \(FolderQuota.size(bytes))\(reserved > 0 ? " and may grow by \(FolderQuota.size(reserved)) in files open" : ""), its limit is \(FolderQuota.size(quota.limit))"
+                : quota.files.flatMap { entries >= $0 ? "holds \(entries) files and folders, its limit is \($0)" : nil }
+            if let full {
+                return .refuse(
+                    errno: EDQUOT, SandboxDenial(call: name, act: "\(act) \(path ?? "a file"): \(quota.what) \(full)", code: .pluginStorageLimit))
             }
-            measured[index] = (bytes, entries, at)
         }
-        let full =
-            bytes + reserved >= quota.limit
-            ? "holds \(FolderQuota.size(bytes))\(reserved > 0 ? " and may grow by \(FolderQuota.size(reserved)) in files open" : ""), its limit is \(FolderQuota.size(quota.limit))"
-            : quota.files.flatMap { entries >= $0 ? "holds \(entries) files and folders, its limit is \($0)" : nil }
-        guard let full else {
-            measured[index] = (bytes + 4096, entries + 1, at)
-            opened[index].insert(path)
-            return nil
+        for index in folders.indices {
+            folders[index].made += 1
+            folders[index].openForWriting += 1
         }
-        return .refuse(errno: EDQUOT, SandboxDenial(call: name, act: "\(act) \(path): \(quota.what) \(full)", code: .pluginStorageLimit))
+        return nil
     }
+
+    /// Whether folder `index` may be at its limit, of bytes or of entries, as far as the host knows.
+    private func isFull(_ index: Int, _ written: UInt64?) -> Bool {
+        bound(index, written) >= quotas[index].limit
+            || quotas[index].files.map { folders[index].walked.entries + folders[index].made >= $0 } == true
+    }
+
+    /// The most folder `index` may hold, as far as the host knows. Where
+    /// /proc does not say what the child wrote, each file opened for
+    /// writing since the walk may have grown to its file-size limit.
+    private func bound(_ index: Int, _ written: UInt64?) -> UInt64 {
+        let folder = folders[index], fileLimit = quotas[index].fileLimit
+        let grown =
+            if let written, let before = folder.walked.written { written >= before ? written - before : 0 } else { folder.made * fileLimit }
+        return folder.walked.bytes + folder.made * 4096 + grown + UInt64(folder.openForWriting) * fileLimit
+    }
+
+    private static func walk(_ quota: FolderQuota, _ now: ContinuousClock.Instant, _ written: UInt64?)
+        -> (bytes: UInt64, entries: UInt64, at: ContinuousClock.Instant, written: UInt64?)
+    {
+        let usage = FolderQuota.usage(of: quota.hostPath, upTo: quota.limit)
+        return (usage.bytes, usage.entries, now, written)
+    }
+
+    /// The bytes the child has written so far, and allocated (fallocate,
+    /// which the kernel does not count as written), or nil where /proc will not say.
+    private func written() -> UInt64? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process)/io", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("wchar:") }),
+            let written = UInt64(String(line.dropFirst(6).filter(\.isNumber)))
+        else { return nil }
+        return written &+ allocated
+    }
+
+    /// What the child allocated with fallocate (mode 0), asked of the host.
+    private var allocated: UInt64 = 0
+    func allocate(_ bytes: UInt64) { allocated &+= bytes }
 
     /// The regular files the child holds open for writing in `quota`'s
     /// folder, as it names them (/proc/PID/fd and fdinfo).
@@ -98,6 +148,18 @@ final class SandboxHostCalls: @unchecked Sendable {
             files.insert(target)
         }
         return files
+    }
+
+    /// How many memory files (memfd) the child holds.
+    func memoryFiles() -> Int {
+        guard let listing = opendir("/proc/\(process)/fd") else { return 0 }
+        defer { closedir(listing) }
+        var count = 0
+        while let entry = readdir(listing) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if Int32(name) != nil, ChildPath.link("/proc/\(process)/fd/\(name)")?.hasPrefix("/memfd:") == true { count += 1 }
+        }
+        return count
     }
 
     /// The flags (`fcntl(F_GETFL)`) of the child's descriptor, from /proc/PID/fdinfo.

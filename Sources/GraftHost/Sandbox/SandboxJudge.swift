@@ -100,6 +100,9 @@ struct SandboxJudge: Sendable {
             return .refuse("system call \(call.nr & ~Self.x32Bit)", "make \(abi), number \(call.nr & ~Self.x32Bit)", ENOSYS)
         }
 
+        // Nothing it makes may be set-user-id or set-group-id (its folders are nosuid as well).
+        if Self.setsIDs(name, argument) { return refuse("make a file set-user-id or set-group-id (\(name))") }
+
         switch name {
         // Files: by what the call would do to which path; Landlock decides again.
         case "open": return file(path(0), opening: int(1), name, host)
@@ -179,8 +182,17 @@ struct SandboxJudge: Sendable {
         case "prlimit64", "get_robust_list", "sched_setaffinity", "sched_getaffinity", "sched_setscheduler", "sched_getscheduler",
             "sched_setparam", "sched_getparam", "sched_setattr", "sched_getattr", "sched_rr_get_interval", "getpgid", "getsid":
             return isOwn(int(0)) ? .allow : refuse("\(name) on process \(int(0))")
-        case "setpriority", "getpriority", "ioprio_set", "ioprio_get":
+        case "setpriority", "getpriority":
+            // PRIO_PROCESS (0) only: a group or a user would reach the host and the user's other processes.
+            guard int(0) == 0 else { return refuse("\(name) on a process group or a user (which \(int(0)))") }
             return isOwn(int(1)) ? .allow : refuse("\(name) on process \(int(1))")
+        case "ioprio_set", "ioprio_get":
+            guard int(0) == 1 else { return refuse("\(name) on a process group or a user (which \(int(0)))") }  // IOPRIO_WHO_PROCESS
+            return isOwn(int(1)) ? .allow : refuse("\(name) on process \(int(1))")
+        case "memfd_create":
+            let held = host.memoryFiles()
+            return held < Self.memoryFileLimit ? .allow : refuse("hold more than \(Self.memoryFileLimit) memory files at once (memfd_create)", EMFILE)
+        case "fcntl": return refuse("use fcntl command \(int(1))")
 
         // Refused whatever the arguments: say what they were for.
         case "clone", "fork", "vfork": return refuse("start a new process", EAGAIN)
@@ -193,7 +205,10 @@ struct SandboxJudge: Sendable {
         case "socketpair": return refuse("open a pair of \(Self.familyName(int(0))) sockets (socketpair)")
         case "ioctl": return refuse("use ioctl request 0x\(String(UInt32(truncatingIfNeeded: argument(1)), radix: 16))")
         case "prctl": return refuse("change how the process is sandboxed or traced (prctl \(int(0)))")
-        case "fallocate": return refuse("allocate space a file's size limit does not bound (fallocate mode \(int(1)))", EOPNOTSUPP)
+        case "fallocate":
+            guard int(1) == 0 else { return refuse("allocate space a file's size limit does not bound (fallocate mode \(int(1)))", EOPNOTSUPP) }
+            host.allocate(argument(3))
+            return .allow
         case "personality": return refuse("change its personality (0x\(String(UInt32(truncatingIfNeeded: argument(0)), radix: 16)))")
         case "seccomp": return refuse("install a seccomp filter of its own")
         case "setsid", "setpgid": return refuse("leave its host's session or process group (\(name))")
@@ -250,6 +265,22 @@ struct SandboxJudge: Sendable {
     /// Whether `pid` is the child or one of its threads.
     private func isOwn(_ pid: Int32) -> Bool {
         pid == 0 || pid == process || (pid > 0 && access("/proc/\(process)/task/\(pid)", F_OK) == 0)
+    }
+
+    /// The memory files a child may hold at once: unmapped, their pages count against no address-space limit.
+    static let memoryFileLimit = 8
+
+    /// Whether a call that makes a file asks for it set-user-id or set-group-id.
+    static func setsIDs(_ name: String, _ argument: (Int) -> UInt64) -> Bool {
+        let mode: UInt64
+        switch name {
+        case "open": mode = argument(1) & UInt64(O_CREAT) != 0 ? argument(2) : 0
+        case "openat": mode = argument(2) & UInt64(O_CREAT) != 0 ? argument(3) : 0
+        case "creat", "mkdir", "mknod": mode = argument(1)
+        case "mkdirat", "mknodat": mode = argument(2)
+        default: mode = 0
+        }
+        return mode & 0o6000 != 0
     }
 
     /// O_PATH (the same on every Linux architecture Graft builds for), which Glibc's module does not export.

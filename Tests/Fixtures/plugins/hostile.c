@@ -57,8 +57,9 @@
 //    new_memfd_secret, new_process_mrelease, new_landlock. A file to read: abi_int80_open.
 // 5. Seeing the machine. A process id: see_proc_pid, see_proc_cmdline. A path: see_inotify, see_fanotify_fid.
 //    No target: see_proc_listing, see_mountinfo, see_inotify_own (must keep working), see_fanotify, see_dmesg, see_uid.
+//    A folder: see_dnotify (fcntl F_NOTIFY). A file: see_xattr (listxattr by path).
 // 6. Processes and the kernel. No target: proc_pidfd, proc_signal0_parent, proc_tgkill_parent, proc_renice_parent,
-//    proc_setpgid, proc_unshare_user, proc_clone_newuser, proc_clone_process, proc_clone3, proc_vfork, proc_io_uring,
+//    proc_renice_group, proc_ioprio_user, proc_setpgid, proc_unshare_user, proc_clone_newuser, proc_clone_process, proc_clone3, proc_vfork, proc_io_uring,
 //    proc_bpf, proc_perf, proc_userfaultfd, proc_userfaultfd_user, proc_userfaultfd_dev, proc_add_key,
 //    proc_keyctl_session, proc_personality, proc_prctl_dumpable, proc_seccomp, proc_seccomp_listener, proc_setuid,
 //    proc_chroot, proc_mount. The parent's descriptor number (0 when empty): proc_pidfd_getfd.
@@ -75,6 +76,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1203,6 +1205,19 @@ static int perform_seeing(const char *act, const char *target, char *detail, siz
         if (watch < 0) return -1;
         snprintf(detail, size, "watch %d", watch);
         return 0;
+    } else if (IS("see_dnotify")) {
+        /* dnotify, the watch older than inotify: fcntl(F_NOTIFY) on a descriptor of the folder `target`. */
+        if ((fd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) return -1;
+        int watched = fcntl(fd, F_NOTIFY, DN_CREATE | DN_MULTISHOT);
+        quietly_close(fd);
+        return watched;
+    } else if (IS("see_xattr")) {
+        /* The extended attributes of a file it may not read, by its path (a download's origin URL, say). */
+        char names[256];
+        ssize_t listed = listxattr(target, names, sizeof names);
+        if (listed < 0) return -1;
+        snprintf(detail, size, "%zd bytes of names", listed);
+        return 0;
     } else if (IS("see_fanotify")) {
         /* fanotify, the watch on a whole mount or file system (and, for content classes, the power to stall
          * others' opens). */
@@ -1294,6 +1309,15 @@ static int perform_processes(const char *act, const char *target, char *detail, 
         int priority = getpriority(PRIO_PROCESS, (id_t)getppid());
         if (priority == -1 && errno) return -1;
         return setpriority(PRIO_PROCESS, (id_t)getppid(), priority);
+    } else if (IS("proc_renice_group")) {
+        /* setpriority of its whole process group, the host's (no change, the power to slow every process in it). */
+        errno = 0;
+        int priority = getpriority(PRIO_PGRP, 0);
+        if (priority == -1 && errno) return -1;
+        return setpriority(PRIO_PGRP, 0, priority);
+    } else if (IS("proc_ioprio_user")) {
+        /* The I/O priority of every process of its user (ioprio_set, IOPRIO_WHO_USER = 3, to best effort 4). */
+        return (int)syscall(SYS_ioprio_set, 3, 0, (2 << 13) | 4);
     } else if (IS("proc_setpgid")) {
         /* A process group of its own: out of the group the host would signal. */
         return setpgid(0, 0);
@@ -1506,8 +1530,9 @@ static int odd_modes(char *detail, size_t size) {
     return result;
 }
 
-/* res_fill: `megabytes` MiB in files of 64 MiB in a fresh folder "fill-XXXXXX" of `folder`: fallocate, or 1 MiB
- * writes where the file system cannot. */
+/* res_fill: `megabytes` MiB in files of 64 MiB in a fresh folder "fill-XXXXXX" of `folder`: fallocate (no larger than
+ * the file-size limit lets a file be, as a plugin bent on filling the disk would), or 1 MiB writes where the file
+ * system cannot. */
 static int fill(const char *folder, long megabytes, char *detail, size_t size) {
     char base[PATH_MAX], name[32];
     if (!folder || join(base, sizeof base, folder, "fill-XXXXXX") != 0 || !mkdtemp(base)) return -1;
@@ -1524,8 +1549,14 @@ static int fill(const char *folder, long megabytes, char *detail, size_t size) {
             result = -1;
             break;
         }
+        struct rlimit largest;
         if (fallocate(fd, 0, 0, (off_t)part << 20) == 0) {
             allocated += part;
+        } else if (errno == EFBIG && getrlimit(RLIMIT_FSIZE, &largest) == 0 && largest.rlim_cur < (rlim_t)part << 20 &&
+                   fallocate(fd, 0, 0, (off_t)largest.rlim_cur) == 0) {
+            /* As large as the file-size limit lets a file be, allocated without a write (at least a MiB counted,
+             * so that the loop ends). */
+            allocated += largest.rlim_cur >> 20 ? (long)(largest.rlim_cur >> 20) : 1;
         } else if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EFBIG) {
             /* Written instead; a file at its size limit (EFBIG) is left for the next one, as a plugin bent on
              * filling the disk would. */
