@@ -150,8 +150,25 @@ final class SandboxHostCalls: @unchecked Sendable {
         return files
     }
 
+    /// Whether the child may make one more memory file (memfd) and hold at
+    /// most `limit`; counted as made if so. The host counts those it allowed
+    /// since it last looked at the child's descriptors, and looks again
+    /// only when that count could reach the limit: a scanner that maps each
+    /// plugin from a memory file it closes once mapped is looked at once
+    /// every `limit` plugins, not once per plugin.
+    func makesMemoryFile(limit: Int) -> Bool {
+        if memoryFilesSeen + memoryFilesSince >= limit {
+            memoryFilesSeen = memoryFiles()
+            memoryFilesSince = 0
+        }
+        guard memoryFilesSeen + memoryFilesSince < limit else { return false }
+        memoryFilesSince += 1
+        return true
+    }
+    private var memoryFilesSeen = 0, memoryFilesSince = 0
+
     /// How many memory files (memfd) the child holds.
-    func memoryFiles() -> Int {
+    private func memoryFiles() -> Int {
         guard let listing = opendir("/proc/\(process)/fd") else { return 0 }
         defer { closedir(listing) }
         var count = 0

@@ -190,8 +190,7 @@ struct SandboxJudge: Sendable {
             guard int(0) == 1 else { return refuse("\(name) on a process group or a user (which \(int(0)))") }  // IOPRIO_WHO_PROCESS
             return isOwn(int(1)) ? .allow : refuse("\(name) on process \(int(1))")
         case "memfd_create":
-            let held = host.memoryFiles()
-            return held < Self.memoryFileLimit ? .allow : refuse("hold more than \(Self.memoryFileLimit) memory files at once (memfd_create)", EMFILE)
+            return host.makesMemoryFile(limit: Self.memoryFileLimit) ? .allow : refuse("hold more than \(Self.memoryFileLimit) memory files at once (memfd_create)", EMFILE)
         case "fcntl": return refuse("use fcntl command \(int(1))")
 
         // Refused whatever the arguments: say what they were for.
