@@ -173,8 +173,8 @@ public final class GraftHost: Sendable {
                     return try self.openForRunner(plugin)
                 },
                 quarantine: { [weak self] plugin, error in self?.quarantine(plugin, error) },
-                report: { [weak self] plugin, denials in
-                    self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call")
+                report: { [weak self] plugin, denials, logged in
+                    self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call", logged: logged)
                 })
             self?.runners.withLock { runners in
                 // Gone runners go when the count reaches a power of two: a

@@ -25,6 +25,28 @@ struct DocsTests {
         #expect(extra.isEmpty, "codes in \(Self.errorsArticle) that GraftError.Code does not define: \(extra.joined(separator: ", "))")
     }
 
+    @Test("Security.md's grants in Swift are the ones this test compiles, and they grant what the article says")
+    func grantsInSwift() throws {
+        var configuration = GraftConfiguration(searchPath: .standard(explicit: ["plugins"]))
+        configuration.sandbox.grants["com.acme.weather"] = [.connect(ports: [443])]
+        configuration.sandbox.grants["com.acme.notes"] = [.dataFolder, .read(folder: "/srv/assets")]
+        configuration.sandbox.grants["com.acme.sync"] = [.anyNetwork]
+        configuration.sandbox.dataFolderLimits["com.acme.notes"] = 16 << 20  // bytes; SandboxSettings.dataFolderLimit for all
+        let article = try Self.text("Sources/GraftHost/Documentation.docc/Security.md")
+        for line in [
+            #"configuration.sandbox.grants["com.acme.weather"] = [.connect(ports: [443])]"#,
+            #"configuration.sandbox.grants["com.acme.notes"] = [.dataFolder, .read(folder: "/srv/assets")]"#,
+            #"configuration.sandbox.grants["com.acme.sync"] = [.anyNetwork]"#,
+            #"configuration.sandbox.dataFolderLimits["com.acme.notes"] = 16 << 20  // bytes; SandboxSettings.dataFolderLimit for all"#,
+        ] {
+            #expect(article.contains(line), "Security.md no longer shows: \(line)")
+        }
+        // The permission texts of the article's table, for the same grants.
+        #expect(configuration.sandbox.grants["com.acme.weather"]?.map(\.description) == ["network:443"])
+        #expect(configuration.sandbox.grants["com.acme.notes"]?.map(\.description).sorted() == ["data", "read:/srv/assets"])
+        #expect(configuration.sandbox.grants["com.acme.sync"]?.map(\.description) == ["network:any"])
+    }
+
     @Test("every code of the command line's own is in the Errors article's table of them, and the table has no other")
     func commandLineCodes() throws {
         let table = try ErrorTable(Self.text(Self.errorsArticle))

@@ -1,5 +1,6 @@
 import Foundation
 import GraftTestSupport
+import Logging
 import Testing
 
 #if canImport(Glibc)
@@ -16,10 +17,10 @@ import Glibc
 @Suite("Sandboxed plugins")
 struct SandboxTests {
     /// A host app's default configuration (isolated, sandboxed), searching only `folder`.
-    static func host(_ folder: URL, sandbox: SandboxSettings = SandboxSettings()) -> GraftHost {
+    static func host(_ folder: URL, sandbox: SandboxSettings = SandboxSettings(), logger: Logger = quietLogger) -> GraftHost {
         let host = GraftHost(
             configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: nil, sandbox: sandbox),
-            logger: quietLogger)
+            logger: logger)
         host.loadPlugins()
         return host
     }
@@ -82,6 +83,23 @@ struct SandboxTests {
         let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "still here"])
         #expect(try echo.render().text == "echo:still here")
         #expect(try Self.render(host, act: "environ", target: "HOME").text.hasPrefix("environ: ok "))
+    }
+
+    @Test("each refused act is logged once: with its component when a render was about an instance, with its plugin when a validator was")
+    func deniedOnce() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let file = try Fixtures.build("hostile", into: folder)
+        let log = CapturedLog()
+        let host = Self.host(folder, logger: log.logger)
+        _ = try Self.render(host, act: "read", target: "/etc/shadow")
+        let rendered = log.all.filter { $0.message.contains("sandbox_denied") && $0.message.contains("read /etc/shadow") }
+        #expect(rendered.count == 1, "\(rendered.map(\.message))")
+        #expect(rendered.first?.metadata["component"] == "probe@1", "\(rendered.map(\.metadata))")
+        _ = try host.validate("probe", value: "read", params: ["/etc/gshadow"])
+        let validated = log.all.filter { $0.message.contains("sandbox_denied") && $0.message.contains("read /etc/gshadow") }
+        #expect(validated.count == 1, "\(validated.map(\.message))")
+        #expect(validated.first?.metadata["plugin"] == file.path, "\(validated.map(\.metadata))")
     }
 
     @Test("a validator and an action that try hostile acts are refused them, and the host's report names the plugin")

@@ -53,7 +53,8 @@ final class PluginRunner: @unchecked Sendable {
     /// (a granted data folder that cannot be made); nil: unsandboxed.
     private let sandbox: Result<ChildSandbox.Request?, GraftError>
     /// Told of every act the sandbox refused a plugin of this runner.
-    private let report: @Sendable (LoadedPlugin, [SandboxDenial]) -> Void
+    /// Acts the sandbox refused; `logged`: the instance a call was about logs them.
+    private let report: @Sendable (_ plugin: LoadedPlugin, _ denials: [SandboxDenial], _ logged: Bool) -> Void
 
     // Guarded by `lock`, whose condition wakes the callers that wait.
     private let lock = Condition()
@@ -150,7 +151,7 @@ final class PluginRunner: @unchecked Sendable {
         executable: String, limits: Limits, mapsCopies: Bool, sandbox: Result<ChildSandbox.Request?, GraftError> = .success(nil),
         logger: Logger, open: @escaping @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile,
         quarantine: @escaping @Sendable (LoadedPlugin, GraftError) -> Void,
-        report: @escaping @Sendable (LoadedPlugin, [SandboxDenial]) -> Void = { _, _ in }
+        report: @escaping @Sendable (LoadedPlugin, [SandboxDenial], Bool) -> Void = { _, _, _ in }
     ) {
         self.executable = executable
         self.limits = limits
@@ -630,7 +631,8 @@ final class PluginRunner: @unchecked Sendable {
     /// is about as `sandbox_denied` warnings. Called with `lock` held.
     private func noteDenials(_ denials: [SandboxDenial], of plugin: LoadedPlugin, context: InstanceContext?) {
         guard !denials.isEmpty else { return }
-        report(plugin, denials)
+        // Logged once: by the instance when the call is about one (its log names the component), else by the host.
+        report(plugin, denials, context != nil)
         guard let context else { return }
         context.record(denials.map { $0.warning(pluginID: plugin.info.id, instanceID: context.instanceID) })
     }

@@ -1,12 +1,13 @@
 extension GraftHost {
     /// Logs each act the sandbox refused a plugin as a `sandbox_denied`
-    /// warning naming it, and keeps the latest for reports (`graft list`, the
-    /// debugger, the workbench).
-    func noteSandboxDenials(_ denials: [SandboxDenial], pluginID: String?, path: String, during: String) {
+    /// warning naming it (unless `logged`: the instance a call was about
+    /// logs it, with the component's name), and keeps the latest for reports
+    /// (`graft list`, the debugger, the workbench).
+    func noteSandboxDenials(_ denials: [SandboxDenial], pluginID: String?, path: String, during: String, logged: Bool = false) {
         guard !denials.isEmpty else { return }
         PluginTelemetry.denied(denials.count, plugin: pluginID ?? path)
         let name = pluginID.map { "plugin '\($0)'" } ?? path
-        for denial in denials {
+        for denial in denials where !logged {
             logger.warning("\(denial.code.rawValue): \(denial.sentence(plugin: name, during: during))", metadata: ["plugin": "\(path)"])
         }
         sandboxReports.keep(denials, ofPluginAt: path)
