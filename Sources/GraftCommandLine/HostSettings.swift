@@ -55,6 +55,10 @@ package struct HostSettings: Equatable, Sendable {
             sandbox: sandboxSettings, preferredPlugins: preferredPlugins)
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
+        // Said whatever the log level (below warning the host's log says it): a mistyped --grant id is why a plugin is refused.
+        if logLevel > .warning {
+            for (message, _) in host.grantWarnings() { writeToStandardError("warning: \(message)\n") }
+        }
         // Never released: the process exits with its plugins mapped, since a
         // thread a plugin started may still run in its image.
         Self.keptAlive.withLock { $0.append(host) }

@@ -328,6 +328,22 @@ struct SandboxCLITests {
         #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("graft/plugins/test.hostile/kept.txt").path))
     }
 
+    @Test("graft list with a mistyped --grant id, or a grant the plugin does not declare, says so on stderr (grant_unused), and lists as before")
+    func mistypedGrant() throws {
+        let scratch = try Scratch()
+        let folder = try Self.plugins(scratch)
+        let listed = try Self.graft(["list", "--grant", "test.hostlie=network:443", "--grant", "test.echo=network:any"], plugins: folder)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("test.hostile 1.0.0") && listed.stdout.contains("test.echo 1.0.0"), "\(listed.stdout)")
+        #expect(
+            listed.stderr.contains(
+                "warning: grant_unused: network:443 is granted to plugin 'test.hostlie', but no loaded plugin has that id. Did you mean 'test.hostile'?"),
+            "\(listed.stderr)")
+        #expect(
+            listed.stderr.contains("warning: grant_unused: plugin 'test.echo' is granted network:any, which it does not declare (it declares none); granted all the same."),
+            "\(listed.stderr)")
+    }
+
     /// Whether a process named `name` (its comm) runs.
     static func processNamed(_ name: String) -> Bool {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

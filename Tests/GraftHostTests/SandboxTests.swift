@@ -102,6 +102,40 @@ struct SandboxTests {
         #expect(validated.first?.metadata["plugin"] == file.path, "\(validated.map(\.metadata))")
     }
 
+    @Test("a grant to an id no plugin has, or of a permission the plugin does not declare, is warned of (grant_unused); an empty search path is said")
+    func grantsThatMeanNothing() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder, defines: ["HOSTILE_PORT": "4444"])  // declares network:4444 and data
+        let log = CapturedLog()
+        let grants: [String: [Permission]] = [
+            "test.hostlie": [.dataFolder], "test.hostile": [.connect(ports: [4444]), .dataFolder, .anyNetwork],
+        ]
+        let data = scratch.url.appendingPathComponent("data").path
+        let host = Self.host(folder, sandbox: SandboxSettings(grants: grants, dataFolder: data), logger: log.logger)
+        let warned = log.all.filter { $0.level == .warning && $0.message.hasPrefix("grant_unused: ") }.map(\.message)
+        #expect(
+            warned == [
+                "grant_unused: plugin 'test.hostile' is granted network:any, which it does not declare (it declares network:4444, data); granted all the same.",
+                "grant_unused: data is granted to plugin 'test.hostlie', but no loaded plugin has that id. Did you mean 'test.hostile'?",
+            ], "\(warned)")
+        #expect(host.plugins.map(\.id) == ["test.hostile"])
+        // What it declares, granted, draws no warning.
+        let quiet = CapturedLog()
+        _ = Self.host(
+            folder, sandbox: SandboxSettings(grants: ["test.hostile": [.connect(ports: [4444]), .dataFolder]], dataFolder: data), logger: quiet.logger)
+        #expect(!quiet.all.contains { $0.message.contains("grant_unused") }, "\(quiet.all.map(\.message))")
+        // A search path that finds nothing says so, naming what it searched.
+        let empty = scratch.url.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let nothing = CapturedLog()
+        let bare = Self.host(empty, logger: nothing.logger)
+        #expect(bare.failures.isEmpty && bare.plugins.isEmpty)
+        #expect(
+            nothing.all.contains { $0.level == .warning && $0.message.hasPrefix("plugin_not_found: the search path found no plugin") && $0.message.contains(empty.path) },
+            "\(nothing.all.map(\.message))")
+    }
+
     @Test("a validator and an action that try hostile acts are refused them, and the host's report names the plugin")
     func validatorAndAction() throws {
         let scratch = try Scratch()

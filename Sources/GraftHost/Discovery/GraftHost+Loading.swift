@@ -47,6 +47,43 @@ extension GraftHost {
         }
         flush()
         saveCache()
+        if entries.isEmpty, problems.isEmpty {
+            logger.warning(
+                "plugin_not_found: the search path found no plugin (it searched \(searchPath.folders.isEmpty ? "no folder" : searchPath.folders.joined(separator: ", "))).")
+        }
+        checkGrants()
+    }
+
+    /// Warns of each grant that means nothing the host app may have meant
+    /// (`grantWarnings`).
+    func checkGrants() {
+        for (message, path) in grantWarnings() { logger.warning("\(message)", metadata: path.map { ["plugin": "\($0)"] }) }
+    }
+
+    /// A `grant_unused` warning for each grant to a plugin id no loaded
+    /// plugin has (a typo, say; the closest id is suggested), and for each
+    /// permission granted that the plugin does not declare (granted all the
+    /// same), with the plugin's path when there is one; by plugin id.
+    package func grantWarnings() -> [(message: String, path: String?)] {
+        let grants = configuration.sandbox.grants.filter { !$0.value.isEmpty }
+        guard !grants.isEmpty else { return [] }
+        let plugins = table.loaded.map(\.info)
+        var warnings: [(message: String, path: String?)] = []
+        for (id, granted) in grants.sorted(by: { $0.key < $1.key }) {
+            guard let plugin = plugins.first(where: { $0.id == id }) else {
+                let near = NearMiss.closest(to: id, among: plugins.map(\.id)).map { " Did you mean '\($0)'?" } ?? ""
+                let what = granted.map(\.description).joined(separator: ", ")
+                warnings.append(("grant_unused: \(what) is granted to plugin '\(id.escapingControls)', but no loaded plugin has that id.\(near)", nil))
+                continue
+            }
+            let declared = plugin.permissions.map(\.permission)
+            let undeclared = granted.filter { !$0.isCovered(by: declared) }
+            guard !undeclared.isEmpty else { continue }
+            let declares = declared.isEmpty ? "it declares none" : "it declares \(declared.map(\.description).joined(separator: ", "))"
+            let what = undeclared.map(\.description).joined(separator: ", ")
+            warnings.append(("grant_unused: plugin '\(id)' is granted \(what), which it does not declare (\(declares)); granted all the same.", plugin.path))
+        }
+        return warnings
     }
 
     /// Scans, all at once, the files the registry cache does not know: in

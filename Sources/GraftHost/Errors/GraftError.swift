@@ -32,6 +32,9 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case sandboxDenied = "sandbox_denied"
         /// The kernel cannot apply the sandbox (no Landlock, seccomp refused).
         case sandboxUnavailable = "sandbox_unavailable"
+        /// A grant that means nothing the host app may have meant: it names no
+        /// loaded plugin's id, or a permission the plugin does not declare (a warning).
+        case grantUnused = "grant_unused"
         // Registry
         case duplicateComponent = "duplicate_component"
         case customComponentNotFound = "custom_component_not_found"
