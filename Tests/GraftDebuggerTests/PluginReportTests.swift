@@ -98,6 +98,6 @@ struct PluginReportTests {
         #expect(text.contains("      outputs      date_selected {date: string, timestamp: number}"))
         #expect(text.contains("      interactions select {date: string}"))
         #expect(text.contains(#"      story delivery {"label":"Delivery date","min_date":"2027-01-01"}"#), "the debugger lists stories")
-        #expect(text.contains("  status  loaded · ABI 1.3 · never unloaded (contains Swift)"))
+        #expect(text.contains("  status  loaded · ABI 1.3 · never unloaded (linked with the Swift runtime)"))
     }
 }

@@ -127,7 +127,7 @@ public struct PluginReport: Sendable {
     public var text: String {
         var lines: [String] = []
         for plugin in plugins {
-            let unloading = plugin.canUnload ? "can unload" : "never unloaded (contains Swift)"
+            let unloading = plugin.canUnload ? "can unload" : "never unloaded (linked with the Swift runtime)"
             let mapped = plugin.isMapped ? "mapped" : "maps on first use"
             lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [ABI \(plugin.abi), loaded, \(mapped), \(unloading)]")
             lines.append("  path: \(plugin.path)")

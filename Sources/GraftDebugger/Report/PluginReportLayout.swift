@@ -24,7 +24,7 @@ enum PluginReportLayout {
 
     private static func lines(plugin: GraftValue) -> [String] {
         let name = plugin["name"]?.stringValue.map { " — \($0)" } ?? ""
-        let unloading = plugin["canUnload"]?.boolValue == true ? "can unload" : "never unloaded (contains Swift)"
+        let unloading = plugin["canUnload"]?.boolValue == true ? "can unload" : "never unloaded (linked with the Swift runtime)"
         var lines = [
             "\(plugin["id"]?.stringValue ?? "?") \(plugin["version"]?.stringValue ?? "?")\(name)",
             "  path    \(plugin["path"]?.stringValue ?? "?")",
