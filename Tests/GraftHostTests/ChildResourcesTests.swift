@@ -94,6 +94,23 @@ struct ChildResourcesTests {
         #expect(again.text.hasPrefix("data: ok"), "\(again.text) \(again.warnings)")
     }
 
+    @Test("files opened for writing one by one, across the host's once-a-second walks, stay counted while held: the fifth of a 1 MiB folder is refused")
+    func heldFilesStayCounted() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let data = scratch.url.appendingPathComponent("data")
+        let limit: UInt64 = 1 << 20  // each file at most a quarter of it
+        let settings = SandboxSettings(grants: ["test.hostile": [.dataFolder]], dataFolder: data.path, dataFolderLimit: limit)
+        // The plugin takes 400 ms between opens: a deadline that leaves a loaded machine room.
+        let host = Self.host(folder, limits: IsolationLimits(call: .seconds(20)), sandbox: settings)
+        let held = try Self.probe(host, "res_hold_open", "data:8")
+        #expect(held.text == "res_hold_open: refused EDQUOT 4 files held", "\(held.text)")
+        #expect(held.warnings.contains { $0.code == .pluginStorageLimit }, "\(held.warnings)")
+        let holds = FolderQuota.usage(of: data.appendingPathComponent("test.hostile").path).bytes
+        #expect(holds <= limit + limit / 4, "the folder holds \(holds) bytes for a limit of \(limit)")
+    }
+
     @Test("a plugin whose thread spins after its call returned is stopped (plugin_cpu_idle) within two seconds; its next call gets a new child")
     func spinningAfterItsCall() throws {
         let scratch = try Scratch()

@@ -65,10 +65,13 @@ final class SandboxHostCalls: @unchecked Sendable {
     func storage(_ path: String?, _ name: String, act: String) -> SandboxJudge.Verdict? {
         let now = ContinuousClock.now
         let written = self.written()
-        if folders.isEmpty { folders = quotas.map { Folder(walked: Self.walk($0, now, written)) } }
+        if folders.isEmpty { folders = quotas.map { Folder(walked: Self.walk($0, now, written), openForWriting: openFiles(in: $0).count) } }
         for index in quotas.indices {
             let quota = quotas[index]
-            if now - folders[index].walked.at > .seconds(1) { folders[index] = Folder(walked: Self.walk(quota, now, written)) }
+            if now - folders[index].walked.at > .seconds(1) {
+                // Files still open for writing there stay counted: they may grow whatever the walk found.
+                folders[index] = Folder(walked: Self.walk(quota, now, written), openForWriting: openFiles(in: quota).count)
+            }
             if isFull(index, written) {
                 folders[index].openForWriting = openFiles(in: quota).count
                 if isFull(index, written), folders[index].walked.at != now {

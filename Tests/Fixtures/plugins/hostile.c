@@ -65,7 +65,8 @@
 //    proc_chroot, proc_mount. The parent's descriptor number (0 when empty): proc_pidfd_getfd.
 // 7. Resources, in $TMPDIR. res_deep_tree, res_deep_mkdirat ("data…" for $GRAFT_DATA_DIR); res_fill (MiB: "8192",
 //    or "data:8192" for $GRAFT_DATA_DIR); res_many_files, res_fds, res_threads (a count); res_spin (CPU ms);
-//    res_alloc, res_memfd (MiB). No target: res_modes, res_fifo, res_immutable, res_spin_after.
+//    res_alloc, res_memfd (MiB); res_hold_open ("data:N": N files opened 400 ms apart, held, then filled).
+//    No target: res_modes, res_fifo, res_immutable, res_spin_after.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1641,6 +1642,32 @@ static int perform_resources(const char *act, const char *target, char *detail, 
         return result;
     } else if (IS("res_fill")) {
         return fill(chosen_folder(target), count, detail, size);
+    } else if (IS("res_hold_open")) {
+        /* `count` empty files opened for writing one every 400 ms (past the host's once-a-second walk), all held,
+         * then each filled to the file-size limit at once: a quota that forgets what is open lets them all in. */
+        const char *folder = chosen_folder(target);
+        int held[64], opened = 0, result = 0;
+        char name[32];
+        struct timespec pause = {0, 400 * 1000 * 1000};
+        for (; folder && opened < count && opened < 64; opened++) {
+            if (opened) nanosleep(&pause, NULL);
+            snprintf(name, sizeof name, "held-%d", opened);
+            if (join(path, sizeof path, folder, name) != 0 || (held[opened] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+                result = -1;
+                break;
+            }
+        }
+        int saved = errno;
+        static char chunk[64 << 10];
+        memset(chunk, 'x', sizeof chunk);
+        for (int index = 0; index < opened; index++) {
+            while (write(held[index], chunk, sizeof chunk) == (ssize_t)sizeof chunk) {
+            }
+            close(held[index]);
+        }
+        errno = saved;
+        snprintf(detail, size, "%d files held", opened);
+        return result;
     } else if (IS("res_spin_after")) {
         /* A thread that spins on the CPU for ever, left running after the call has answered. */
         pthread_t thread;
