@@ -20,7 +20,7 @@
 
 /* openat for a folder in `parent` that never crosses into another mount (a
  * tmpfs or a bind a child's namespace left behind, say): openat2 with
- * RESOLVE_NO_XDEV, or plain openat on a kernel before 5.6. */
+ * RESOLVE_NO_XDEV, or plain openat where the kernel or a container has no openat2. */
 static int open_here(int parent, const char *name, int flags) {
 #ifndef SYS_openat2
 #define SYS_openat2 437
@@ -29,7 +29,8 @@ static int open_here(int parent, const char *name, int flags) {
         uint64_t flags, mode, resolve;
     } how = {.flags = (uint64_t)flags, .mode = 0, .resolve = 0x01 /* RESOLVE_NO_XDEV */ | 0x04 /* RESOLVE_NO_SYMLINKS */};
     int fd = (int)syscall(SYS_openat2, parent, name, &how, sizeof how);
-    if (fd < 0 && errno == ENOSYS) fd = openat(parent, name, flags);
+    /* ENOSYS before 5.6; EPERM where a container's seccomp profile predates openat2 (it cannot mean anything else here). */
+    if (fd < 0 && (errno == ENOSYS || errno == EPERM)) fd = openat(parent, name, flags);
     return fd;
 }
 
