@@ -97,6 +97,7 @@ struct IsolationTests {
                 }
                 echo.close()
             } catch {
+                Issue.record("worker \(worker): \(error)")
                 failures.withLock { $0 += 1000 }
             }
         }

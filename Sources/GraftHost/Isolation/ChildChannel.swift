@@ -45,7 +45,10 @@ struct ChildChannel {
                         buffer.removeAll(keepingCapacity: true)
                         start = 0
                     }
-                    let descriptor = descriptors.isEmpty ? -1 : descriptors.removeFirst()
+                    // Descriptors go to the frames that carry one, in order: one read may hold a render
+                    // and, after it, a load with its file's descriptor.
+                    let carries = header.kind == .load || header.kind == .scan || header.kind == .job
+                    let descriptor = carries && !descriptors.isEmpty ? descriptors.removeFirst() : -1
                     return (header, payload, descriptor)
                 }
             }
