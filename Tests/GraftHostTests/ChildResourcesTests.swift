@@ -134,7 +134,7 @@ struct ChildResourcesTests {
         #expect(!eventually(timeout: .seconds(2)) { busy.pid.map { kill($0, 0) != 0 } ?? true }, "a child busy only in its call keeps running")
     }
 
-    @Test("ten idle children of a host share its empty network, and use no measurable CPU (the host's side: graft bench idle)")
+    @Test("ten idle children of a host share its empty network and IPC namespaces, and use no measurable CPU (the host's side: graft bench idle)")
     func idleChildren() throws {
         let scratch = try Scratch()
         let folder = scratch.url.appendingPathComponent("plugins")
@@ -154,6 +154,9 @@ struct ChildResourcesTests {
         // They share one empty network namespace the host keeps, not the host's.
         let networks = Set(pids.compactMap { ChildPath.link("/proc/\($0)/ns/net") })
         #expect(networks.count == 1 && !networks.contains(ChildPath.link("/proc/self/ns/net") ?? ""), "\(networks)")
+        // And one IPC namespace, not the host's (its filter refuses every IPC call besides).
+        let ipcs = Set(pids.compactMap { ChildPath.link("/proc/\($0)/ns/ipc") })
+        #expect(ipcs.count == 1 && !ipcs.contains(ChildPath.link("/proc/self/ns/ipc") ?? ""), "\(ipcs)")
         // Settle (a runner's stand-by thread looks for a second after its last call), then watch for two seconds.
         Thread.sleep(forTimeInterval: 1.5)
         func children() -> Duration { pids.reduce(.zero) { $0 + IdleCPUWatch.cpuTime(ofTree: $1) } }

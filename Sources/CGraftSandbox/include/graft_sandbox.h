@@ -52,11 +52,12 @@ struct graft_sandbox_policy {
     uint32_t run_as_user;
     uint32_t run_as_group;
     /* The empty network namespace its host keeps (graft_keep_namespaces),
-     * and the user namespace that owns it (-1 for a root host's), as
-     * descriptors the child holds; -1: the child makes its own. Closed by
-     * graft_sandbox_enter. */
+     * the IPC namespace kept with it, and the user namespace that owns both
+     * (-1 for a root host's), as descriptors the child holds; -1: the child
+     * makes its own. Closed by graft_sandbox_enter. */
     int network_fd;
     int user_fd;
+    int ipc_fd;
 };
 
 /* What graft_sandbox_enter managed to apply. */

@@ -93,17 +93,17 @@ package final class ChildProcess: @unchecked Sendable {
         var sandbox = requested
         // Removed with the object if this start fails.
         var folder: ChildFolder?
-        // The kept namespaces' descriptors, for the child's 5 and 6.
+        // The kept namespaces' descriptors, for the child's 5, 6 and 7.
         var keptNamespaces: [Int32] = []
         if var request = sandbox {
-            folder = try ChildFolder(for: executable, owner: request.policy)
+            folder = try ChildFolder.take(for: executable, owner: request.policy)
             request.policy.writeFolders.append(folder!.path)
             if request.namespaces { request.policy.privateFolder = folder!.path }
             // Nothing granted needs the host's network: the empty one the host keeps, if it could.
             if request.namespaces, request.policy.isolatesNetwork, let kept = NamespaceKeeper.descriptors(executable: executable) {
                 request.policy.joinsKeptNetwork = true
                 request.policy.keptUserNamespace = kept.user >= 0
-                keptNamespaces = [kept.network] + (kept.user >= 0 ? [kept.user] : [])
+                keptNamespaces = [kept.network, kept.ipc] + (kept.user >= 0 ? [kept.user] : [])
             }
             request.policy.filter = SandboxFilter.program(for: request.policy)
             sandbox = request
@@ -199,6 +199,7 @@ package final class ChildProcess: @unchecked Sendable {
     /// so is one whose sandbox is not what its host requires.
     func awaitHello(onOutput: (String) -> Void) throws(GraftError) {
         awaitingListener = sandbox != nil
+        if let sandbox { ChildFolder.makeSpare(for: executable, owner: sandbox.policy) }
         defer { awaitingListener = false }
         switch receive(until: .now + Self.startDeadline, onOutput: onOutput) {
         case .frame(let header, let payload) where header.kind == .hello:

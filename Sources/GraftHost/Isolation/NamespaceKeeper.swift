@@ -7,22 +7,24 @@ import Synchronization
 import Glibc
 #endif
 
-/// The one empty network namespace (and, for a host that is not root, the
-/// user namespace that owns it) a host's sandboxed children share: a
-/// `graft-child keep` process made it, and the host holds it open (a
-/// descriptor of each) for as long as it lives; the keeper itself is gone. A child with no network grant joins it with `setns` instead of
-/// making a network namespace of its own, which costs the kernel the better
-/// part of a millisecond to make and more to tear down. Children in it can
-/// make no socket at all (their filter refuses them), so they share nothing.
-/// Where the kernel refuses, children make their own, as before.
+/// The one empty network namespace and IPC namespace (and, for a host that
+/// is not root, the user namespace that owns them) a host's sandboxed
+/// children share: a `graft-child keep` process made them, and the host holds
+/// them open (a descriptor of each) for as long as it lives; the keeper
+/// itself is gone. A child with no network grant joins them with `setns`
+/// instead of making namespaces of its own, which costs the kernel the
+/// better part of a millisecond to make and more to tear down. Children in
+/// them can make no socket and no SysV or POSIX IPC object at all (their
+/// filter refuses them), so they share nothing; the namespaces keep them off
+/// their host's. Where the kernel refuses, children make their own, as before.
 final class NamespaceKeeper: Sendable {
     /// The namespaces' descriptors (user: -1 for a root host), or nil when none could be kept.
-    let descriptors: (network: Int32, user: Int32)?
+    let descriptors: (network: Int32, ipc: Int32, user: Int32)?
 
     private static let shared = Mutex<[String: NamespaceKeeper]>([:])
 
     /// The keeper started with `executable` (once per process and executable).
-    static func descriptors(executable: String) -> (network: Int32, user: Int32)? {
+    static func descriptors(executable: String) -> (network: Int32, ipc: Int32, user: Int32)? {
         shared.withLock { keepers in
             if let keeper = keepers[executable] { return keeper.descriptors }
             let keeper = NamespaceKeeper(executable: executable)
@@ -36,7 +38,7 @@ final class NamespaceKeeper: Sendable {
     }
 
     /// Starts the keeper, opens its namespaces, then lets it end and reaps it.
-    static func start(_ executable: String) -> (network: Int32, user: Int32)? {
+    static func start(_ executable: String) -> (network: Int32, ipc: Int32, user: Int32)? {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
         var argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("keep"), nil]
@@ -62,15 +64,16 @@ final class NamespaceKeeper: Sendable {
             return nil
         }
         let network = open("/proc/\(pid)/ns/net", O_RDONLY | O_CLOEXEC)
+        let ipc = open("/proc/\(pid)/ns/ipc", O_RDONLY | O_CLOEXEC)
         let user = geteuid() == 0 ? -1 : open("/proc/\(pid)/ns/user", O_RDONLY | O_CLOEXEC)
         // The namespaces live as long as these descriptors do: the keeper may go.
         close(pair[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard network >= 0, geteuid() == 0 || user >= 0 else {
-            for descriptor in [network, user] where descriptor >= 0 { close(descriptor) }
+        guard network >= 0, ipc >= 0, geteuid() == 0 || user >= 0 else {
+            for descriptor in [network, ipc, user] where descriptor >= 0 { close(descriptor) }
             return nil
         }
-        return (network, user)
+        return (network, ipc, user)
     }
 }

@@ -75,7 +75,8 @@ package enum ChildSandbox {
                                 private_size: policy.privateSize, private_files: policy.privateFiles, data_folder: dataFolder ?? nil,
                                 isolate_network: policy.isolatesNetwork, run_as_user: policy.runAsUser, run_as_group: policy.runAsGroup,
                                 network_fd: policy.joinsKeptNetwork ? SandboxPolicy.keptNetworkDescriptor : -1,
-                                user_fd: policy.joinsKeptNetwork && policy.keptUserNamespace ? SandboxPolicy.keptUserDescriptor : -1)
+                                user_fd: policy.joinsKeptNetwork && policy.keptUserNamespace ? SandboxPolicy.keptUserDescriptor : -1,
+                                ipc_fd: policy.joinsKeptNetwork ? SandboxPolicy.keptIPCDescriptor : -1)
                             return graft_sandbox_enter(&cPolicy, &result)
                         }
                     }

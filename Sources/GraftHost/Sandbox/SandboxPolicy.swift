@@ -34,13 +34,14 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// it under (`FolderQuota`; the host's side only).
     package var dataFolder: String?
     package var dataLimit: UInt64?
-    /// Whether the child joins the empty network its host keeps
-    /// (`NamespaceKeeper`), whose descriptors it holds as 5 (the network)
-    /// and 6 (its user namespace, for a host that is not root).
+    /// Whether the child joins the empty network and IPC namespaces its host
+    /// keeps (`NamespaceKeeper`), whose descriptors it holds as 5 (the
+    /// network), 6 (IPC) and 7 (their user namespace, for a host that is not root).
     package var joinsKeptNetwork = false
     package var keptUserNamespace = false
     static let keptNetworkDescriptor: Int32 = 5
-    static let keptUserDescriptor: Int32 = 6
+    static let keptIPCDescriptor: Int32 = 6
+    static let keptUserDescriptor: Int32 = 7
 
     /// Who a child of a root host runs as: nobody (65534), never root.
     package var runAsUser: UInt32 = 65534
@@ -77,19 +78,25 @@ package struct SandboxPolicy: Sendable, Hashable {
     }
 
     /// Files any program reads: the loader's cache, the time zone, the CPU
-    /// count and quota (the Swift runtime, Dispatch and Foundation ask them).
-    package static let systemFiles = [
+    /// count and quota (the Swift runtime, Dispatch and Foundation ask them),
+    /// those of them this system has (looked up once: a path the child would
+    /// not find costs each sandboxed start a failed lookup).
+    package static let systemFiles = existing([
         "/etc/ld.so.cache", "/etc/localtime", "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
         // The CPU quota of the process's cgroup, which Foundation's activeProcessorCount reads (v1 and v2).
         "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us", "/sys/fs/cgroup/cpuset/cpuset.cpus",
         "/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpuset.cpus.effective",
-    ]
+    ])
+
+    private static func existing(_ paths: [String]) -> [String] {
+        paths.filter { access($0, F_OK) == 0 }
+    }
 
     /// The system's library folders, and the folder of the Swift runtime this
     /// host uses or, for a host linked with a static standard library, the one
     /// of the toolchain on PATH (Swift plugins map its libswiftCore.so).
     package static let runtimeFolders: [String] = {
-        var folders = ["/usr", "/lib", "/lib64", "/lib32", "/libx32"]
+        var folders = existing(["/usr", "/lib", "/lib64", "/lib32", "/libx32"])
         if let folder = swiftRuntimeFolder(), !folders.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) {
             folders.append(folder)
         }

@@ -7,7 +7,8 @@ import GraftHost
 ///
 /// Both figures are measured against the same work without the sandbox, in
 /// interleaved rounds: starting a runner child up to its hello (the sandbox
-/// adds the Landlock rules, the seccomp filter and the listener's hand-over),
+/// adds its namespaces, the Landlock rules, the seccomp filter and the
+/// listener's hand-over; stopping it is timed apart),
 /// and an isolated render round trip (the plugin's render makes no call the
 /// filter asks about, so the sandbox should cost it nothing).
 enum SandboxBench {
@@ -28,22 +29,37 @@ enum SandboxBench {
         // what its plugins start dies with it: timed too, for what that costs.
         // The sandboxed child without namespaces is the start before issue 46
         // (no tmpfs, no network, IPC or /proc of its own).
-        let startBodies: [(Int) -> Void] = [
-            { _ in Self.startAndStop(executable, sandbox: nil, containing: false) },
-            { _ in Self.startAndStop(executable, sandbox: request) },
-            { _ in Self.startAndStop(executable, sandbox: nil, containing: true) },
-            { _ in Self.startAndStop(executable, sandbox: withoutNamespaces) },
+        let kinds: [(sandbox: ChildSandbox.Request?, containing: Bool)] = [
+            (nil, false), (request, true), (nil, true), (withoutNamespaces, true),
         ]
         let rounds = 9
         let perRound = max(starts / rounds, 3)
-        let (starting, startP99) = IsolationBench.interleavedSamples(rounds: rounds, perRound: perRound, startBodies)
-        part.figure("child_start_unsandboxed_p50_ms", starting[0].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[0] / 1e6)))")
-        part.figure("child_start_sandboxed_p50_ms", starting[1].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[1] / 1e6)))")
-        part.figure("child_start_contained_p50_ms", starting[2].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[2] / 1e6)); unsandboxed, in its own user and PID namespaces)")
-        part.figure("child_start_sandboxed_without_namespaces_p50_ms", starting[3].p50 / 1e6, "ms (p99 \(BenchPart.format(startP99[3] / 1e6)); sandboxed, without a tmpfs, network, IPC or /proc of its own)")
-        part.ratio("child start: sandboxed / unsandboxed (p50)", starting[1].p50 / starting[0].p50, target: "<= 1.2")
-        part.ratio("child start: sandboxed with its namespaces / sandboxed without (p50)", starting[1].p50 / starting[3].p50, target: "<= 1.25")
-        part.ratio("child start: sandbox off (namespaces) / unsandboxed (p50)", starting[2].p50 / starting[0].p50)
+        // A start is timed up to the child's hello, which is what its host
+        // waits for; the stop after it (SIGKILL, the reap, the private folder
+        // removed), which a host does on a thread of its own, is timed apart.
+        var starting = [[Double]](repeating: [], count: kinds.count), stopping = starting
+        for kind in kinds { for _ in 0..<20 { _ = Self.startAndStop(executable, sandbox: kind.sandbox, containing: kind.containing) } }
+        for _ in 0..<rounds {
+            for (which, kind) in kinds.enumerated() {
+                for _ in 0..<perRound {
+                    guard let (start, stop) = Self.startAndStop(executable, sandbox: kind.sandbox, containing: kind.containing) else { continue }
+                    starting[which].append(start)
+                    stopping[which].append(stop)
+                }
+            }
+        }
+        guard starting.allSatisfy({ !$0.isEmpty }) else { throw BenchPlugin.CompileError(description: "graft-child did not start") }
+        let start50 = starting.map(Stopwatch.median), start99 = starting.map(Stopwatch.p99), stop50 = stopping.map(Stopwatch.median)
+        part.figure("child_start_unsandboxed_p50_ms", start50[0] / 1e6, "ms (p99 \(BenchPart.format(start99[0] / 1e6)))")
+        part.figure("child_start_sandboxed_p50_ms", start50[1] / 1e6, "ms (p99 \(BenchPart.format(start99[1] / 1e6)))")
+        part.figure("child_start_contained_p50_ms", start50[2] / 1e6, "ms (p99 \(BenchPart.format(start99[2] / 1e6)); unsandboxed, in its own user and PID namespaces)")
+        part.figure("child_start_sandboxed_without_namespaces_p50_ms", start50[3] / 1e6, "ms (p99 \(BenchPart.format(start99[3] / 1e6)); sandboxed, without a tmpfs, network, IPC or /proc of its own)")
+        part.figure("child_stop_unsandboxed_p50_ms", stop50[0] / 1e6, "ms (SIGKILL to reaped)")
+        part.figure("child_stop_sandboxed_p50_ms", stop50[1] / 1e6, "ms (SIGKILL to reaped, its namespaces torn down and its private folder removed)")
+        part.ratio("child start: sandboxed / unsandboxed (p50)", start50[1] / start50[0], target: "<= 1.2")
+        part.ratio("child start: sandboxed with its namespaces / sandboxed without (p50)", start50[1] / start50[3], target: "<= 1.25")
+        part.ratio("child start: sandbox off (namespaces) / unsandboxed (p50)", start50[2] / start50[0])
+        part.ratio("child stop: sandboxed / unsandboxed (p50)", stop50[1] / stop50[0])
 
         // An isolated render round trip, each host with its own runner child.
         let plugins = folder.appendingPathComponent("sandbox")
@@ -138,13 +154,17 @@ enum SandboxBench {
         part.ratio("isolated render under another plugin's flood of refused calls / quiet (p99, median of rounds)", ratios.sorted()[ratios.count / 2], target: "<= 1.5")
     }
 
-    /// Spawn, hello, then SIGKILL and reap (and the private folder removed):
-    /// no exit to wait for, whose polling would blur the figure.
-    private static func startAndStop(_ executable: String, sandbox: ChildSandbox.Request?, containing: Bool = true) {
+    /// Spawn and hello, then SIGKILL and reap (and the private folder
+    /// removed: no exit to wait for, whose polling would blur the figure),
+    /// each timed in nanoseconds; nil when the child did not start.
+    private static func startAndStop(_ executable: String, sandbox: ChildSandbox.Request?, containing: Bool) -> (Double, Double)? {
+        let started = DispatchTime.now().uptimeNanoseconds
         guard let child = try? ChildProcess.startGraftChild(
             executable: executable, arguments: ["serve"], sandbox: sandbox, containingDescendants: containing, onOutput: { _ in })
-        else { return }
+        else { return nil }
+        let ready = DispatchTime.now().uptimeNanoseconds
         child.stop()
+        return (Double(ready - started), Double(DispatchTime.now().uptimeNanoseconds - ready))
     }
 
     /// The processes `pid` started, and theirs (its main thread's children, down the line).
