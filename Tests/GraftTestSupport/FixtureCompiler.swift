@@ -59,6 +59,8 @@ public enum Fixtures {
     /// `rename(2)`d over the destination. So a file watcher never sees a half-written `.so`; it sees one
     /// `IN_MOVED_TO`. A program that already `dlopen`ed the old file keeps its old inode.
     ///
+    /// `include` replaces the folder of today's graft.h (the ABI compatibility test builds against released ones).
+    ///
     /// Throws `BuildError` when the source is missing or `cc` fails. The error includes the command and
     /// everything `cc` printed.
     @discardableResult
@@ -68,7 +70,8 @@ public enum Fixtures {
         defines: [String: String] = [:],
         outputName: String? = nil,
         suffix: String = "",
-        flags: [String] = []
+        flags: [String] = [],
+        include: URL? = nil
     ) throws -> URL {
         let source = source(name)
         guard FileManager.default.fileExists(atPath: source.path) else {
@@ -78,7 +81,7 @@ public enum Fixtures {
         let output = folder.appendingPathComponent(outputName ?? "lib\(name)\(suffix).so")
         let partial = folder.appendingPathComponent(".\(output.lastPathComponent).\(UUID().uuidString).partial")
 
-        var arguments = ["cc", "-shared", "-fPIC", "-std=c11", "-Wall", "-I", includeFolder.path]
+        var arguments = ["cc", "-shared", "-fPIC", "-std=c11", "-Wall", "-I", (include ?? includeFolder).path]
         arguments += flags
         arguments += defines.sorted { $0.key < $1.key }.map { "-D\($0.key)=\($0.value)" }
         arguments += [source.path, "-o", partial.path]

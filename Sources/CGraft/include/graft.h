@@ -85,9 +85,12 @@
  * factory id from get_factory ("graft.permissions/1"); what a host offers,
  * behind an extension id from get_extension. A struct behind an id never
  * changes: a new revision gets a new id ("…/2"), and a host keeps answering
- * the old one. The minor records which ids a header knows; the descriptor
- * fields gated by `abi.minor` (1.1 below) are the one exception, kept as
- * they shipped.
+ * the old one. The minor records which ids a header knows: a host asks
+ * get_factory for an id added in 1.N only of a plugin whose entry declares
+ * `abi.minor >= N`, so a plugin built against an older header is never asked
+ * for an id it could not know. The descriptor fields gated by `abi.minor`
+ * (1.1 below) are the one exception to "never a changed struct", kept as
+ * they shipped. docs/ABI.md has the conventions for ids and their revisions.
  *
  * Added in 1.1: component interactions (graft_interaction_t, the
  * `interactions` and `interaction_count` fields of
@@ -260,8 +263,10 @@ struct graft_host {
 
 typedef struct graft_plugin_entry {
     graft_abi_version_t abi; /* use GRAFT_ABI_VERSION_INIT */
-    uint32_t struct_size;    /* sizeof(graft_plugin_entry_t); a host refuses a
-                                smaller size and accepts a larger one */
+    uint32_t struct_size;    /* sizeof(graft_plugin_entry_t); a host refuses one
+                                smaller than the 1.0 entry (through get_factory:
+                                80 bytes on 64-bit machines), reads no field past
+                                it, and accepts a larger one */
 
     const char *id;          /* reverse DNS, for example "com.acme.widgets" */
     const char *version;     /* the plugin's own version, for example "1.4.0" */

@@ -17,6 +17,9 @@ struct PluginLoader: Sendable {
 
     init(logger: Logger) { self.logger = logger }
 
+    /// The smallest entry a host accepts: the 1.0 struct (GRAFT_ENTRY_SIZE_1_0).
+    static let entrySize10 = Int(graft_entry_size_1_0())
+
     /// How the image is mapped: through a name of its own for the open file's
     /// descriptor, from a private copy of it (hosts whose plugins are rebuilt
     /// in place), or from a private copy in memory (a sandboxed child, which
@@ -131,12 +134,15 @@ struct PluginLoader: Sendable {
                 "\(path) was built for Graft ABI \(abi) but this host implements ABI \(ABIVersion.host); rebuild it against a graft.h with major \(ABIVersion.host.major) and minor <= \(ABIVersion.host.minor).",
                 path: path, symbol: GRAFT_ENTRY_SYMBOL)])
         }
-        let expectedSize = MemoryLayout<graft_plugin_entry_t>.stride  // C's sizeof
+        // graft.h's growth rule: an entry is read up to the smaller of its
+        // struct_size and today's sizeof, and one smaller than the 1.0 entry
+        // is refused. Every field read below is a 1.0 field; one appended
+        // later is read only where struct_size covers it (GRAFT_ENTRY_HAS).
         let structSize = Int(entry.pointee.struct_size)
-        guard structSize >= expectedSize else {
+        guard structSize >= Self.entrySize10 else {
             return refuse([GraftError(
                 .invalidDescriptor,
-                "\(path): the entry's struct_size is \(structSize) but graft_plugin_entry_t has \(expectedSize) bytes; set it to sizeof(graft_plugin_entry_t).",
+                "\(path): the entry's struct_size is \(structSize) but the smallest graft_plugin_entry_t (ABI 1.0) has \(Self.entrySize10) bytes; set it to sizeof(graft_plugin_entry_t).",
                 path: path, symbol: GRAFT_ENTRY_SYMBOL)])
         }
 
