@@ -344,15 +344,6 @@ struct SandboxCLITests {
             "\(listed.stderr)")
     }
 
-    /// Whether a process named `name` (its comm) runs.
-    static func processNamed(_ name: String) -> Bool {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.contains { entry in
-            guard Int(entry) != nil, let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8) else { return false }
-            return comm.trimmingCharacters(in: .whitespacesAndNewlines) == name
-        }
-    }
-
     @Test(
         "with the sandbox off, a process a plugin starts with a double fork and setsid dies with its child, as root and as nobody",
         arguments: [false, true])
@@ -361,14 +352,21 @@ struct SandboxCLITests {
         let scratch = try Scratch()
         let folder = try Self.plugins(scratch)
         chmod(scratch.url.path, 0o755)
-        let marker = "gd\(UInt32.random(in: 10_000_000...99_999_999))"
+        // The daemon holds a lock on this file while it lives: found by what the test gave it, not among the machine's processes.
+        let locks = scratch.url.appendingPathComponent("locks")
+        try FileManager.default.createDirectory(at: locks, withIntermediateDirectories: true)
+        chmod(locks.path, 0o777)
+        let lock = locks.appendingPathComponent("daemon.lock").path
         let prefix = asNobody ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--reset-env"] : []
-        let result = try Self.tryProbe("daemon", marker, plugins: folder, prefix: prefix, extra: ["--sandbox", "off"])
+        let result = try Self.tryProbe("daemon", lock, plugins: folder, prefix: prefix, extra: ["--sandbox", "off"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("daemon: ok"), "the plugin started it: \(result.stdout)")
         #expect(!result.stderr.contains("may outlive it"), "the namespaces were available: \(result.stderr)")
-        // graft try has exited: its child's namespace, and the daemon in it, are going or gone.
-        #expect(eventually(timeout: .seconds(10)) { !Self.processNamed(marker) }, "a process named \(marker) outlived graft try")
+        // It answered once the daemon held the lock; graft try has exited: its child's namespace, and the daemon in it, are going or gone.
+        let file = open(lock, O_RDONLY | O_CLOEXEC)
+        try #require(file >= 0, "the daemon made its lock file")
+        defer { close(file) }
+        #expect(eventually(timeout: .seconds(10)) { flock(file, LOCK_EX | LOCK_NB) == 0 }, "the daemon holding \(lock) outlived graft try")
     }
 
     @Test("graft list shows each declared permission, granted or not; graft lock records them")

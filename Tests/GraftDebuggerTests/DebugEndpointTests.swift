@@ -208,7 +208,9 @@ struct DebugEndpointTests {
         stalled.send(line: #"{"request": "hello", "version": 1}"#)
         stalled.send(line: #"{"request": "follow"}"#)
         #expect(eventually { running.endpoint.clientCount == 1 })
-        Thread.sleep(forTimeInterval: 0.1)  // let the follow request be answered
+        // Its two answers read, it reads no more: the follow is in force.
+        #expect(try GraftValue(json: try #require(stalled.readLine()))["response"] == "hello")
+        #expect(try GraftValue(json: try #require(stalled.readLine()))["response"] == "follow")
         let bulky = GraftValue.string(String(repeating: "x", count: 1024))
         for index in 0..<12_000 {
             running.log.record(eventRecord(instance: "bulk", payload: ["i": .number(Double(index)), "text": bulky]))
@@ -451,12 +453,19 @@ struct DebugEndpointTests {
             #expect(raw.isClosedByHost())
         }
         #expect(eventually { running.endpoint.clientCount == 0 })
-        // A client that keeps asking is never idle.
+        // A client that keeps asking is never idle: it asks until a silent
+        // client, connected just after it, is closed for idling, and stays.
         let busy = try running.client()
-        for _ in 0..<6 {
-            Thread.sleep(forTimeInterval: 0.15)
+        let silent = try RawSocket(path: running.endpoint.socketPath)
+        let deadline = ContinuousClock.now + .seconds(10)
+        var asked = 0
+        while !silent.hasInput(within: .milliseconds(50)), ContinuousClock.now < deadline {
             #expect(try busy.request(["request": "plugins"])["response"] == "plugins")
+            asked += 1
         }
+        #expect(try GraftValue(json: try #require(silent.readLine()))["error"]?["code"] == "idle_timeout")
+        #expect(asked >= 2, "the busy client asked across the idle limit (\(asked) requests)")
+        #expect(try busy.request(["request": "plugins"])["response"] == "plugins")
         idle.removeAll()
         unfinished.removeAll()
         // The endpoint's own sockets (its listener and the busy client's connection), not the ones tests

@@ -119,7 +119,10 @@ struct FlowLogFeedTests {
         #expect(swapped.oldVersion == "1.0.0")
         #expect(swapped.newVersion == "2.0.0")
         #expect(swapped.recreated == ["e1"])
-        guard case .swap(let failed) = swaps.last?.detail else { return }
+        guard case .swap(let failed) = swaps.last?.detail else {
+            Issue.record("no record of the failed swap")
+            return
+        }
         #expect(failed.outcome == "failed")
         #expect(swaps.last?.warnings.first?.code == .notASharedLibrary)
         #expect(log.records(matching: ActionLogFilter(pluginID: swaps.first?.pluginID)).count == 2, "filterable by plugin")

@@ -19,7 +19,8 @@
 // `target`), kill_parent (SIGKILL to the parent), kill_group (SIGKILL to the process group), ptrace_parent,
 // parent_environ (read /proc/PPID/environ), parent_memory (read the parent's memory with process_vm_readv),
 // environ (render the value of the environment variable `target`), exec (run /bin/sh -c true), fork (fork a
-// child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s, named `target`), chmod (make `target`
+// child that waits), daemon (double fork with setsid, the grandchild sleeping for 30 s; when `target` is a path, holding
+// an exclusive flock on that file from before the act answers), chmod (make `target`
 // mode 0777), data (write `target` inside $GRAFT_DATA_DIR), flood_stderr (write empty lines to stderr forever),
 // escape_output (write a terminal escape code and a NUL to stderr), crash_later (start a thread that crashes
 // the process `target` milliseconds later), stop_later (likewise, but stop the whole process with SIGSTOP), sleep (sleep `target` milliseconds), meet (wait up to 5 s, or the milliseconds after a slash in `target`, for `target` calls in all, of any plugin in the process, to be in this act at once: 'met' or 'alone'), and, in a render only,
@@ -76,6 +77,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/ptrace.h>
@@ -1852,16 +1854,33 @@ static int perform(const char *act, const char *target, char *out, size_t capaci
             return refused(out, capacity, act);
         }
     } else if (strcmp(act, "fork") == 0 || strcmp(act, "daemon") == 0) {
+        bool daemon = strcmp(act, "daemon") == 0;
+        int ready[2] = {-1, -1};
+        if (daemon && pipe(ready) != 0) return refused(out, capacity, act);
         pid_t pid = fork();
         if (pid < 0) return refused(out, capacity, act);
         if (pid == 0) {
-            if (strcmp(act, "daemon") == 0) {
+            if (daemon) {
                 setsid();
                 if (fork() != 0) _exit(0);
-                if (*target) prctl(PR_SET_NAME, target); /* found by that name */
+                /* Its lock is how a test sees it live or gone (the kernel drops it with the last process holding the file). */
+                int held = target[0] == '/' ? open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0666) : -1;
+                if (held >= 0) flock(held, LOCK_EX);
+                if (write(ready[1], "r", 1) != 1) _exit(1);
             }
             sleep(30);
             _exit(0);
+        }
+        if (daemon) {
+            /* Answers once the grandchild holds its lock (the read ends when the last writer is gone, at worst). */
+            char byte;
+            close(ready[1]);
+            waitpid(pid, NULL, 0);
+            if (read(ready[0], &byte, 1) != 1) {
+                close(ready[0]);
+                return refused(out, capacity, act);
+            }
+            close(ready[0]);
         }
         snprintf(detail, sizeof detail, "pid %d", (int)pid);
     } else if (strcmp(act, "flood_stderr") == 0) {

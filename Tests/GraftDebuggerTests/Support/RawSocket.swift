@@ -78,6 +78,16 @@ final class RawSocket {
         }
     }
 
+    /// Whether a line (or the end of the stream) is waiting, or arrives within `limit`.
+    func hasInput(within limit: Duration) -> Bool {
+        if pending.contains(0x0A) { return true }
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(limit / .milliseconds(1))
+        var polled: Int32
+        repeat { polled = poll(&ready, 1, milliseconds) } while polled < 0 && errno == EINTR
+        return polled == 1
+    }
+
     /// Whether the host has closed the connection: reading reaches the end
     /// (after any lines still queued) before the timeout.
     func isClosedByHost() -> Bool {
