@@ -212,7 +212,11 @@ let package = Package(
             ]),
         .testTarget(
             name: "GraftWorkbenchTests",
-            dependencies: ["GraftWorkbench", "GraftWebDriver", "GraftHost", "GraftDebugger", "GraftFlows", "GraftTestSupport"]),
+            dependencies: [
+                "GraftWorkbench", "GraftWebDriver", "GraftHost", "GraftDebugger", "GraftFlows", "GraftTestSupport",
+                product("Hummingbird", "hummingbird"), product("HummingbirdTesting", "hummingbird"),
+                product("HummingbirdWebSocket", "hummingbird-websocket"),
+            ]),
         .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftTestSupport"]),
     ]
 )

@@ -7,6 +7,8 @@ import FoundationEssentials
 import GraftDebugger
 import GraftFlows
 import GraftHost
+import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import Synchronization
 
@@ -76,6 +78,18 @@ public final class Workbench: Sendable {
         parts.attached?.start()
         running.withLock { $0 = Running(address: address, relay: relay, swaps: swaps) }
         return address
+    }
+
+    /// Its routes, as the server serves them, for tests in memory
+    /// (HummingbirdTesting's `.router`): behind the request guard as if
+    /// bound to `port`, or, with nil, without it.
+    package func router(guardedAsIfOn port: Int?) -> Router<BasicWebSocketRequestContext> {
+        let bound = port.map { port in
+            let bound = BoundPort()
+            bound.set(port)
+            return bound
+        }
+        return WorkbenchServer.router(parts: parts, token: options.token, guardedAt: bound)
     }
 
     /// The address once started.

@@ -25,9 +25,12 @@ final class WorkbenchServer: Sendable {
         self.logger = logger
     }
 
-    func start(port: Int) async throws -> WorkbenchAddress {
+    /// Every route of the workbench, behind `RequestGuard` when `guardedAt`
+    /// is given (the server always gives its port; a test in memory may
+    /// leave the guard out, or keep it and see it refuse).
+    static func router(parts: WorkbenchParts, token: AccessToken, guardedAt port: BoundPort?) -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        router.middlewares.add(RequestGuard(port: boundPort, token: token))
+        if let port { router.middlewares.add(RequestGuard(port: port, token: token)) }
         PageRoutes.add(to: router, parts: parts)
         PluginRoutes.add(to: router, parts: parts)
         SessionRoutes.add(to: router, parts: parts)
@@ -35,13 +38,16 @@ final class WorkbenchServer: Sendable {
         LogRoutes.add(to: router, parts: parts)
         FlowRoutes.add(to: router, parts: parts)
         AttachRoutes.add(to: router, parts: parts)
-        let parts = self.parts
         LiveChannel.add(to: router, hub: parts.hub) {
             var hello = PageRoutes.info(parts).objectValue ?? [:]
             hello["type"] = "hello"
             return .object(hello)
         }
+        return router
+    }
 
+    func start(port: Int) async throws -> WorkbenchAddress {
+        let router = Self.router(parts: parts, token: token, guardedAt: boundPort)
         let started = Started()
         let boundPort = self.boundPort
         let application = Application(
