@@ -81,8 +81,10 @@ public struct Scanning: Sendable, Hashable {
     /// hosts that trust every plugin).
     public var inChild: Bool
     /// The scanner executable; nil finds it beside the running executable,
-    /// then through `GRAFT_CHILD`, then on `PATH`. When none is found the
-    /// host loads in process and says so once, at warning level.
+    /// then through `GRAFT_CHILD`, then on `PATH`. When none is found, no
+    /// plugin loads (`scanner_unavailable`, logged once as an error): plugins
+    /// load only in a sandboxed child. Only with the sandbox off does the host
+    /// load them in process instead, and say so once, at warning level.
     public var executable: String?
     /// How long one file may take to load in the scanner.
     public var deadline: Duration

@@ -146,7 +146,9 @@ public final class GraftHost: Sendable {
     // MARK: Isolation
 
     /// Whether plugins run in child processes: isolation asked for, and a
-    /// runner executable found (else the host warned and runs them here).
+    /// runner executable found. Without one, a sandboxed host loads nothing
+    /// (`scanner_unavailable`); only with the sandbox off does it warn and
+    /// run them here.
     var isolates: Bool { configuration.isolation != .inProcess && scanner != nil }
 
     /// The runner for a new isolated plugin: its own, or the host's shared

@@ -298,7 +298,7 @@ struct DebugEndpointTests {
             "request": "try", "component": "paywall", "instance": "offer",
             "emit": [["event": "dismiss", "payload": ["reason": "later"]]],
         ])
-        let result = try SandboxResult(json: try #require(answer["result"]))
+        let result = try DryRunResult(json: try #require(answer["result"]))
         #expect(result.component == ComponentReference(key: "paywall"))
         #expect(result.rendering.text.contains("Graft Pro"))
         let wouldRun = result.records.compactMap { record -> String? in

@@ -81,6 +81,32 @@ struct HotSwapTests {
         #expect(try echo.render().text == "v2:hi")
     }
 
+    @Test("swapEvents() streams every reload's event to an async caller, and stops observing once the stream is dropped")
+    func swapEventStream() async throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        var events: AsyncStream<SwapEvent>? = host.swapEvents()
+        #expect(!host.swapObservers.isEmpty)
+        try Self.buildEcho(scratch, prefix: "v2:", version: "2.0.0")
+        _ = host.reload(pluginAt: path)
+        _ = host.reload(pluginAt: path)  // the same file again: unchanged
+        var iterator = events?.makeAsyncIterator()
+        let swapped = await iterator?.next()
+        let unchanged = await iterator?.next()
+        #expect(swapped?.newVersion == "2.0.0")
+        guard case .swapped = swapped?.outcome else {
+            Issue.record("expected the swap first, got \(swapped?.summary ?? "nothing")")
+            return
+        }
+        guard case .unchanged = unchanged?.outcome else {
+            Issue.record("expected the unchanged reload next, got \(unchanged?.summary ?? "nothing")")
+            return
+        }
+        iterator = nil
+        events = nil
+        #expect(host.swapObservers.isEmpty, "the dropped stream's observer was removed")
+    }
+
     @Test("swap observer tokens are never handed out twice, even after the newest is removed")
     func observerTokens() {
         let host = GraftHost(configuration: TestConfigurations.plain, logger: quietLogger)

@@ -197,8 +197,8 @@ final class DebugConnection: @unchecked Sendable {
             follower?.cancel()
             follower = nil
             respond(request, id: id, ["following": false])
-        case .sandbox(let sandboxRequest):
-            respond(request, id: id, try responder.sandbox(sandboxRequest))
+        case .dryRun(let dryRunRequest):
+            respond(request, id: id, try responder.dryRun(dryRunRequest))
         }
     }
 

@@ -9,8 +9,8 @@ import Glibc
 
 /// A running host's debug endpoint: a Unix domain socket that `graft debug
 /// attach` (or any client speaking `DebugProtocol`) connects to, to list the
-/// plugins, read or follow the action log, and try components in the host's
-/// sandbox.
+/// plugins, read or follow the action log, and try components in a dry run
+/// (`DryRun`: recorded, not acted on).
 ///
 ///     let log = ActionLog()
 ///     let endpoint = try DebugEndpoint.open(host: host, socketPath: "/run/user/1000/myapp.sock", log: log)
@@ -89,7 +89,7 @@ public final class DebugEndpoint: Sendable {
         }
         let endpoint = DebugEndpoint(
             socketPath: path, log: log, listener: listener, fileIdentity: identity,
-            responder: DebugResponder(host: host, log: log, sandbox: Sandbox(host: host, flow: flow)), limits: limits)
+            responder: DebugResponder(host: host, log: log, dryRun: DryRun(host: host, flow: flow)), limits: limits)
         endpoint.startAccepting()
         return endpoint
     }

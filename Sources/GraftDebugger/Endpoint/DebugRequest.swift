@@ -8,7 +8,7 @@ enum DebugRequest: Sendable {
     case tail(last: Int, filter: ActionLogFilter)
     case follow(last: Int, filter: ActionLogFilter)
     case unfollow
-    case sandbox(SandboxRequest)
+    case dryRun(DryRunRequest)
 
     static let names = ["hello", "plugins", "tail", "follow", "unfollow", "try"]
 
@@ -20,7 +20,7 @@ enum DebugRequest: Sendable {
         case .tail: "tail"
         case .follow: "follow"
         case .unfollow: "unfollow"
-        case .sandbox: "try"
+        case .dryRun: "try"
         }
     }
 
@@ -50,7 +50,7 @@ enum DebugRequest: Sendable {
             case "unfollow":
                 self = .unfollow
             case "try":
-                self = .sandbox(try Self.sandboxRequest(fields))
+                self = .dryRun(try Self.dryRunRequest(fields))
             default:
                 throw DebugProtocolError(
                     "unknown_request", "unknown request \"\(name)\"; requests are \(Self.names.joined(separator: ", ")).")
@@ -73,9 +73,9 @@ enum DebugRequest: Sendable {
     /// `{"request": "try", "component": "KEY[@V]", "config": {…}, "instance": "ID",
     ///   "interact": [{"action", "data"}], "emit": [{"event", "payload"}],
     ///   "html": false, "width": 0, "height": 0}`; only `component` is required.
-    private static func sandboxRequest(_ fields: JSONFields) throws(GraftError) -> SandboxRequest {
+    private static func dryRunRequest(_ fields: JSONFields) throws(GraftError) -> DryRunRequest {
         let reference = try ComponentReference(parsing: try fields.string("component"))
-        var request = SandboxRequest(component: reference)
+        var request = DryRunRequest(component: reference)
         if let config = fields.optional("config") {
             guard let inputs = config.objectValue else { throw GraftError(.invalidJSON, "\"config\" must be an object of inputs.") }
             request.inputs = inputs

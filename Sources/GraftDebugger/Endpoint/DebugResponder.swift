@@ -6,11 +6,11 @@ import Glibc
 import GraftHost
 
 /// Answers the requests that have one answer (everything but `follow`),
-/// from the host, its log and its sandbox. Stateless; shared by every client.
+/// from the host, its log and its dry run. Stateless; shared by every client.
 struct DebugResponder: Sendable {
     let host: GraftHost
     let log: ActionLog
-    let sandbox: Sandbox
+    let dryRun: DryRun
 
     func hello(version: Int) throws(DebugProtocolError) -> [String: GraftValue] {
         guard version == DebugProtocol.version else {
@@ -22,7 +22,7 @@ struct DebugResponder: Sendable {
             "protocol": .string(DebugProtocol.name), "version": .number(Double(DebugProtocol.version)),
             "host": .string(GraftHost.version), "pid": .number(Double(ProcessInfo.processInfo.processIdentifier)),
             "logCapacity": .number(Double(log.capacity)),
-            "flowInstances": .list((sandbox.flow?.instanceIDs ?? []).map(GraftValue.string)),
+            "flowInstances": .list((dryRun.flow?.instanceIDs ?? []).map(GraftValue.string)),
         ]
     }
 
@@ -37,9 +37,9 @@ struct DebugResponder: Sendable {
         ]
     }
 
-    func sandbox(_ request: SandboxRequest) throws(DebugProtocolError) -> [String: GraftValue] {
+    func dryRun(_ request: DryRunRequest) throws(DebugProtocolError) -> [String: GraftValue] {
         do {
-            return ["result": try sandbox.run(request).json]
+            return ["result": try dryRun.run(request).json]
         } catch {
             throw DebugProtocolError(error)
         }

@@ -86,7 +86,7 @@ extension FlowRunner {
 
     private func invoke(_ reference: ComponentReference, params: [String: GraftValue], in action: FlowAction, for trigger: ActionTrigger) {
         let resolved = resolve(.object(params), in: action, for: trigger)
-        let result: ActionResult
+        let result: ActionOutcome
         do {
             result = try host.invokeAction(reference.description, params: resolved.objectValue ?? [:], payload: trigger.payload)
         } catch {

@@ -15,7 +15,7 @@ public struct ActionRecord: Sendable, Hashable {
     public var result: GraftValue?
     /// The variables the action set.
     public var variablesSet: [String: GraftValue]
-    /// A plugin's action: how long it took, and the CPU time it used (see `ActionResult`).
+    /// A plugin's action: how long it took, and the CPU time it used (see `ActionOutcome`).
     public var wallTime: Duration? = nil
     public var cpuTime: Duration? = nil
 }

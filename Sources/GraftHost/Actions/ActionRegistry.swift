@@ -1,7 +1,7 @@
 import CGraft
 
-/// What a custom action did.
-public struct ActionResult: Sendable, Hashable {
+/// What a custom action did, as its host saw it (a Swift plugin's action returns GraftKit's `ActionResult`).
+public struct ActionOutcome: Sendable, Hashable {
     public package(set) var ok: Bool
     /// Why it failed, when it did.
     public package(set) var error: String?
@@ -108,7 +108,7 @@ extension GraftHost {
     /// Param drift (unknown key, wrong type) is forwarded; the action decides.
     public func invokeAction(
         _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
-    ) throws(GraftError) -> ActionResult {
+    ) throws(GraftError) -> ActionOutcome {
         let action = try table.actions.resolve(ComponentReference(parsing: key))
         let plugin = action.plugin
         let (started, cpu) = (ContinuousClock.now, plugin.cpuTime)
@@ -124,7 +124,7 @@ extension GraftHost {
         return result
     }
 
-    private func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionResult {
+    private func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionOutcome {
         if let runner = action.plugin.runner { return try runner.invoke(action, params: params, payload: payload) }
         let descriptor = try action.descriptor()
         let recorder = ActionRecorder()
@@ -148,7 +148,7 @@ extension GraftHost {
                 return payload.withCValue { invoke(descriptor, params, $0, context) }
             }
         }
-        return ActionResult(
+        return ActionOutcome(
             ok: ok, error: ok ? nil : (recorder.error ?? "action '\(action.contract.key)' failed without saying why"),
             variables: ok ? recorder.variables : [:], result: recorder.result)
     }

@@ -92,7 +92,7 @@ final class Scanner: @unchecked Sendable {
     /// decides whether to load in process). With `mapping: .copy` the child
     /// maps a private copy: a file that may be rewritten in place must never
     /// be mapped itself, in any process.
-    func scan(_ file: PluginFile, mapping: PluginLoader.Mapping = .descriptorName) -> ScanOutcome? {
+    func scan(_ file: PluginFile, mapping: PluginLoader.ImageSource = .descriptorName) -> ScanOutcome? {
         scan([file], mapping: mapping)[0]
     }
 
@@ -107,7 +107,7 @@ final class Scanner: @unchecked Sendable {
     /// first (a crash, a timeout, a broken frame) is scanned again alone, on
     /// a new child, and only that verdict counts: a plugin whose thread kills
     /// or stops its scanner later cannot get the next plugin quarantined.
-    func scan(_ files: [PluginFile], mapping: PluginLoader.Mapping = .descriptorName) -> [ScanOutcome?] {
+    func scan(_ files: [PluginFile], mapping: PluginLoader.ImageSource = .descriptorName) -> [ScanOutcome?] {
         lock.lock()
         defer { lock.unlock() }
         var outcomes = [ScanOutcome?](repeating: nil, count: files.count)

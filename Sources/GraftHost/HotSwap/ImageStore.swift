@@ -130,8 +130,8 @@ final class ImageStore: Sendable {
         let release: () -> Void
     }
 
-    /// The name for `file` under `mapping` (see `PluginLoader.Mapping`).
-    func name(for file: PluginFile, mapping: PluginLoader.Mapping) throws(GraftError) -> Name {
+    /// The name for `file` under `mapping` (see `PluginLoader.ImageSource`).
+    func name(for file: PluginFile, mapping: PluginLoader.ImageSource) throws(GraftError) -> Name {
         switch mapping {
         case .descriptorName:
             return Name(path: descriptorName(for: file), release: {})

@@ -1,7 +1,7 @@
 /// Custom actions of an isolated plugin, run in its runner child: both ends
 /// of the `action` request.
 extension PluginRunner {
-    func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionResult {
+    func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionOutcome {
         let key = action.contract.reference.description
         let sent = try call(.action, plugin: action.plugin, what: "action '\(key)'") { writer, slot in
             writer.u32(slot)
@@ -16,7 +16,7 @@ extension PluginRunner {
             let ok = try answer.reader.bool(), error = try answer.reader.optional()
             guard case .object(let variables) = try answer.reader.value() else { throw Wire.Violation(description: "variables") }
             let result = try answer.reader.bool() ? try answer.reader.value() : nil
-            return ActionResult(ok: ok, error: error, variables: variables, result: result)
+            return ActionOutcome(ok: ok, error: error, variables: variables, result: result)
         } catch {
             throw GraftError(
                 .actionFailed, "the runner of \(action.pluginPath) answered action '\(key)' with \(error.description).",

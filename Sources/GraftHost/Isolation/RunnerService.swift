@@ -202,7 +202,7 @@ final class Outbox: @unchecked Sendable {
 extension GraftHost {
     /// In the runner child: maps a file the parent has already checked and
     /// scanned, and registers it.
-    func loadInRunner(_ file: PluginFile, mapping: PluginLoader.Mapping) throws(GraftError) -> LoadedPlugin {
+    func loadInRunner(_ file: PluginFile, mapping: PluginLoader.ImageSource) throws(GraftError) -> LoadedPlugin {
         let plugin = try loader.load(file, mapping: mapping, images: images)
         try register(plugin, file: file)
         return plugin

@@ -43,7 +43,7 @@ package enum PluginInspection {
 
     /// `load(_:logger:)` with the mapping chosen (`graft check` in process maps the descriptor's name).
     static func load(
-        _ file: PluginFile, mapping: PluginLoader.Mapping, logger: Logger
+        _ file: PluginFile, mapping: PluginLoader.ImageSource, logger: Logger
     ) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
         switch PluginLoader(logger: logger).open(file, mapping: mapping, images: ImageStore()) {
         case .failure(let problems):

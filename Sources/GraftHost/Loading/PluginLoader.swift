@@ -24,7 +24,7 @@ struct PluginLoader: Sendable {
     /// descriptor, from a private copy of it (hosts whose plugins are rebuilt
     /// in place), or from a private copy in memory (a sandboxed child, which
     /// may not open the file again by any path). See `ImageStore`.
-    enum Mapping: Sendable {
+    enum ImageSource: Sendable {
         case descriptorName, copy, memory
     }
 
@@ -45,7 +45,7 @@ struct PluginLoader: Sendable {
     }
 
     /// Loads `file`, or throws its first problem (the message counts the rest).
-    func load(_ file: PluginFile, mapping: Mapping, images: ImageStore) throws(GraftError) -> LoadedPlugin {
+    func load(_ file: PluginFile, mapping: ImageSource, images: ImageStore) throws(GraftError) -> LoadedPlugin {
         switch open(file, mapping: mapping, images: images) {
         case .success(let plugin):
             return plugin
@@ -70,7 +70,7 @@ struct PluginLoader: Sendable {
     /// Loads `file` and collects every problem found. `stage` hears each
     /// stage before it starts (the scanner child reports it to the host).
     func open(
-        _ file: PluginFile, mapping: Mapping, images: ImageStore, stage: (Stage) -> Void = { _ in }
+        _ file: PluginFile, mapping: ImageSource, images: ImageStore, stage: (Stage) -> Void = { _ in }
     ) -> Result<LoadedPlugin, Problems> {
         func fail(_ error: GraftError) -> Result<LoadedPlugin, Problems> { .failure(Problems(errors: [error])) }
         let path = file.path

@@ -133,9 +133,9 @@ extension GraftHost {
     /// see `invokeAction(_:params:payload:)`.
     public func invokeAction(
         _ key: String, params: [String: GraftValue] = [:], payload: GraftValue? = nil
-    ) async throws(GraftError) -> ActionResult {
+    ) async throws(GraftError) -> ActionOutcome {
         try await AsyncCalls.run("action '\(key)'", inline: !isolates) { () throws(GraftError) in
-            try self.invokeAction(key, params: params, payload: payload) as ActionResult
+            try self.invokeAction(key, params: params, payload: payload) as ActionOutcome
         }
     }
 }

@@ -28,7 +28,7 @@ protocol InstanceSide: AnyObject {
 
 extension RegisteredComponent {
     /// Creates an instance of this component where its plugin runs.
-    /// `firstOfMany`: an instance a host app asked for, whose first render
+    /// `renderingAhead`: an instance a host app asked for, whose first render
     /// may travel with its create (isolated plugins); not a re-creation.
     func makeSide(
         inputs: [String: GraftValue], context: InstanceContext,

@@ -40,14 +40,14 @@ package enum ChildSandbox {
     private static let entered = Atomic<Bool>(false)
 
     /// Whether this process is a sandboxed child: it then maps plugins from
-    /// private copies in memory (`PluginLoader.Mapping.memory`), since
+    /// private copies in memory (`PluginLoader.ImageSource.memory`), since
     /// Landlock refuses to open a plugin's file again by any path, its
     /// descriptor's `/proc/self/fd` name included.
     package static var isEntered: Bool { entered.load(ordering: .relaxed) }
 
     /// How a child maps the file it was sent: from memory when sandboxed,
     /// else through the descriptor's name or a copy (a hot-swapping host).
-    static func mapping(copy: Bool) -> PluginLoader.Mapping {
+    static func mapping(copy: Bool) -> PluginLoader.ImageSource {
         isEntered ? .memory : copy ? .copy : .descriptorName
     }
 

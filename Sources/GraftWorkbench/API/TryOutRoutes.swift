@@ -65,7 +65,7 @@ enum TryOutRoutes {
             let sandboxRequest = try sandboxRequest(try await RequestJSON.object(request))
             let result = try await parts.calls.run {
                 do throws(GraftError) {
-                    return try Sandbox(host: parts.host).run(sandboxRequest)
+                    return try DryRun(host: parts.host).run(sandboxRequest)
                 } catch {
                     throw WorkbenchError(error)
                 }
@@ -75,10 +75,10 @@ enum TryOutRoutes {
     }
 
     /// The body of `/api/render`, the fields of the debug protocol's `try`.
-    static func sandboxRequest(_ body: JSONObject) throws -> SandboxRequest {
-        var request: SandboxRequest
+    static func sandboxRequest(_ body: JSONObject) throws -> DryRunRequest {
+        var request: DryRunRequest
         do {
-            request = SandboxRequest(component: try ComponentReference(parsing: try body.string("component")))
+            request = DryRunRequest(component: try ComponentReference(parsing: try body.string("component")))
         } catch let error as GraftError {
             throw WorkbenchError(error)
         }

@@ -53,7 +53,7 @@ struct ActionCommand: ParsableCommand {
         }
         let host = options.makeHost()
         let action: RegisteredAction
-        let result: ActionResult
+        let result: ActionOutcome
         do throws(GraftError) {
             action = try host.action(name)
             result = try host.invokeAction(name, params: given, payload: payloadValue)

@@ -120,12 +120,12 @@ struct DebugAttach: ParsableCommand {
 
     private func sandbox(_ client: DebugClient) throws(GraftError) {
         var request: [String: GraftValue] = ["request": "try", "component": .string(component ?? "")]
-        if let inputs = try SandboxSteps.inputs(fromConfig: config) { request["config"] = .object(inputs) }
+        if let inputs = try DryRunSteps.inputs(fromConfig: config) { request["config"] = .object(inputs) }
         if let instance { request["instance"] = .string(instance) }
         if html { request["html"] = true }
         var interact: [GraftValue] = []
         var emit: [GraftValue] = []
-        for step in try SandboxSteps.parse(interactions: interactions, emits: emits) {
+        for step in try DryRunSteps.parse(interactions: interactions, emits: emits) {
             switch step {
             case .interact(let action, let data): interact.append(.object(["action": .string(action), "data": data ?? .null]))
             case .emit(let event, let payload): emit.append(.object(["event": .string(event), "payload": payload ?? .null]))
@@ -134,6 +134,6 @@ struct DebugAttach: ParsableCommand {
         request["interact"] = .list(interact)
         request["emit"] = .list(emit)
         let result = try client.request(request)["result"] ?? .null
-        Output.line(json ? result.jsonText : try SandboxResult(json: result).text)
+        Output.line(json ? result.jsonText : try DryRunResult(json: result).text)
     }
 }

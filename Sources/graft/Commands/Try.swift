@@ -64,17 +64,17 @@ struct Try: ParsableCommand {
 
     func run() throws {
         let host = options.makeHost()
-        let result: SandboxResult
+        let result: DryRunResult
         do throws(GraftError) {
             let wiring = try flow.map { path throws(GraftError) in try FlowWiring(contentsOf: URL(fileURLWithPath: path)) }
             let reference = try ComponentReference(parsing: component)
-            var inputs = try SandboxSteps.inputs(fromConfig: config)
+            var inputs = try DryRunSteps.inputs(fromConfig: config)
             if let story { inputs = try storyInputs(story, of: reference, in: host) }
-            let request = SandboxRequest(
+            let request = DryRunRequest(
                 component: reference, inputs: inputs,
-                instance: instance, steps: try SandboxSteps.parse(interactions: interactions, emits: emits),
+                instance: instance, steps: try DryRunSteps.parse(interactions: interactions, emits: emits),
                 mediaType: html ? .html : .plain, containerSize: ContainerSize(width: width, height: height))
-            result = try Sandbox(host: host, flow: wiring).run(request)
+            result = try DryRun(host: host, flow: wiring).run(request)
         } catch {
             let usage: Set<GraftError.Code> = [.invalidConfig, .invalidFlow, .unknownInstance]
             throw CommandFailure(error: error, json: options.json, exitCode: usage.contains(error.code) ? 2 : 1)

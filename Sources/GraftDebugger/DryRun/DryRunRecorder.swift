@@ -4,16 +4,16 @@ import Synchronization
 
 /// Collects what happens to one sandbox instance. A component may emit from
 /// any thread while the instance lives, so everything is behind a lock.
-final class SandboxRecorder: Sendable {
+final class DryRunRecorder: Sendable {
     private let instanceID: String
     private let placement: WiredPlacement?
     private let variables: [String: GraftValue]
     private let state = Mutex(State())
 
     private struct State: Sendable {
-        /// What the sandbox is doing now, for `SandboxRecord.Entry.emitted(during:)`.
+        /// What the sandbox is doing now, for `DryRunRecord.Entry.emitted(during:)`.
         var during = "create"
-        var records: [SandboxRecord] = []
+        var records: [DryRunRecord] = []
     }
 
     /// The built-in actions whose fields are their params; any other name
@@ -26,7 +26,7 @@ final class SandboxRecorder: Sendable {
         self.variables = variables
     }
 
-    var records: [SandboxRecord] { state.withLock { $0.records } }
+    var records: [DryRunRecord] { state.withLock { $0.records } }
 
     func begin(_ during: String) {
         state.withLock { $0.during = during }
@@ -42,17 +42,17 @@ final class SandboxRecorder: Sendable {
     }
 
     /// Records the event, then each action the flow wires to it.
-    private func record(event: String, payload: GraftValue?, origin: SandboxRecord.Origin, warnings: [GraftWarning]) {
+    private func record(event: String, payload: GraftValue?, origin: DryRunRecord.Origin, warnings: [GraftWarning]) {
         let wired = wouldRun(event: event, payload: payload)
         state.withLock { state in
-            state.records.append(SandboxRecord(
+            state.records.append(DryRunRecord(
                 instance: instanceID, entry: .emitted(event: event, payload: payload, origin: origin, during: state.during),
                 warnings: warnings))
             state.records += wired
         }
     }
 
-    private func wouldRun(event: String, payload: GraftValue?) -> [SandboxRecord] {
+    private func wouldRun(event: String, payload: GraftValue?) -> [DryRunRecord] {
         guard let actions = placement?.on[event] else { return [] }
         let templates = TemplateResolver(variables: variables, payload: payload)
         return actions.map { action in
@@ -76,7 +76,7 @@ final class SandboxRecorder: Sendable {
                     "instance '\(instanceID)': \(name) uses \(reference), which is not a flow variable; it would resolve to null.",
                     instanceID: instanceID)
             }
-            return SandboxRecord(instance: instanceID, entry: .wouldRun(action: name, params: params, event: event), warnings: warnings)
+            return DryRunRecord(instance: instanceID, entry: .wouldRun(action: name, params: params, event: event), warnings: warnings)
         }
     }
 }

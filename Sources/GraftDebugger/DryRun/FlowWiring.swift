@@ -6,13 +6,13 @@ import Glibc
 import GraftFlows
 import GraftHost
 
-/// A flow document as the sandbox uses it: for each placed instance, its
+/// A flow document as a dry run uses it: for each placed instance, its
 /// component, its input bindings, and the actions wired to its events, so
-/// the sandbox can show what an event would run.
+/// the dry run can show what an event would run.
 ///
 ///     let wiring = try FlowWiring(contentsOf: URL(fileURLWithPath: "checkout.json"))
-///     let sandbox = Sandbox(host: host, flow: wiring)
-///     let result = try sandbox.run(SandboxRequest(
+///     let dryRun = DryRun(host: host, flow: wiring)
+///     let result = try dryRun.run(DryRunRequest(
 ///         component: ComponentReference(key: "paywall"), instance: "offer",
 ///         steps: [.emit(event: "purchase", payload: ["title": "Pro", "price": 9.99])]))
 public struct FlowWiring: Sendable {

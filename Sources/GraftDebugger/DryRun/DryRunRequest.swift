@@ -2,7 +2,7 @@ import GraftHost
 
 /// What to try in the sandbox: a component, its inputs, the steps to apply,
 /// and how to render it.
-public struct SandboxRequest: Sendable, Hashable {
+public struct DryRunRequest: Sendable, Hashable {
     public var component: ComponentReference
     /// The inputs; nil means the placement's bindings (with `instance`) or
     /// else the component's debugConfig.
@@ -10,13 +10,13 @@ public struct SandboxRequest: Sendable, Hashable {
     /// A placed instance of the sandbox's flow whose wiring shows which
     /// actions each event would run; it must place `component`.
     public var instance: String?
-    public var steps: [SandboxStep]
+    public var steps: [DryRunStep]
     public var mediaType: MediaType
     public var containerSize: ContainerSize
 
     public init(
         component: ComponentReference, inputs: [String: GraftValue]? = nil, instance: String? = nil,
-        steps: [SandboxStep] = [], mediaType: MediaType = .plain, containerSize: ContainerSize = .unbounded
+        steps: [DryRunStep] = [], mediaType: MediaType = .plain, containerSize: ContainerSize = .unbounded
     ) {
         self.component = component
         self.inputs = inputs

@@ -1,6 +1,6 @@
 import GraftHost
 
-extension SandboxResult {
+extension DryRunResult {
     /// The layout `graft try` prints (and `graft debug attach … try`):
     /// the component and plugin, the inputs, the rendering between rules,
     /// then "Actions called" and the warnings. Text a plugin chose reaches

@@ -1,6 +1,6 @@
 import GraftHost
 
-extension SandboxRecord {
+extension DryRunRecord {
     /// `{"type": "emit", "instance", "event", "payload", "origin", "during", "warnings"}` or
     /// `{"type": "action", "instance", "event", "name", "params", "executed": false, "warnings"}`.
     public var json: GraftValue {

@@ -4,9 +4,9 @@ import GraftHost
 /// The `--interact ACTION[:JSON]` and `--emit EVENT[:JSON]` options of
 /// `graft try` and `graft debug attach … try`, as sandbox steps:
 /// interactions first, then simulated events, each in the order given.
-enum SandboxSteps {
-    static func parse(interactions: [String], emits: [String]) throws(GraftError) -> [SandboxStep] {
-        var steps: [SandboxStep] = []
+enum DryRunSteps {
+    static func parse(interactions: [String], emits: [String]) throws(GraftError) -> [DryRunStep] {
+        var steps: [DryRunStep] = []
         for text in interactions {
             let (action, data) = try split(text, option: "--interact")
             steps.append(.interact(action: action, data: data))

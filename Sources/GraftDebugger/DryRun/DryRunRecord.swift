@@ -3,7 +3,7 @@ import GraftHost
 /// One thing the sandbox recorded, newest last: an event (the component's
 /// own, or one the request simulated), or an action the flow wires to an
 /// event, recorded and not run. Warnings sit beside the record they concern.
-public struct SandboxRecord: Sendable, Hashable {
+public struct DryRunRecord: Sendable, Hashable {
     public enum Origin: String, Sendable, Hashable {
         /// The plugin's instance emitted it.
         case component

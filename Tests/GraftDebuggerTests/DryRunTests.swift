@@ -3,19 +3,19 @@ import GraftHost
 import GraftTestSupport
 import Testing
 
-@Suite("Sandbox")
+@Suite("Dry run")
 struct SandboxTests {
     @Test("renders from the debugConfig and records what the component emits, with when")
     func debugConfigAndEmits() throws {
-        let sandbox = Sandbox(host: try firstPartyHost())
-        let result = try sandbox.run(SandboxRequest(
+        let sandbox = DryRun(host: try firstPartyHost())
+        let result = try sandbox.run(DryRunRequest(
             component: ComponentReference(key: "date_picker", version: 2),
             steps: [.interact(action: "select", data: ["date": "2026-12-24"])]))
         #expect(result.inputs == ["label": "Pick a date", "min_date": "2026-01-01"])
         #expect(result.pluginID == "dev.graft.date-picker")
         #expect(result.rendering.text.contains("2026-12-24"))
         #expect(result.records == [
-            SandboxRecord(
+            DryRunRecord(
                 instance: "sandbox",
                 entry: .emitted(
                     event: "date_selected", payload: ["date": "2026-12-24", "timestamp": 1_798_070_400], origin: .component,
@@ -27,8 +27,8 @@ struct SandboxTests {
 
     @Test("a simulated event is checked against the contract: the warning sits beside its record")
     func simulatedDrift() throws {
-        let sandbox = Sandbox(host: try firstPartyHost())
-        let result = try sandbox.run(SandboxRequest(
+        let sandbox = DryRun(host: try firstPartyHost())
+        let result = try sandbox.run(DryRunRequest(
             component: ComponentReference(key: "paywall"),
             steps: [
                 .emit(event: "purchase", payload: ["title": "Pro", "price": 9.99]),
@@ -49,8 +49,8 @@ struct SandboxTests {
 
     @Test("unknown inputs and inputs of the wrong type are warned about")
     func inputDrift() throws {
-        let sandbox = Sandbox(host: try firstPartyHost())
-        let result = try sandbox.run(SandboxRequest(
+        let sandbox = DryRun(host: try firstPartyHost())
+        let result = try sandbox.run(DryRunRequest(
             component: ComponentReference(key: "paywall"), inputs: ["title": 5, "price": 3, "colour": "red"]))
         let codes = Set(result.warnings.map(\.code))
         #expect(codes.isSuperset(of: [.inputTypeMismatch, .unknownInput]), "\(result.warnings)")
@@ -59,8 +59,8 @@ struct SandboxTests {
     @Test("with a flow, each event lists the actions it would run, params resolved, nothing executed")
     func wiring() throws {
         let host = try firstPartyHost()
-        let sandbox = Sandbox(host: host, flow: try checkoutWiring())
-        let result = try sandbox.run(SandboxRequest(
+        let sandbox = DryRun(host: host, flow: try checkoutWiring())
+        let result = try sandbox.run(DryRunRequest(
             component: ComponentReference(key: "paywall"), instance: "offer",
             steps: [.emit(event: "purchase", payload: ["title": "Graft Pro", "price": 9.99])]))
         #expect(result.instance == "offer")
@@ -76,8 +76,8 @@ struct SandboxTests {
 
     @Test("a wired action that reads a payload field the event lacks is warned about")
     func wiringDrift() throws {
-        let sandbox = Sandbox(host: try firstPartyHost(), flow: try checkoutWiring())
-        let result = try sandbox.run(SandboxRequest(
+        let sandbox = DryRun(host: try firstPartyHost(), flow: try checkoutWiring())
+        let result = try sandbox.run(DryRunRequest(
             component: ComponentReference(key: "paywall"), instance: "offer", steps: [.emit(event: "purchase", payload: ["price": 1])]))
         let setPlan = try #require(result.records.first { record in
             if case .wouldRun("set_variable", _, _) = record.entry { return true } else { return false }
@@ -89,25 +89,25 @@ struct SandboxTests {
     @Test("errors: unknown interaction, unknown instance, instance of another component, missing component")
     func errors() throws {
         let host = try firstPartyHost()
-        let sandbox = Sandbox(host: host, flow: try checkoutWiring())
+        let sandbox = DryRun(host: host, flow: try checkoutWiring())
         #expect(throws: GraftError.self) {
-            try sandbox.run(SandboxRequest(component: ComponentReference(key: "paywall"), steps: [.interact(action: "teleport")]))
+            try sandbox.run(DryRunRequest(component: ComponentReference(key: "paywall"), steps: [.interact(action: "teleport")]))
         }
         do {
-            _ = try sandbox.run(SandboxRequest(component: ComponentReference(key: "paywall"), instance: "nowhere"))
+            _ = try sandbox.run(DryRunRequest(component: ComponentReference(key: "paywall"), instance: "nowhere"))
             Issue.record("an unknown instance was accepted")
         } catch {
             #expect(error.code == .unknownInstance)
             #expect(error.message.contains("delivery, offer, reschedule"))
         }
         do {
-            _ = try sandbox.run(SandboxRequest(component: ComponentReference(key: "paywall"), instance: "delivery"))
+            _ = try sandbox.run(DryRunRequest(component: ComponentReference(key: "paywall"), instance: "delivery"))
             Issue.record("an instance of another component was accepted")
         } catch {
             #expect(error.code == .invalidConfig)
         }
         do {
-            _ = try sandbox.run(SandboxRequest(component: ComponentReference(key: "no_such_widget")))
+            _ = try sandbox.run(DryRunRequest(component: ComponentReference(key: "no_such_widget")))
             Issue.record("a missing component was accepted")
         } catch {
             #expect(error.code == .customComponentNotFound)
@@ -117,10 +117,10 @@ struct SandboxTests {
 
     @Test("a result survives the trip through JSON, and its text has the Actions called section")
     func jsonAndText() throws {
-        let sandbox = Sandbox(host: try firstPartyHost(), flow: try checkoutWiring())
-        let result = try sandbox.run(SandboxRequest(
+        let sandbox = DryRun(host: try firstPartyHost(), flow: try checkoutWiring())
+        let result = try sandbox.run(DryRunRequest(
             component: ComponentReference(key: "paywall"), instance: "offer", steps: [.emit(event: "dismiss", payload: ["reason": "later"])]))
-        #expect(try SandboxResult(json: result.json) == result)
+        #expect(try DryRunResult(json: result.json) == result)
         let text = result.text
         #expect(text.contains("Actions called (newest last):"))
         #expect(text.contains("  emit dismiss {\"reason\":\"later\"}  (simulated)"))

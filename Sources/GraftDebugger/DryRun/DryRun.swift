@@ -1,14 +1,15 @@
 import GraftFlows
 import GraftHost
 
-/// Renders a component from its debugConfig (or any inputs) in a sandbox
-/// that records instead of acting: every event the instance emits, every
+/// A dry run: renders a component from its debugConfig (or any inputs),
+/// recording instead of acting (not the kernel sandbox plugins run in;
+/// that is GraftHost's `SandboxSettings`): every event the instance emits, every
 /// event the request simulates, and, given a flow, every action wired to
 /// those events, each with its warnings. Nothing wired is executed: no
 /// variable changes, no validator or custom action runs, no navigation.
 ///
-///     let sandbox = Sandbox(host: host)
-///     let result = try sandbox.run(SandboxRequest(
+///     let dryRun = DryRun(host: host)
+///     let result = try dryRun.run(DryRunRequest(
 ///         component: ComponentReference(key: "date_picker", version: 2),
 ///         steps: [.interact(action: "select", data: ["date": "2026-12-24"])]))
 ///     print(result.text)
@@ -16,7 +17,7 @@ import GraftHost
 /// The instance is a real one, created through the host like any other
 /// (so plugin code does run: create, interactions, render) and closed
 /// before `run` returns.
-public struct Sandbox: Sendable {
+public struct DryRun: Sendable {
     public let host: GraftHost
     public let flow: FlowWiring?
 
@@ -29,7 +30,7 @@ public struct Sandbox: Sendable {
     /// `unknown_interaction` for an interaction the component does not know, `invalid_config` for an
     /// instance that places another component; `unknown_instance` for an
     /// instance the flow does not place.
-    public func run(_ request: SandboxRequest) throws(GraftError) -> SandboxResult {
+    public func run(_ request: DryRunRequest) throws(GraftError) -> DryRunResult {
         let registered = try host.resolve(request.component)
         let placement = try placement(for: request, placing: registered.reference)
         let variables = flow?.document.variables ?? [:]
@@ -47,7 +48,7 @@ public struct Sandbox: Sendable {
         }
 
         let instanceID = placement?.id ?? "sandbox"
-        let recorder = SandboxRecorder(instanceID: instanceID, placement: placement, variables: variables)
+        let recorder = DryRunRecorder(instanceID: instanceID, placement: placement, variables: variables)
         let instance = try host.makeInstance(
             of: registered.qualifiedReference, id: instanceID, inputs: inputs, containerSize: request.containerSize,
             onEvent: { recorder.componentEmitted($0) })
@@ -96,18 +97,18 @@ public struct Sandbox: Sendable {
             if case .wouldRun = record.entry { sandboxWarnings += record.warnings }
         }
         let component = instance.component
-        return SandboxResult(
+        return DryRunResult(
             component: component.reference, pluginID: component.pluginID, pluginPath: component.pluginPath,
             instance: instanceID, inputs: inputs, rendering: rendering, warnings: instance.warnings + sandboxWarnings,
             records: records)
     }
 
     private func placement(
-        for request: SandboxRequest, placing reference: ComponentReference
+        for request: DryRunRequest, placing reference: ComponentReference
     ) throws(GraftError) -> WiredPlacement? {
         guard let id = request.instance else { return nil }
         guard let flow else {
-            throw GraftError(.invalidConfig, "instance '\(id)' was asked for, but the sandbox has no flow to find it in.", key: id)
+            throw GraftError(.invalidConfig, "instance '\(id)' was asked for, but the dry run has no flow to find it in.", key: id)
         }
         let placement = try flow.placement(id)
         // The same component, however either names it (bare or by its plugin).

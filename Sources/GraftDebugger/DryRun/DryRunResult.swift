@@ -2,7 +2,7 @@ import GraftHost
 
 /// What a sandbox run produced: the component and plugin, the inputs it was
 /// given, its rendering, every warning, and the records, newest last.
-public struct SandboxResult: Sendable, Hashable {
+public struct DryRunResult: Sendable, Hashable {
     public var component: ComponentReference
     public var pluginID: String
     public var pluginPath: String
@@ -13,11 +13,11 @@ public struct SandboxResult: Sendable, Hashable {
     /// The instance's warnings (inputs, its own emits, the plugin's own),
     /// then the sandbox's (simulated events, bindings, wired actions).
     public var warnings: [GraftWarning]
-    public var records: [SandboxRecord]
+    public var records: [DryRunRecord]
 
     public init(
         component: ComponentReference, pluginID: String, pluginPath: String, instance: String,
-        inputs: [String: GraftValue], rendering: Rendering, warnings: [GraftWarning], records: [SandboxRecord]
+        inputs: [String: GraftValue], rendering: Rendering, warnings: [GraftWarning], records: [DryRunRecord]
     ) {
         self.component = component
         self.pluginID = pluginID

@@ -1,6 +1,6 @@
 import GraftHost
 
-extension SandboxRecord {
+extension DryRunRecord {
     /// `  emit date_selected {…}  (component, during interact select)` or
     /// `    would run set_variable {…}  (on date_selected, not executed)`,
     /// each followed by its warnings.

@@ -1,6 +1,6 @@
 import GraftHost
 
-extension SandboxResult {
+extension DryRunResult {
     /// The form `graft try --json` prints and the debug endpoint's `try`
     /// answers: `key`, `version`, `plugin`, `pluginPath`, `instance`,
     /// `inputs`, `mediaType`, `output`, `warnings`, `emitted` (the
@@ -34,8 +34,8 @@ extension SandboxResult {
         guard let version = try fields.optionalInteger("version"), version >= 1 else {
             throw GraftError(.invalidJSON, "the sandbox result: \"version\" must be a whole number ≥ 1.")
         }
-        var records: [SandboxRecord] = []
-        for item in fields.optional("actions")?.listValue ?? [] { records.append(try SandboxRecord(json: item)) }
+        var records: [DryRunRecord] = []
+        for item in fields.optional("actions")?.listValue ?? [] { records.append(try DryRunRecord(json: item)) }
         self.init(
             component: ComponentReference(key: try fields.string("key"), version: version), pluginID: try fields.string("plugin"),
             pluginPath: try fields.optionalString("pluginPath") ?? "", instance: try fields.optionalString("instance") ?? "sandbox",

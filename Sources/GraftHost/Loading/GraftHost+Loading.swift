@@ -280,14 +280,14 @@ extension GraftHost {
         if let violation = lock.permissionViolation(of: info, hash: hash, lockPath: lockPath) { throw violation }
     }
 
-    var imageMapping: PluginLoader.Mapping { loadsFromCopies ? .copy : .descriptorName }
+    var imageMapping: PluginLoader.ImageSource { loadsFromCopies ? .copy : .descriptorName }
 
     /// What `file` declares, from the cache when the file has not changed,
     /// else from the scanner child (and the answer goes into the cache). A
     /// file that crashed or hung a scanner, now or before, is refused: it is
     /// quarantined and never loaded in process. Nil when there is no scanner:
     /// only loading the file in process can tell.
-    func describe(_ file: PluginFile, mapping: PluginLoader.Mapping? = nil, hash: String? = nil) throws(GraftError) -> PluginDescription? {
+    func describe(_ file: PluginFile, mapping: PluginLoader.ImageSource? = nil, hash: String? = nil) throws(GraftError) -> PluginDescription? {
         let scannedTogether = self.scannedTogether.withLock { $0.removeValue(forKey: file.identity) }
         switch scannedTogether == nil ? cache?.lookup(file.realPath, file.identity) : nil {
         case .described(var info):
