@@ -254,6 +254,17 @@ public final class GraftHost: Sendable {
         try registry.resolve(reference)
     }
 
+    /// Creates an instance of the component named by `reference`, written as
+    /// a flow names it (`paywall`, `date_picker@2`, `com.acme.widgets/chart`):
+    /// a name held in a `String` variable, say. Throws `invalid_reference` for
+    /// one that does not parse, then as `makeInstance(of:id:inputs:containerSize:onEvent:)`.
+    public func makeInstance(
+        of reference: String, id: String? = nil, inputs: [String: GraftValue] = [:],
+        containerSize: ContainerSize = .unbounded, onEvent: @escaping @Sendable (EmittedEvent) -> Void = { _ in }
+    ) throws(GraftError) -> ComponentInstance {
+        try makeInstance(of: ComponentReference(parsing: reference), id: id, inputs: inputs, containerSize: containerSize, onEvent: onEvent)
+    }
+
     /// Creates an instance of the component under `reference` with `inputs`.
     /// Inputs are checked against the contract first: a mistyped declared
     /// input is dropped (the component uses its default) and an undeclared one

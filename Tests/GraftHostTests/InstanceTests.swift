@@ -6,6 +6,21 @@ import Testing
 
 @Suite("Component instances")
 struct InstanceTests {
+    @Test("a component named in a String variable, as a flow names it, sync and async; one that does not parse is invalid_reference")
+    func namedByString() async throws {
+        let scratch = try Scratch()
+        let host = try echoHost(scratch)
+        // Not async: the synchronous overload.
+        func rendered(_ name: String) throws -> String? { try host.makeInstance(of: name, inputs: ["text": "v"]).render().text }
+        for name in ["echo", "echo@1", "test.echo/echo"] {
+            #expect(try rendered(name) == "echo:v", "\(name)")
+            #expect(try await host.makeInstance(of: name, inputs: ["text": "a"]).render().text == "echo:a", "\(name)")
+        }
+        let malformed = "echo@"
+        let error = #expect(throws: GraftError.self) { try host.makeInstance(of: malformed) }
+        #expect(error?.code == .invalidReference)
+    }
+
     @Test("render, interact and emit across the C ABI")
     func renderAndEmit() throws {
         let scratch = try Scratch()

@@ -66,6 +66,7 @@ struct IsolationTests {
         #expect(try host.validate("is_even", value: 4).isValid)
         #expect(try !host.validate("is_even", value: 3).isValid)
         #expect(try host.validate("nonempty", value: "x").isValid)
+        #expect(try host.validate("nonempty", value: "x").pluginID == "test.echo", "named from a runner child too")
         #expect(try host.validate("nonempty", value: "").message == "must not be empty")
         #expect(try host.invokeAction("echo_action", params: ["text": "t"]).variables["echoed"] == "t")
         echo.close()

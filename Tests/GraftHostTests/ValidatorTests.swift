@@ -11,6 +11,7 @@ struct ValidatorTests {
         let scratch = try Scratch()
         let host = try echoHost(scratch)
         #expect(try host.validate("nonempty", value: "x").isValid)
+        #expect(try host.validate("nonempty", value: "x").pluginID == "test.echo", "the outcome names the plugin that answered")
         #expect(try host.validate("nonempty", value: "").message == "must not be empty")
         #expect(try host.validate("nonempty", value: 3).message == "expected a string")
     }

@@ -50,6 +50,7 @@ extension WorkbenchTests {
                     uri: "/api/validate", method: .post, body: ByteBuffer(string: #"{"validator": "nonempty", "value": ""}"#))
                 #expect(validated.status == .ok, "\(validated.status) \(String(buffer: validated.body))")
                 #expect(try Self.json(validated)["valid"] == false, "\(String(buffer: validated.body))")
+                #expect(try Self.json(validated)["plugin"] == "test.echo", "\(String(buffer: validated.body))")
 
                 // Without the guard (which turns it into {"error": …} with its code), a bare 404.
                 let unknown = try await client.execute(uri: "/api/no-such-thing", method: .get)

@@ -109,6 +109,15 @@ extension ComponentInstance {
 }
 
 extension GraftHost {
+    /// Creates an instance of the component a flow names `reference`
+    /// (`date_picker@2`), suspending while an isolated plugin creates it.
+    public func makeInstance(
+        of reference: String, id: String? = nil, inputs: [String: GraftValue] = [:],
+        containerSize: ContainerSize = .unbounded, onEvent: @escaping @Sendable (EmittedEvent) -> Void = { _ in }
+    ) async throws(GraftError) -> ComponentInstance {
+        try await makeInstance(of: ComponentReference(parsing: reference), id: id, inputs: inputs, containerSize: containerSize, onEvent: onEvent)
+    }
+
     /// Creates an instance, suspending while an isolated plugin creates it;
     /// see `makeInstance(of:id:inputs:containerSize:onEvent:)`. An abandoned
     /// create's instance is closed when it arrives.

@@ -35,7 +35,9 @@ enum TryOutRoutes {
             }
             parts.log.record(ActionLogRecord(detail: .validation(LoggedValidation(
                 validator: name, value: value, params: params, isValid: result.isValid, message: result.message))))
-            var answer: [String: GraftValue] = ["validator": .string(result.validator), "valid": .bool(result.isValid)]
+            var answer: [String: GraftValue] = [
+                "validator": .string(result.validator), "valid": .bool(result.isValid), "plugin": .string(result.pluginID),
+            ]
             if let message = result.message { answer["message"] = .string(message) }
             return HTTPReply.json(.object(answer))
         }
