@@ -15,7 +15,7 @@ extension PluginRunner {
         do throws(Wire.Violation) {
             guard answer.kind == .validated else { throw Wire.Violation(description: "\(answer.kind)") }
             let valid = try answer.reader.bool()
-            return ValidationOutcome(isValid: valid, message: try answer.reader.optional(), validator: contract.name, pluginID: validator.pluginID)
+            return ValidationOutcome(isValid: valid, message: try answer.reader.optional(), validator: contract.name, pluginNumber: validator.pluginNumber)
         } catch {
             throw GraftError(
                 .validatorNotFound, "the runner of \(validator.pluginPath) answered validator '\(name)' with \(error.description).",

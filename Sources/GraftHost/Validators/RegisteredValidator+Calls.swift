@@ -47,7 +47,7 @@ extension RegisteredValidator {
     }
 
     private func answer(_ valid: Bool) -> ValidationOutcome {
-        ValidationOutcome(isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name, pluginID: pluginID)
+        ValidationOutcome(isValid: valid, message: valid ? nil : (contract.message ?? "is not valid"), validator: contract.name, pluginNumber: pluginNumber)
     }
 
     private func paramCountMismatch(_ count: Int) -> GraftError {
@@ -69,11 +69,11 @@ extension RegisteredValidator {
         case .valueUnreadable:
             if case .string(let text) = value, text.containsByte(0) {
                 return ValidationOutcome(
-                    isValid: false, message: "contains a NUL byte, which a C string cannot carry", validator: contract.name, pluginID: pluginID)
+                    isValid: false, message: "contains a NUL byte, which a C string cannot carry", validator: contract.name, pluginNumber: pluginNumber)
             }
             return ValidationOutcome(
                 isValid: false, message: contract.message ?? "is not a valid \(arguments.first?.rawValue ?? "value")",
-                validator: contract.name, pluginID: pluginID)
+                validator: contract.name, pluginNumber: pluginNumber)
         case .paramUnreadable(let index):
             throw GraftError(
                 .invalidParam,
@@ -101,9 +101,9 @@ extension RegisteredValidator {
         let valid = output.withWriter { writer in
             value.withCValue { validate(descriptor, $0, UnsafePointer(cParams), UInt32(params.count), writer) }
         }
-        if valid { return ValidationOutcome(isValid: true, validator: contract.name, pluginID: pluginID) }
+        if valid { return ValidationOutcome(isValid: true, validator: contract.name, pluginNumber: pluginNumber) }
         return ValidationOutcome(
             isValid: false, message: output.bytes.isEmpty ? (contract.message ?? "is not valid") : output.text,
-            validator: contract.name, pluginID: pluginID)
+            validator: contract.name, pluginNumber: pluginNumber)
     }
 }

@@ -5,6 +5,8 @@ import CGraft
 public final class RegisteredValidator: Sendable {
     public let contract: ValidatorContract
     public let pluginID: String
+    /// `pluginID` as its outcomes carry it (`PluginNumbers`).
+    let pluginNumber: UInt32
     public let pluginPath: String
     /// Nil for a validator of an isolated plugin: it runs in the plugin's runner child.
     package let descriptor: UnsafeDescriptor?
@@ -24,6 +26,7 @@ public final class RegisteredValidator: Sendable {
         self.plugin = plugin
         self.telemetry = plugin.telemetry
         self.pluginID = plugin.info.id
+        self.pluginNumber = PluginNumbers.number(for: plugin.info.id)
         self.pluginPath = plugin.info.path
         self.descriptor = descriptor
         self.native = native

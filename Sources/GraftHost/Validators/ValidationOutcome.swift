@@ -9,5 +9,7 @@ public struct ValidationOutcome: Sendable, Hashable {
     public package(set) var message: String?
     public package(set) var validator: String
     /// The id of the plugin whose validator answered.
-    public package(set) var pluginID: String
+    public var pluginID: String { PluginNumbers.id(of: pluginNumber) }
+    /// `pluginID`, as a number the hot path copies without retaining anything.
+    package var pluginNumber: UInt32
 }
