@@ -2,7 +2,8 @@
 # What building Graft needs besides the Swift toolchain: libffi's headers (the
 # native validators are called through libffi), libseccomp's (the sandbox of
 # every child that runs plugin code), pkg-config, a C compiler (the
-# tests and plugin authors use `cc`) and make. With --browser, also Chromium
+# tests and plugin authors use `cc`), make, and zlib's headers (the C guide's
+# example of a library function as a validator, which a test builds). With --browser, also Chromium
 # and chromedriver (the workbench's browser tests), and axe-core from PyPI
 # (axe-core-python, which carries axe.min.js: the accessibility pass).
 #
@@ -37,12 +38,13 @@ if ! dpkg -s libseccomp-dev >/dev/null 2>&1 && ! pkg-config --exists libseccomp 
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v make >/dev/null 2>&1 || missing+=(make)
+if ! dpkg -s zlib1g-dev >/dev/null 2>&1 && ! pkg-config --exists zlib 2>/dev/null; then missing+=(zlib1g-dev); fi
 if $browser; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make$($browser && echo ', chromium, chromedriver'))"
+    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make, zlib1g-dev$($browser && echo ', chromium, chromedriver'))"
     exit 0
 fi
 

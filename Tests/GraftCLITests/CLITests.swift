@@ -216,6 +216,28 @@ struct CLITests {
         #expect(emitted.first?["payload"] as? [String: String] == ["name": "Ada"])
     }
 
+    @Test("docs/CPlugins.md's library function as a validator (zlib's crc32) builds with -lz and answers in the sandbox as the page says")
+    func libraryFunctionValidator() throws {
+        let scratch = try Scratch()
+        let guide = try String(contentsOf: Fixtures.root.appendingPathComponent("docs/CPlugins.md"), encoding: .utf8)
+        let block = try #require(
+            guide.components(separatedBy: "```c\n").dropFirst().first { $0.hasPrefix("/* crc32.c") }?.components(separatedBy: "```").first)
+        try Data(block.utf8).write(to: scratch.file("crc32.c"))
+        let compiled = try runCommand(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["cc", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", Fixtures.includeFolder.path,
+             scratch.file("crc32.c").path, "-o", scratch.file("libcrc32.so").path, "-lz"])
+        try #require(compiled.status == 0, "\(compiled.stderr)")
+        #expect(try graft("check", scratch.file("libcrc32.so").path).status == 0)
+        let valid = try graft("validate", "crc32", "hello", "907060870", "--plugin-path", scratch.url.path)
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(valid.stdout.contains("crc32@1 from com.example.crc32"), "\(valid.stdout)")
+        #expect(valid.stdout.hasSuffix("valid\n"), "\(valid.stdout)")
+        let invalid = try graft("validate", "crc32", "hello", "1", "--plugin-path", scratch.url.path)
+        #expect(invalid.status == 1)
+        #expect(invalid.stdout.contains("invalid: has another checksum"), "\(invalid.stdout)")
+    }
+
     @Test("graft sdk --cflags points at graft.h, and the example plugin builds with it")
     func sdk() throws {
         let result = try graft("sdk", "--cflags")

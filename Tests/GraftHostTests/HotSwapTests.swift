@@ -107,6 +107,34 @@ struct HotSwapTests {
         #expect(host.swapObservers.isEmpty, "the dropped stream's observer was removed")
     }
 
+    @Test("after a rejected build, putting the running build's file back is said once (restoresRunningBuild); another unchanged reload is not")
+    func runningBuildRestored() throws {
+        let scratch = try Scratch()
+        let (host, path) = try Self.host(scratch)
+        let good = try Data(contentsOf: URL(fileURLWithPath: path))
+        // A first reload records the running build's hash (a host loading from copies records none at its first load).
+        _ = host.reload(pluginAt: path)
+        try Fixtures.build("bad_init_false", into: scratch.url, outputName: "libecho.so")
+        guard case .failed = host.reload(pluginAt: path).outcome else {
+            Issue.record("expected the bad build to be rejected")
+            return
+        }
+        // The same good bytes back, by rename as a build writes them.
+        let partial = scratch.file(".libecho.so.partial")
+        try good.write(to: partial)
+        #expect(rename(partial.path, path) == 0)
+        let restored = host.reload(pluginAt: path)
+        guard case .unchanged = restored.outcome else {
+            Issue.record("expected unchanged, got \(restored.summary)")
+            return
+        }
+        #expect(restored.restoresRunningBuild)
+        #expect(restored.summary.contains("the running build's file is back"), "\(restored.summary)")
+        let again = host.reload(pluginAt: path)
+        #expect(!again.restoresRunningBuild, "said once")
+        #expect(again.summary.hasSuffix(": unchanged"))
+    }
+
     @Test("swap observer tokens are never handed out twice, even after the newest is removed")
     func observerTokens() {
         let host = GraftHost(configuration: TestConfigurations.plain, logger: quietLogger)

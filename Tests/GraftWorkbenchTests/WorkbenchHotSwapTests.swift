@@ -63,6 +63,7 @@ extension WorkbenchTests {
             let (folder, running, live) = try await Self.widgetWorkbench(scratch)
             defer { Task { await running.stop() } }
             let session = try #require(try await running.json("POST", "/api/sessions", ["component": "widget"])["session"]?.stringValue)
+            let good = try Data(contentsOf: folder.appendingPathComponent("libgood_widget.so"))
 
             // A "build" whose init fails, written over the widget's file.
             _ = try await offPool { try Fixtures.build("bad_init_false", into: folder, outputName: "libgood_widget.so") }
@@ -75,6 +76,13 @@ extension WorkbenchTests {
             #expect(still["output"]?.stringValue?.contains("<h1>widget: Old</h1>") == true, "the old build keeps serving")
             // A refused rebuild is no failure of the plugins: the old build serves.
             #expect(try await running.json("GET", "/api/plugins")["failures"]?.listValue?.isEmpty == true)
+
+            // The good file put back ends the rejection: a swap message that is no failure (the page drops its banner on it).
+            let partial = folder.appendingPathComponent(".libgood_widget.so.partial")
+            try good.write(to: partial)
+            #expect(rename(partial.path, folder.appendingPathComponent("libgood_widget.so").path) == 0)
+            let back = try await offPool { try live.first(within: .seconds(10)) { $0["type"] == "swap" } }
+            #expect(back?["outcome"] == "swapped" || back?["restored"] == true, "\(String(describing: back))")
             await running.stop()
         }
 

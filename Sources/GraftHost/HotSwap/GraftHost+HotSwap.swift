@@ -35,6 +35,8 @@ extension GraftHost {
             // rejects a new one keeps serving and is not a failure.
             if case .failed(let error) = event.outcome, event.oldVersion == nil, FileManager.default.fileExists(atPath: path) {
                 recordFailure(error, path: path)
+            } else if case .failed = event.outcome, event.oldVersion != nil {
+                table.noteRejectedBuild(realPath: FilePaths.resolvingSymlinks(path))
             }
             if notify { notifySwap(event) }
             return event
@@ -69,7 +71,11 @@ extension GraftHost {
         do throws(GraftError) {
             file = try PluginFile(opening: path)
             hash = try ContentHash.of(file)
-            if !force, old != nil, table.hash(of: real) == hash { return event(.unchanged) }
+            if !force, old != nil, table.hash(of: real) == hash {
+                var unchanged = event(.unchanged)
+                unchanged.restoresRunningBuild = table.clearRejectedBuild(realPath: real)
+                return unchanged
+            }
             try checkTrust(file)
             try checkPin(file)
             // A build that crashes or hangs while loading does so in the
@@ -106,6 +112,7 @@ extension GraftHost {
         } catch {
             return event(.failed(error), new: plugin.info)
         }
+        _ = table.clearRejectedBuild(realPath: real)
 
         // The new build serves every lookup from here on; now move the live
         // instances of the old build over.

@@ -43,6 +43,10 @@ public struct SwapEvent: Sendable {
     /// Instances whose key + version the new build lacks: they stay on the old
     /// build until they close, and new lookups get `custom_component_not_found`.
     public package(set) var orphaned: [String]
+    /// An unchanged reload after a rejected build: the running build's own
+    /// file is back, so the rejection no longer stands (`graft watch` and the
+    /// workbench say so, where another unchanged reload is not worth a word).
+    public package(set) var restoresRunningBuild = false
 
     /// One line for logs and `graft watch`.
     public var summary: String {
@@ -57,6 +61,8 @@ public struct SwapEvent: Sendable {
             if !orphaned.isEmpty { line += ", \(orphaned.count) left on the old build" }
             return line
         case .loaded: return "loaded \(who) \(newVersion ?? "") in \(milliseconds) ms"
+        case .unchanged where restoresRunningBuild:
+            return "\(who): the running build's file is back; the rejected build is gone"
         case .unchanged: return "\(who): unchanged"
         case .removed: return "removed \(who)"
         case .failed(let error): return "swap of \(who) failed, the running build stays: \(error.code.rawValue): \(error.message)"

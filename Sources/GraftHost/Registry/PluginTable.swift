@@ -66,6 +66,8 @@ final class PluginTable: Sendable {
         var files: [FileKey: String] = [:]
         var order: [String] = []
         var failures: [PluginFailure] = []
+        /// Running plugins' files (real paths) whose last new build was rejected.
+        var rejectedBuilds: Set<String> = []
         /// The content hash of each loaded file, by real path.
         var hashes: [String: String] = [:]
         /// The identity each isolated plugin's file had when it was described, by real path.
@@ -122,6 +124,7 @@ final class PluginTable: Sendable {
             order.removeAll { $0 == realPath }
             hashes[realPath] = nil
             removedInUse.remove(realPath)
+            rejectedBuilds.remove(realPath)
             return plugin
         }
     }
@@ -333,6 +336,16 @@ final class PluginTable: Sendable {
             state.failures.removeAll { $0.path == path }
             state.failures.append(PluginFailure(path: path, error: error))
         }
+    }
+
+    /// Notes that the running plugin at `realPath` rejected its file's new build.
+    func noteRejectedBuild(realPath: String) {
+        state.withLock { _ = $0.rejectedBuilds.insert(realPath) }
+    }
+
+    /// Forgets a rejected build of `realPath`'s plugin; whether there was one.
+    func clearRejectedBuild(realPath: String) -> Bool {
+        state.withLock { $0.rejectedBuilds.remove(realPath) != nil }
     }
 
     /// Forgets the failure of `path`; whether there was one.

@@ -39,7 +39,9 @@ final class SwapRelay: Sendable {
         switch event.outcome {
         case .swapped: object["outcome"] = "swapped"
         case .loaded: object["outcome"] = "loaded"
-        case .unchanged: object["outcome"] = "unchanged"
+        case .unchanged:
+            object["outcome"] = "unchanged"
+            if event.restoresRunningBuild { object["restored"] = true }
         case .removed: object["outcome"] = "removed"
         case .failed(let error):
             object["outcome"] = "failed"
@@ -49,9 +51,11 @@ final class SwapRelay: Sendable {
     }
 
     private static func relay(_ event: SwapEvent, hub: LiveHub, sessions: SessionStore, flow: FlowSession?) {
-        if case .unchanged = event.outcome { return }
+        // An unchanged reload is news only when it ends a rejection (the page drops its banner).
+        if case .unchanged = event.outcome, !event.restoresRunningBuild { return }
         hub.broadcast(message(for: event))
         if case .failed = event.outcome { return }
+        if case .unchanged = event.outcome { return }
         // Every session, not only the swapped plugin's: a new file may bring
         // a component a session was waiting for, a removed one take it away.
         let open = sessions.all

@@ -133,6 +133,8 @@ final class WatchSession {
     func handle(_ event: SwapEvent) {
         switch event.outcome {
         case .unchanged:
+            // Silent, unless the running build's file came back after a rejected one.
+            if event.restoresRunningBuild { note(event.summary) }
             return
         case .failed:
             note(event.summary + " (the last good render stays)")
