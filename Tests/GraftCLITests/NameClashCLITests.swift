@@ -39,6 +39,9 @@ struct NameClashCLITests {
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("test.echo-b"), "\(listed.stdout)")
         for code in ["duplicate_component", "duplicate_validator", "duplicate_action"] { #expect(listed.stdout.contains(code), "\(code)") }
+        // The clashes are under their own heading: the plugin loaded, it did not fail.
+        #expect(listed.stdout.contains("bare names another plugin answers (3); these plugins loaded, and answer them qualified:"), "\(listed.stdout)")
+        #expect(!listed.stdout.contains("failed to load"), "\(listed.stdout)")
         #expect(listed.stdout.contains("test.echo-b/echo@1"))
 
         let bare = try graft(["try", "echo", "--json"] + both, cache: cache)

@@ -162,9 +162,21 @@ public struct PluginReport: Sendable {
             lines.append("")
         }
         if plugins.isEmpty { lines += ["no plugins loaded", ""] }
-        if !failures.isEmpty {
-            lines.append("failed to load (\(failures.count)):")
-            for failure in failures {
+        // A failure of a plugin that loaded is a name clash: only the bare name is not its.
+        let loadedPaths = Set(plugins.map(\.path))
+        let clashes = failures.filter { loadedPaths.contains($0.path) }
+        let failed = failures.filter { !loadedPaths.contains($0.path) }
+        if !clashes.isEmpty {
+            lines.append("bare names another plugin answers (\(clashes.count)); these plugins loaded, and answer them qualified:")
+            for failure in clashes {
+                lines.append("  \(failure.path)")
+                lines.append("    \(failure.error.code.rawValue): \(failure.error.message)")
+            }
+            lines.append("")
+        }
+        if !failed.isEmpty {
+            lines.append("failed to load (\(failed.count)):")
+            for failure in failed {
                 lines.append("  \(failure.path)")
                 lines.append("    \(failure.error.code.rawValue): \(failure.error.message)")
             }
