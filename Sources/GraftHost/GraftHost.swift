@@ -281,7 +281,23 @@ public final class GraftHost: Sendable {
             id: id ?? "\(reference.key)#\(number)", component: component, inputs: inputs, containerSize: containerSize,
             logger: logger, onEvent: onEvent, tracker: tracker)
         tracker.opened(core)
+        if let ambiguous = ambiguity(of: reference, answeredBy: component, instanceID: core.id) { core.record(ambiguous) }
         return ComponentInstance(core)
+    }
+
+    /// `ambiguous_name` when `reference` is a bare name more than one plugin
+    /// declares, naming who answered it and the qualified name of each; nil otherwise.
+    package func ambiguity(
+        of reference: ComponentReference, answeredBy component: RegisteredComponent, instanceID: String?
+    ) -> GraftWarning? {
+        guard reference.plugin == nil else { return nil }
+        let others = table.otherProviders(ofComponent: component.reference, besides: component.plugin)
+        guard !others.isEmpty else { return nil }
+        let qualified = ([component.plugin.info.id] + others).map { "'\(component.reference.qualified(by: $0))'" }
+        return GraftWarning(
+            .ambiguousName,
+            "'\(reference)' is declared by \(others.count + 1) plugins; '\(component.plugin.info.id)' answers it. Name one of \(qualified.joined(separator: ", ")), or choose with preferredPlugins (--prefer).",
+            instanceID: instanceID)
     }
 
     /// How many instances are open (made and not yet closed).

@@ -46,6 +46,10 @@ struct NameClashCLITests {
 
         let bare = try graft(["try", "echo", "--json"] + both, cache: cache)
         #expect((try parseJSON(bare.stdout) as? [String: Any])?["plugin"] as? String == "test.echo", "\(bare.stderr)")
+        // The bare name is ambiguous: graft try says who answered it, and how to name either.
+        let told = try graft(["try", "echo"] + both, cache: cache)
+        #expect(told.stdout.contains("ambiguous_name: 'echo@1' is declared by 2 plugins; 'test.echo' answers it."), "\(told.stdout)\(told.stderr)")
+        #expect(told.stdout.contains("'test.echo-b/echo@1'"), "\(told.stdout)")
         let qualified = try graft(["try", "test.echo-b/echo", "--json"] + both, cache: cache)
         #expect((try parseJSON(qualified.stdout) as? [String: Any])?["plugin"] as? String == "test.echo-b", "\(qualified.stderr)")
         let preferred = try graft(["try", "echo", "--json", "--prefer", "echo=test.echo-b"] + both, cache: cache)

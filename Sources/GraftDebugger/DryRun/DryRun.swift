@@ -48,6 +48,10 @@ public struct DryRun: Sendable {
         }
 
         let instanceID = placement?.id ?? "sandbox"
+        // The instance is made by its qualified name; a bare one the user gave may be ambiguous.
+        if let ambiguous = host.ambiguity(of: request.component, answeredBy: registered, instanceID: instanceID) {
+            sandboxWarnings.append(ambiguous)
+        }
         let recorder = DryRunRecorder(instanceID: instanceID, placement: placement, variables: variables)
         let instance = try host.makeInstance(
             of: registered.qualifiedReference, id: instanceID, inputs: inputs, containerSize: request.containerSize,

@@ -40,6 +40,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case customComponentNotFound = "custom_component_not_found"
         case componentVersionMismatch = "component_version_mismatch"
         case invalidReference = "invalid_reference"
+        /// A bare name more than one plugin declares was used (a warning).
+        case ambiguousName = "ambiguous_name"
         // Contract drift (usually warnings, forwarded)
         case inputTypeMismatch = "input_type_mismatch"
         case inputMissing = "input_missing"

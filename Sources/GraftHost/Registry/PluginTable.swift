@@ -338,6 +338,14 @@ final class PluginTable: Sendable {
         }
     }
 
+    /// The ids of the other plugins that declare the component `reference`
+    /// (bare, key and version), beside the one that answers its bare name.
+    func otherProviders(ofComponent reference: ComponentReference, besides plugin: LoadedPlugin) -> [String] {
+        state.withLock { state in
+            (state.providers[Name(kind: .component, reference: reference)] ?? []).filter { $0 !== plugin }.map(\.info.id)
+        }
+    }
+
     /// Notes that the running plugin at `realPath` rejected its file's new build.
     func noteRejectedBuild(realPath: String) {
         state.withLock { _ = $0.rejectedBuilds.insert(realPath) }
