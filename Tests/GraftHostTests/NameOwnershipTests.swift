@@ -87,6 +87,10 @@ struct NameOwnershipTests {
         let (folder, a, _) = try Self.twoVendors(scratch)
         let host = Self.host(folder, scratch, isolation: .perPlugin, preferred: ["echo": "test.echo-b", "nonempty@1": "test.echo-b"])
         #expect(try Self.rendered(host, "echo").hasPrefix("b:"))
+        // A preference settles the bare name: no ambiguous_name.
+        let settled = try host.makeInstance(of: "echo", inputs: ["text": "hi"])
+        #expect(settled.warnings.isEmpty, "\(settled.warnings)")
+        settled.close()
         #expect(try host.validator("nonempty").pluginID == "test.echo-b")
         #expect(try host.validator("test.echo/nonempty").pluginID == "test.echo")
         // Not preferred: the first registered keeps the action.

@@ -339,10 +339,12 @@ final class PluginTable: Sendable {
     }
 
     /// The ids of the other plugins that declare the component `reference`
-    /// (bare, key and version), beside the one that answers its bare name.
+    /// (bare, key and version), beside the one that answers its bare name;
+    /// none when the host chose who answers it (`preferred`): a choice made.
     func otherProviders(ofComponent reference: ComponentReference, besides plugin: LoadedPlugin) -> [String] {
         state.withLock { state in
-            (state.providers[Name(kind: .component, reference: reference)] ?? []).filter { $0 !== plugin }.map(\.info.id)
+            guard state.preferred[reference] == nil else { return [] }
+            return (state.providers[Name(kind: .component, reference: reference)] ?? []).filter { $0 !== plugin }.map(\.info.id)
         }
     }
 
