@@ -39,6 +39,8 @@ int graft_spawn_with(const char *path, char *const argv[], char *const envp[], i
      * when it already is 3. */
     if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, channel, 3);
     if (side >= 0 && status == 0) status = posix_spawn_file_actions_adddup2(&actions, side, 4);
+    /* Without a progress pipe, 4 is /dev/null where descriptors follow it: the host's own 4 never reaches the child. */
+    if (side < 0 && extra_count > 0 && status == 0) status = posix_spawn_file_actions_addopen(&actions, 4, "/dev/null", O_RDONLY, 0);
     if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     if (output >= 0) {
         if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, output, 1);
@@ -47,7 +49,10 @@ int graft_spawn_with(const char *path, char *const argv[], char *const envp[], i
         if (status == 0) status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
         if (status == 0) status = posix_spawn_file_actions_adddup2(&actions, 1, 2);
     }
-    for (int i = 0; status == 0 && i < extra_count; i++) status = posix_spawn_file_actions_adddup2(&actions, extra[i], 5 + i);
+    /* A -1 among them keeps its number, as /dev/null: the ones after it stay where the child looks. */
+    for (int i = 0; status == 0 && i < extra_count; i++)
+        status = extra[i] >= 0 ? posix_spawn_file_actions_adddup2(&actions, extra[i], 5 + i)
+                               : posix_spawn_file_actions_addopen(&actions, 5 + i, "/dev/null", O_RDONLY, 0);
     if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, extra_count > 0 ? 5 + extra_count : side >= 0 ? 5 : 4);
 
     sigset_t all, none;

@@ -114,6 +114,7 @@ struct InProcessTests {
         let override = try host.overrideCustomComponent(key: "echo", definition: double)
         let replaced = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "x"])
         #expect(try replaced.render().text == "[x]", "the double answers")
+        #expect(replaced.warnings.isEmpty, "an override is a choice, not an ambiguous name: \(replaced.warnings)")
         override.remove()
 
         #expect(try host.resolve(ComponentReference(key: "echo")).pluginID == "test.echo")

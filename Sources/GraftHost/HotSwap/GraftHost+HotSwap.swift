@@ -35,8 +35,6 @@ extension GraftHost {
             // rejects a new one keeps serving and is not a failure.
             if case .failed(let error) = event.outcome, event.oldVersion == nil, FileManager.default.fileExists(atPath: path) {
                 recordFailure(error, path: path)
-            } else if case .failed = event.outcome, event.oldVersion != nil {
-                table.noteRejectedBuild(realPath: FilePaths.resolvingSymlinks(path))
             }
             if notify { notifySwap(event) }
             return event
@@ -218,6 +216,11 @@ extension GraftHost {
     }
 
     func notifySwap(_ event: SwapEvent) {
+        // A rejection the user hears of (not a watcher's quiet retry of a half-written file):
+        // the running build's file coming back afterwards is worth saying.
+        if case .failed = event.outcome, event.oldVersion != nil {
+            table.noteRejectedBuild(realPath: FilePaths.resolvingSymlinks(event.path))
+        }
         switch event.outcome {
         case .failed: logger.warning("\(event.summary)")
         case .unchanged: logger.debug("\(event.summary)")

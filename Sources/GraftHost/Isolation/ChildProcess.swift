@@ -100,12 +100,15 @@ package final class ChildProcess: @unchecked Sendable {
             request.policy.writeFolders.append(folder!.path)
             if request.namespaces { request.policy.privateFolder = folder!.path }
             // Nothing granted needs the host's network: the empty one the host keeps, if it could.
+            request.policy.filter = SandboxFilter.program(for: request.policy)
             if request.namespaces, request.policy.isolatesNetwork, let kept = NamespaceKeeper.descriptors(executable: executable) {
                 request.policy.joinsKeptNetwork = true
                 request.policy.keptUserNamespace = kept.user >= 0
-                keptNamespaces = [kept.network, kept.ipc] + (kept.user >= 0 ? [kept.user] : [])
+                // The kept IPC namespace only under a filter that refuses every IPC call (a best-effort sandbox
+                // without seccomp has none): children sharing it then share nothing; else each makes its own.
+                request.policy.joinsKeptIPC = SandboxSupport.current.seccomp && !request.policy.filter.isEmpty
+                keptNamespaces = [kept.network, request.policy.joinsKeptIPC ? kept.ipc : -1] + (kept.user >= 0 ? [kept.user] : [])
             }
-            request.policy.filter = SandboxFilter.program(for: request.policy)
             sandbox = request
         }
         self.sandbox = sandbox

@@ -63,9 +63,17 @@ final class NamespaceKeeper: Sendable {
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             return nil
         }
-        let network = open("/proc/\(pid)/ns/net", O_RDONLY | O_CLOEXEC)
-        let ipc = open("/proc/\(pid)/ns/ipc", O_RDONLY | O_CLOEXEC)
-        let user = geteuid() == 0 ? -1 : open("/proc/\(pid)/ns/user", O_RDONLY | O_CLOEXEC)
+        // Kept at 10 and above: a spawn dup2s them onto the child's 5, 6 and 7
+        // in turn, and one already at 3 to 7 would be overwritten before its turn.
+        func high(_ descriptor: Int32) -> Int32 {
+            guard descriptor >= 0, descriptor < 10 else { return descriptor }
+            let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 10)
+            close(descriptor)
+            return moved
+        }
+        let network = high(open("/proc/\(pid)/ns/net", O_RDONLY | O_CLOEXEC))
+        let ipc = high(open("/proc/\(pid)/ns/ipc", O_RDONLY | O_CLOEXEC))
+        let user = geteuid() == 0 ? -1 : high(open("/proc/\(pid)/ns/user", O_RDONLY | O_CLOEXEC))
         // The namespaces live as long as these descriptors do: the keeper may go.
         close(pair[0])
         var status: Int32 = 0

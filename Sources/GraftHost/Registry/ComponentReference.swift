@@ -74,7 +74,8 @@ public struct ComponentReference: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A literal names a component the way validators and actions are named:
-/// `host.makeInstance(of: "date_picker@2")`, as `host.validate("luhn@2", …)`.
+/// `host.resolve("date_picker@2")`, as `host.validate("luhn@2", …)`
+/// (`makeInstance(of:)` takes a `String` too, and throws for a bad one).
 /// A malformed literal is a mistake in the source, caught on its first run
 /// (like a bad regex literal); text read at run time goes through
 /// `init(parsing:)`, which throws `invalid_reference`.

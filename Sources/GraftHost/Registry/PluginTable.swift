@@ -340,10 +340,11 @@ final class PluginTable: Sendable {
 
     /// The ids of the other plugins that declare the component `reference`
     /// (bare, key and version), beside the one that answers its bare name;
-    /// none when the host chose who answers it (`preferred`): a choice made.
+    /// none when the answer was chosen (an in-process override, or the host's
+    /// `preferred` plugin, answering): a choice made, not an accident.
     func otherProviders(ofComponent reference: ComponentReference, besides plugin: LoadedPlugin) -> [String] {
         state.withLock { state in
-            guard state.preferred[reference] == nil else { return [] }
+            guard (state.overrides[reference] ?? state.preferred[reference]) != plugin.info.id else { return [] }
             return (state.providers[Name(kind: .component, reference: reference)] ?? []).filter { $0 !== plugin }.map(\.info.id)
         }
     }

@@ -22,7 +22,7 @@ package enum ChildSandbox {
         /// Why a part is missing ("" when none is).
         package var missing: String
         /// The namespaces' parts (`graft_sandbox_enter`'s step 0): a tmpfs
-        /// private folder, an empty network, IPC of its own, a /proc that
+        /// private folder, an empty network, IPC that is not its host's, a /proc that
         /// shows it alone; the user it runs as; why a part does not hold ("").
         package var privateTmpfs = false
         package var networkNamespace = false
@@ -76,7 +76,7 @@ package enum ChildSandbox {
                                 isolate_network: policy.isolatesNetwork, run_as_user: policy.runAsUser, run_as_group: policy.runAsGroup,
                                 network_fd: policy.joinsKeptNetwork ? SandboxPolicy.keptNetworkDescriptor : -1,
                                 user_fd: policy.joinsKeptNetwork && policy.keptUserNamespace ? SandboxPolicy.keptUserDescriptor : -1,
-                                ipc_fd: policy.joinsKeptNetwork ? SandboxPolicy.keptIPCDescriptor : -1)
+                                ipc_fd: policy.joinsKeptNetwork && policy.joinsKeptIPC ? SandboxPolicy.keptIPCDescriptor : -1)
                             return graft_sandbox_enter(&cPolicy, &result)
                         }
                     }

@@ -39,6 +39,8 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// network), 6 (IPC) and 7 (their user namespace, for a host that is not root).
     package var joinsKeptNetwork = false
     package var keptUserNamespace = false
+    /// Whether it joins the kept IPC namespace too (only under a filter that refuses every IPC call).
+    package var joinsKeptIPC = false
     static let keptNetworkDescriptor: Int32 = 5
     static let keptIPCDescriptor: Int32 = 6
     static let keptUserDescriptor: Int32 = 7
@@ -136,6 +138,7 @@ package struct SandboxPolicy: Sendable, Hashable {
         }
         if let dataFolder { arguments += ["--sandbox-data", dataFolder] }
         if joinsKeptNetwork { arguments.append(keptUserNamespace ? "--sandbox-kept-network-and-user" : "--sandbox-kept-network") }
+        if joinsKeptIPC { arguments.append("--sandbox-kept-ipc") }
         if !filter.isEmpty { arguments += ["--sandbox-filter", filter] }
         return arguments
     }
@@ -149,6 +152,10 @@ package struct SandboxPolicy: Sendable, Hashable {
             arguments.removeFirst()
             if option == "--sandbox-any-network" {
                 anyNetwork = true
+                continue
+            }
+            if option == "--sandbox-kept-ipc" {
+                joinsKeptIPC = true
                 continue
             }
             if option == "--sandbox-kept-network" || option == "--sandbox-kept-network-and-user" {
