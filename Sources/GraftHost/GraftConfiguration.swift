@@ -158,7 +158,7 @@ public struct IsolationLimits: Sendable, Hashable {
 
 extension ChildSandbox.Request {
     /// This request with the private folder's caps of `limits`.
-    package func limited(by limits: IsolationLimits) -> Self {
+    func limited(by limits: IsolationLimits) -> Self {
         var request = self
         request.policy.privateSize = limits.privateFolderSize
         request.policy.privateFiles = limits.privateFolderFiles

@@ -17,7 +17,7 @@ public struct SearchPath: Sendable, Hashable {
     public var folders: [String]
     /// Folders searched without descending into subfolders (the executable's
     /// own folder: a build folder holds much that is not a plugin).
-    package var flatFolders: Set<String>
+    var flatFolders: Set<String>
     /// Entries that were refused, with why (for example a relative folder in
     /// `GRAFT_PLUGIN_PATH`); the host logs them as warnings when it starts.
     package var warnings: [String]

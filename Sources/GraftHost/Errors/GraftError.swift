@@ -128,7 +128,7 @@ extension GraftError.Code {
     /// it runs: how the plugin's file, descriptors or calls failed. The
     /// host's own verdicts (trust, pins, quarantine, the sandbox, crashes and
     /// deadlines) are the host's to give; a child that sends one is killed.
-    package static let reportableByChild: Set<GraftError.Code> = [
+    static let reportableByChild: Set<GraftError.Code> = [
         .pluginNotFound, .notASharedLibrary, .dlopenFailed, .entrySymbolMissing, .abiIncompatible, .invalidDescriptor,
         .pluginInitFailed, .permissionDenied, .pluginTooLarge, .invalidFileName, .outputTooLarge,
         .duplicateComponent, .customComponentNotFound, .componentVersionMismatch, .invalidReference,

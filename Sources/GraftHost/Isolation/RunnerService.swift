@@ -14,7 +14,7 @@ import Glibc
 /// it and starts another. Calls about one instance are served one at a time,
 /// in order; all others at once (`RunnerLanes`). Events a component emits go
 /// back before the answer to the call that caused them.
-package enum RunnerService {
+enum RunnerService {
     struct Settings {
         var outputLimit = 4 << 20
         var memoryLimit: UInt64?

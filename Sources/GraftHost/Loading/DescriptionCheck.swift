@@ -5,7 +5,7 @@
 extension PluginDescription {
     /// Why this description could not have come from a plugin the loader
     /// accepts, one sentence each; empty when none.
-    package var ruleProblems: [String] {
+    var ruleProblems: [String] {
         var problems: [String] = []
         func text(_ value: String?, _ what: String, required: Bool = false, lines: Bool = false) {
             guard let value else {

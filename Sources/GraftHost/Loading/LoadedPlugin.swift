@@ -21,7 +21,7 @@ package final class LoadedPlugin: @unchecked Sendable {
     /// typically): the image then stays mapped, since a thread the plugin
     /// started may still run in it. Only a build replaced or removed while the
     /// host runs is closed.
-    package let staysMapped = Atomic<Bool>(false)
+    let staysMapped = Atomic<Bool>(false)
 
     /// The mapped image: the handle, the entry and the factories' descriptors.
     package struct Image {

@@ -3,7 +3,7 @@
 /// is an immutable snapshot replaced whole on every change: a reader takes
 /// the current snapshot (one short lock to copy a reference) and then works
 /// on it without locks, and a change is published in one step.
-package final class ComponentRegistry: Sendable {
+final package class ComponentRegistry: Sendable {
     /// Immutable once published; the registry swaps in a new one on change.
     /// Every component is there under its qualified name, and under its
     /// bare name when its plugin owns that name.
@@ -56,7 +56,7 @@ package final class ComponentRegistry: Sendable {
     var snapshot: Snapshot { current.withLock { $0 }.snapshot }
 
     /// Every component by each name that reaches it: qualified, and bare for its owner.
-    package var byName: [ComponentReference: RegisteredComponent] { snapshot.components }
+    var byName: [ComponentReference: RegisteredComponent] { snapshot.components }
 
     /// Replaces the published snapshot with `change` applied to a copy.
     private func update<R>(_ change: (inout Snapshot) -> R) -> R {
@@ -131,7 +131,7 @@ package final class ComponentRegistry: Sendable {
 
     /// Removes and returns the component under `key` and `version`, if any.
     @discardableResult
-    package func unregister(key: String, version: Int = 1) -> RegisteredComponent? {
+    func unregister(key: String, version: Int = 1) -> RegisteredComponent? {
         update { snapshot in snapshot.remove(ComponentReference(key: key, version: version)) }
     }
 }

@@ -17,19 +17,19 @@ package enum ChildSandbox {
         package var landlockABI: Int
         package var files: Bool
         package var network: Bool
-        package var scopes: Bool
+        var scopes: Bool
         package var seccomp: Bool
         /// Why a part is missing ("" when none is).
         package var missing: String
         /// The namespaces' parts (`graft_sandbox_enter`'s step 0): a tmpfs
         /// private folder, an empty network, IPC that is not its host's, a /proc that
         /// shows it alone; the user it runs as; why a part does not hold ("").
-        package var privateTmpfs = false
-        package var networkNamespace = false
-        package var ipcNamespace = false
-        package var ownProc = false
+        var privateTmpfs = false
+        var networkNamespace = false
+        var ipcNamespace = false
+        var ownProc = false
         package var user: UInt32 = 0
-        package var degraded = ""
+        var degraded = ""
 
         package static let none = Status(landlockABI: 0, files: false, network: false, scopes: false, seccomp: false, missing: "")
 
@@ -43,7 +43,7 @@ package enum ChildSandbox {
     /// private copies in memory (`PluginLoader.ImageSource.memory`), since
     /// Landlock refuses to open a plugin's file again by any path, its
     /// descriptor's `/proc/self/fd` name included.
-    package static var isEntered: Bool { entered.load(ordering: .relaxed) }
+    static var isEntered: Bool { entered.load(ordering: .relaxed) }
 
     /// How a child maps the file it was sent: from memory when sandboxed,
     /// else through the descriptor's name or a copy (a hot-swapping host).

@@ -13,22 +13,22 @@ import Glibc
 /// (`graft_sandbox_enter`). It travels to the child as arguments
 /// (`arguments`, read back by `init(arguments:)`).
 package struct SandboxPolicy: Sendable, Hashable {
-    package var libraryFolders: [String]
-    package var readPaths: [String]
+    var libraryFolders: [String]
+    var readPaths: [String]
     package var writeFolders: [String]
-    package var connectPorts: [UInt16]
+    var connectPorts: [UInt16]
     package var anyNetwork: Bool
-    package var maxOpenFiles: UInt64
-    package var maxFileSize: UInt64
+    var maxOpenFiles: UInt64
+    var maxFileSize: UInt64
     /// The seccomp filter the host built for this policy (`SandboxFilter`),
     /// a BPF program in hexadecimal; empty: the child builds it.
     package var filter = ""
     /// The child's private folder, where it mounts a tmpfs of its own of at
     /// most `privateSize` bytes and `privateFiles` files (`IsolationLimits`);
     /// nil: the child makes no namespaces (set by `ChildProcess`).
-    package var privateFolder: String?
-    package var privateSize: UInt64 = IsolationLimits.defaultPrivateFolderSize
-    package var privateFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles
+    var privateFolder: String?
+    var privateSize: UInt64 = IsolationLimits.defaultPrivateFolderSize
+    var privateFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles
     /// The plugin's data folder (also in `writeFolders`), which the child
     /// binds into its private folder as `data`, and the size the host keeps
     /// it under (`FolderQuota`; the host's side only).
@@ -37,32 +37,32 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// Whether the child joins the empty network and IPC namespaces its host
     /// keeps (`NamespaceKeeper`), whose descriptors it holds as 5 (the
     /// network), 6 (IPC) and 7 (their user namespace, for a host that is not root).
-    package var joinsKeptNetwork = false
-    package var keptUserNamespace = false
+    var joinsKeptNetwork = false
+    var keptUserNamespace = false
     /// Whether it joins the kept IPC namespace too (only under a filter that refuses every IPC call).
-    package var joinsKeptIPC = false
+    var joinsKeptIPC = false
     static let keptNetworkDescriptor: Int32 = 5
     static let keptIPCDescriptor: Int32 = 6
     static let keptUserDescriptor: Int32 = 7
 
     /// Who a child of a root host runs as: nobody (65534), never root.
-    package var runAsUser: UInt32 = 65534
-    package var runAsGroup: UInt32 = 65534
+    var runAsUser: UInt32 = 65534
+    var runAsGroup: UInt32 = 65534
 
     /// The child's RLIMIT_FSIZE once it is sandboxed: `maxFileSize`, or a
     /// quarter of its private folder's size when that folder is on the host's
     /// disk (the child lowers it itself then: `graft_sandbox_enter`), so
     /// that a folder the host measures cannot be overrun by much.
-    package func fileLimit(privateTmpfs: Bool) -> UInt64 {
+    func fileLimit(privateTmpfs: Bool) -> UInt64 {
         privateFolder != nil && !privateTmpfs ? min(maxFileSize, max(privateSize / 4, 4096)) : maxFileSize
     }
 
     /// The descriptor through which a root host's child without a mount
     /// namespace reaches its data folder (`/proc/self/fd/200`; `GRAFT_DATA_FD` in graft_sandbox.c).
-    package static let dataDescriptor: Int32 = 200
+    static let dataDescriptor: Int32 = 200
 
     /// Whether the child gets an empty network namespace: nothing granted needs the host's.
-    package var isolatesNetwork: Bool { !anyNetwork && connectPorts.isEmpty }
+    var isolatesNetwork: Bool { !anyNetwork && connectPorts.isEmpty }
 
     /// Nothing granted: the runtime's libraries and the files every process reads.
     package init(
@@ -83,7 +83,7 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// count and quota (the Swift runtime, Dispatch and Foundation ask them),
     /// those of them this system has (looked up once: a path the child would
     /// not find costs each sandboxed start a failed lookup).
-    package static let systemFiles = existing([
+    static let systemFiles = existing([
         "/etc/ld.so.cache", "/etc/localtime", "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
         // The CPU quota of the process's cgroup, which Foundation's activeProcessorCount reads (v1 and v2).
         "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us", "/sys/fs/cgroup/cpuset/cpuset.cpus",
@@ -97,7 +97,7 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// The system's library folders, and the folder of the Swift runtime this
     /// host uses or, for a host linked with a static standard library, the one
     /// of the toolchain on PATH (Swift plugins map its libswiftCore.so).
-    package static let runtimeFolders: [String] = {
+    static let runtimeFolders: [String] = {
         var folders = existing(["/usr", "/lib", "/lib64", "/lib32", "/libx32"])
         if let folder = swiftRuntimeFolder(), !folders.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) {
             folders.append(folder)

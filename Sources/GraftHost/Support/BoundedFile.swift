@@ -9,7 +9,7 @@ import Glibc
 /// never ends (`/dev/zero`) fails at the limit instead of growing the
 /// process. Errors carry `code` and name the file.
 package enum BoundedFile {
-    package static let defaultLimit = 16 << 20
+    static let defaultLimit = 16 << 20
 
     package static func text(
         at path: String, what: String, code: GraftError.Code, limit: Int = defaultLimit

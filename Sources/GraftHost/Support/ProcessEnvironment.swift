@@ -5,7 +5,7 @@ import Glibc
 /// One variable of this process's environment, read with `getenv`: asking
 /// `ProcessInfo` for it copies the whole environment into a dictionary
 /// first, which a short command (`graft list`) did four times.
-package enum ProcessEnvironment {
+enum ProcessEnvironment {
     package static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }

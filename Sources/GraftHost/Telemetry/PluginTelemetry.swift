@@ -2,7 +2,7 @@ import CoreMetrics
 import Tracing
 
 /// The calls a host makes into a plugin, as its metrics and spans name them.
-package enum PluginCall: String, Sendable, CaseIterable {
+enum PluginCall: String, Sendable, CaseIterable {
     case create, render, interact, update, validate, action
 }
 
@@ -29,7 +29,7 @@ package enum PluginCall: String, Sendable, CaseIterable {
 /// Each call's span is named `graft.<call>` (`graft.render`), a child of the
 /// caller's `ServiceContext.current`, with attributes `graft.plugin.id` and,
 /// when the call fails, `graft.error.code` and an error status.
-package final class PluginTelemetry: Sendable {
+final class PluginTelemetry: Sendable {
     let pluginID: String
     private let tracer: (any Tracer)?
     /// By `PluginCall`, in `allCases` order; empty when no metrics backend is bootstrapped.

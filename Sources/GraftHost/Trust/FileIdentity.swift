@@ -10,7 +10,7 @@ package struct FileIdentity: Sendable, Hashable {
     package var inode: UInt64
     package var size: Int64
     /// st_mtime and st_ctime in nanoseconds since the epoch.
-    package var modified: Int64
+    var modified: Int64
     package var changed: Int64
 
     package init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {

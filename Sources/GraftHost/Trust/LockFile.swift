@@ -47,7 +47,7 @@ package struct LockFile: Sendable, Hashable, Codable {
     package var version: Int
     package var plugins: [Pin]
 
-    package static let currentVersion = 1
+    static let currentVersion = 1
     package static let defaultName = "graft.lock"
 
     package init(plugins: [Pin]) {

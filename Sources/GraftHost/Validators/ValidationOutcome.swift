@@ -11,5 +11,5 @@ public struct ValidationOutcome: Sendable, Hashable {
     /// The id of the plugin whose validator answered.
     public var pluginID: String { PluginNumbers.id(of: pluginNumber) }
     /// `pluginID`, as a number the hot path copies without retaining anything.
-    package var pluginNumber: UInt32
+    var pluginNumber: UInt32
 }

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Validators by name + version; version 1 also answers the bare name.
-package final class ValidatorRegistry: Sendable {
+final class ValidatorRegistry: Sendable {
     /// An immutable table replaced whole on change. `validate` reads it
     /// through `ReadMostly`, without a lock or a reference count.
     final class Table: Sendable {
@@ -40,7 +40,7 @@ package final class ValidatorRegistry: Sendable {
     /// The libffi call interfaces of one plugin's native validators, prepared
     /// before anything is published so that publishing cannot fail. Empty for
     /// a plugin not mapped yet: its validators are prepared when first used.
-    package struct Prepared {
+    struct Prepared {
         var entries: [ComponentReference: (contract: ValidatorContract, descriptor: UnsafePointer<graft_validator_descriptor_t>)]
         var functions: [ComponentReference: NativeFunction]
         var isPending: Bool
@@ -49,7 +49,7 @@ package final class ValidatorRegistry: Sendable {
     /// Prepares `plugin`'s native validators for libffi; throws for a
     /// signature libffi cannot call. (Whether its names are free is
     /// `PluginTable`'s to check.)
-    package func prepare(_ plugin: LoadedPlugin) throws(GraftError) -> Prepared {
+    func prepare(_ plugin: LoadedPlugin) throws(GraftError) -> Prepared {
         if plugin.runner != nil { return Prepared(entries: [:], functions: [:], isPending: false) }
         guard plugin.isMapped else { return Prepared(entries: [:], functions: [:], isPending: true) }
         let entries = try plugin.mapped().validators

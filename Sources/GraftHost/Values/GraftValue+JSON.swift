@@ -56,7 +56,7 @@ extension GraftValue {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    package func appendJSON(to bytes: inout [UInt8]) {
+    func appendJSON(to bytes: inout [UInt8]) {
         switch self {
         case .null: bytes += "null".utf8
         case .bool(let value): bytes += (value ? "true" : "false").utf8
@@ -107,7 +107,7 @@ extension GraftValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    package static func appendJSON(_ string: String, to bytes: inout [UInt8]) {
+    static func appendJSON(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Native strings lend their bytes without the uniqueness check of `withUTF8`.
         if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &bytes) }) == nil {
