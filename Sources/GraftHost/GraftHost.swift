@@ -8,7 +8,6 @@ import FoundationEssentials
 import Glibc
 #endif
 import Logging
-import Synchronization
 
 /// The host: finds plugins on a search path, loads them, keeps their
 /// components in a registry, and creates instances for flows.
@@ -26,7 +25,8 @@ public final class GraftHost: Sendable {
 
     public let configuration: GraftConfiguration
     package var searchPath: SearchPath { configuration.searchPath }
-    /// The loaded plugins and every name they hold.
+    /// The host's one owner of mutable state: the loaded plugins, every name
+    /// they hold, their runners and what the scanners said.
     let table: PluginTable
     package var registry: ComponentRegistry { table.components }
     /// The table's validators, kept here too: `validate` reaches them with
@@ -38,20 +38,11 @@ public final class GraftHost: Sendable {
     package var loadsFromCopies: Bool { configuration.loadsFromCopies }
     let loader: PluginLoader
     let logger: Logger
-    /// What the scanners said of files scanned together at the start of
-    /// `loadPlugins`, until each file's own load takes it.
-    let scannedTogether = Locked<[FileIdentity: ScanOutcome]>([:])
     let images = ImageStore()
     /// Whether a file may load under the configuration's trust policy.
     let trust: TrustGate
-    /// Whether a failure to save the cache was already logged.
-    let cacheWarning = Atomic<Bool>(false)
     /// The scanner child's client; nil when scanning in process.
     let scanner: Scanner?
-    /// The one runner child of a host with `.shared` isolation.
-    private let sharedRunner = Locked<PluginRunner?>(nil)
-    /// Every runner this host made, while it lives: `shutDown` ends their children.
-    let runners = Locked<[Weak<PluginRunner>]>([])
     /// What earlier scans found; nil without a cache.
     let cache: RegistryCache?
     /// The pins to enforce, or why the lock file could not be read; nil when
@@ -59,10 +50,10 @@ public final class GraftHost: Sendable {
     let pins: Result<LockFile, GraftError>?
     let swapObservers = Observers<SwapEvent>()
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
-    let reloads = Locked(())
-    private let instanceCounter = Atomic<Int>(0)
+    /// A lock, not state: what a swap changes is in `table`.
+    let swapping = Lock()
     /// The open instances; tells the host when one closes.
-    let tracker = InstanceTracker()
+    let tracker: InstanceTracker
     /// The latest acts the sandbox refused each plugin, and who is told of them.
     let sandboxReports = SandboxReports()
 
@@ -96,6 +87,7 @@ public final class GraftHost: Sendable {
             preferred[reference] = id
         }
         self.table = PluginTable(preferred: preferred)
+        self.tracker = InstanceTracker(table: table)
         self.validatorRegistry = table.validators
         var loaderLogger = logger
         loaderLogger[metadataKey: "subsystem"] = "loader"
@@ -178,22 +170,15 @@ public final class GraftHost: Sendable {
                 report: { [weak self] plugin, denials, logged in
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call", logged: logged)
                 })
-            self?.runners.withLock { runners in
-                // Gone runners go when the count reaches a power of two: a
-                // sweep per runner made a host of N plugins cost N² at start.
-                if runners.count >= 16, runners.count & (runners.count - 1) == 0 { runners.removeAll { $0.value == nil } }
-                runners.append(Weak(runner))
-            }
             return runner
         }
         let granted = !(sandboxSettings.grants[info.id] ?? []).isEmpty
-        guard configuration.isolation == .shared, !granted else { return make(info.id) }
-        return sharedRunner.withLock { shared in
-            if let shared { return shared }
-            let runner = make(nil)
-            shared = runner
+        guard configuration.isolation == .shared, !granted else {
+            let runner = make(info.id)
+            table.keep(runner)
             return runner
         }
+        return table.sharedRunner { make(nil) }
     }
 
     /// The configuration's sandbox, with what a lock file grants added (in
@@ -276,7 +261,7 @@ public final class GraftHost: Sendable {
         containerSize: ContainerSize = .unbounded, onEvent: @escaping @Sendable (EmittedEvent) -> Void = { _ in }
     ) throws(GraftError) -> ComponentInstance {
         let component = try registry.resolve(reference)
-        let number = instanceCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        let number = tracker.nextNumber()
         let core = try InstanceCore(
             id: id ?? "\(reference.key)#\(number)", component: component, inputs: inputs, containerSize: containerSize,
             logger: logger, onEvent: onEvent, tracker: tracker)

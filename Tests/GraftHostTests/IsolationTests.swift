@@ -391,30 +391,60 @@ struct IsolationTests {
         #expect(lines.contains("echo complained loud"))
     }
 
-    @Test("crash after crash, the host keeps the same number of threads and descriptors")
+    @Test("crash after crash, the host keeps no descriptor, child or thread of a crashed child")
     func noThreadOrDescriptorGrowthOverCrashes() throws {
         let scratch = try Scratch()
-        let host = try Self.echoHost(scratch, defines: ["ECHO_CRASH_IN_CREATE": "1"])
-        func count(_ folder: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? 0 }
-        func crashOnce() { #expect(throws: GraftError.self) { try host.makeInstance(of: ComponentReference(key: "echo")) } }
-        // Two crashes first: the helper threads (spawning, late sends) exist from then on.
-        crashOnce()
-        crashOnce()
-        let threads = count("/proc/self/task"), descriptors = count("/proc/self/fd")
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_CRASH_IN_CREATE": "1"])
+        let threadsBefore = Set(Self.graftThreads())
+        var children: [pid_t] = []
+        var endpoints: Set<String> = []
         // Below the quarantine (3 within a minute) only with a fresh count: a
         // new host per crash, each loading the same file.
         for _ in 0..<30 {
-            let other = Self.host(scratch.url.appendingPathComponent("plugins"), isolation: .perPlugin, cache: scratch.file("cache-\(UUID().uuidString)"))
-            other.loadPlugins()
-            #expect(throws: GraftError.self) { try other.makeInstance(of: ComponentReference(key: "echo")) }
+            let host = Self.host(folder, isolation: .perPlugin, cache: scratch.file("cache-\(UUID().uuidString)"))
+            host.loadPlugins()
+            // A validation starts the child, so what its host holds for it can be named before it crashes.
+            #expect(try host.validate("nonempty", value: "x").isValid)
+            let runner = try #require(host.registry.all.first?.plugin.runner)
+            let pid = try #require(runner.childPID)
+            let held = runner.childDescriptors.compactMap { Self.target(of: $0) }
+            #expect(!held.isEmpty)
+            children.append(pid)
+            endpoints.formUnion(held)
+            #expect(throws: GraftError.self) { try host.makeInstance(of: ComponentReference(key: "echo")) }
         }
-        // Other tests run meanwhile and hold their own for a while: a leak stays,
-        // theirs go. So wait for the counts to come back within a third of one per
-        // crash, and fail only if they never do.
+        // Descriptor numbers and thread counts move with the tests running
+        // beside this one: compare what the descriptors point to, and which
+        // threads are Graft's per-child ones (not the process's one spawner,
+        // watcher or sweeper).
+        var left: (endpoints: Set<String>, children: [pid_t], threads: [String]) = ([], [], [])
         let settled = eventually(timeout: .seconds(10)) {
-            count("/proc/self/task") <= threads + 10 && count("/proc/self/fd") <= descriptors + 10
+            let open = Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }.compactMap(Self.target))
+            left.endpoints = endpoints.intersection(open)
+            left.children = children.filter { kill($0, 0) == 0 }
+            left.threads = Self.graftThreads().filter { !threadsBefore.contains($0) && !Self.processThreads.contains($0.name) }.map(\.name)
+            return left.endpoints.isEmpty && left.children.isEmpty && left.threads.isEmpty
         }
-        #expect(settled, "threads: \(threads) before, \(count("/proc/self/task")) after; descriptors: \(descriptors) before, \(count("/proc/self/fd")) after")
+        #expect(settled, "still open: \(left.endpoints.sorted()); not reaped: \(left.children); threads: \(left.threads)")
+    }
+
+    /// Threads a Graft process has at most one of, whoever starts them.
+    static let processThreads: Set<String> = ["graft.spawn", "graft.late-sends", "graft.cpu", "graft.sandbox", "graft.reclaim", "graft.sweep"]
+
+    /// This process's threads Graft named (`graft.*`), by thread id and name.
+    static func graftThreads() -> [NamedThread] {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return ids.compactMap { id in
+            guard let data = FileManager.default.contents(atPath: "/proc/self/task/\(id)/comm") else { return nil }
+            let name = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return name.hasPrefix("graft.") ? NamedThread(id: id, name: name) : nil
+        }
+    }
+
+    struct NamedThread: Hashable {
+        var id: String
+        var name: String
     }
 
     @Test("runner children are reaped when their host goes away; no descriptor is left")
@@ -436,10 +466,15 @@ struct IsolationTests {
             echo.close()
         }
         #expect(pids.count == 1 && endpoints.count == 2)
-        for pid in pids { #expect(kill(pid, 0) != 0, "reaped") }
+        // The host's last registry snapshot may wait for the process's readers
+        // (a slow call of another test) before it is released: wait for it.
         // Descriptor numbers are reused by other tests: compare what they point to.
-        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }.compactMap(Self.target)
-        #expect(endpoints.isDisjoint(with: open), "the child's socket and pipe are closed")
+        var open: Set<String> = []
+        let gone = eventually(timeout: .seconds(20)) {
+            open = Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }.compactMap(Self.target))
+            return pids.allSatisfy { kill($0, 0) != 0 } && endpoints.isDisjoint(with: open)
+        }
+        #expect(gone, "the child is reaped and its socket and pipe are closed; still open: \(endpoints.intersection(open).sorted())")
     }
 
     /// What descriptor `fd` points to ("socket:[123]", "pipe:[456]").

@@ -5,7 +5,6 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftHost
-import Synchronization
 
 /// The structured action log of a running host: events, actions and their
 /// results, validator answers, warnings and hot swaps, newest last.
@@ -26,7 +25,7 @@ public final class ActionLog: Sendable {
 
     /// How many records are kept at most.
     public let capacity: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State: Sendable {
         var records: RingBuffer<StoredRecord>
@@ -39,7 +38,7 @@ public final class ActionLog: Sendable {
     /// - Parameter capacity: records kept at most; values below 1 keep 1.
     public init(capacity: Int = ActionLog.defaultCapacity) {
         self.capacity = max(1, capacity)
-        state = Mutex(State(records: RingBuffer(capacity: max(1, capacity))))
+        state = Locked(State(records: RingBuffer(capacity: max(1, capacity))))
     }
 
     // MARK: Recording

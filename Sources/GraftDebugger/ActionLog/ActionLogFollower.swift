@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import GraftHost
 
 /// A live subscription to an action log, made by `ActionLog.follow`. Records
 /// reach its `deliver` closure on the queue it was given until `cancel()`.
@@ -8,7 +8,7 @@ public final class ActionLogFollower: Sendable {
     private weak let log: ActionLog?
     private let filter: ActionLogFilter
     private let deliver: @Sendable ([ActionLogRecord], UInt64) -> Void
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// `@unchecked Sendable`: the dispatch source is thread-safe (signalled
     /// from any thread, cancelled once); the cursor is only read and written
@@ -26,7 +26,7 @@ public final class ActionLogFollower: Sendable {
         self.log = log
         self.filter = filter
         self.deliver = deliver
-        state = Mutex(State(cursor: cursor, source: source))
+        state = Locked(State(cursor: cursor, source: source))
     }
 
     func start() {

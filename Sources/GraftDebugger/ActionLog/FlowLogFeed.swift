@@ -1,6 +1,5 @@
 import GraftFlows
 import GraftHost
-import Synchronization
 
 /// Turns a flow runner's transcript into action-log records: give it to
 /// the `FlowRunner` as its observer.
@@ -22,7 +21,7 @@ import Synchronization
 public final class FlowLogFeed: FlowObserver {
     private let log: ActionLog
     private let host: GraftHost
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State: Sendable {
         var pending: ActionLogRecord?

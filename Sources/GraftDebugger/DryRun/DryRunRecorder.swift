@@ -1,6 +1,5 @@
 import GraftFlows
 import GraftHost
-import Synchronization
 
 /// Collects what happens to one sandbox instance. A component may emit from
 /// any thread while the instance lives, so everything is behind a lock.
@@ -8,7 +7,7 @@ final class DryRunRecorder: Sendable {
     private let instanceID: String
     private let placement: WiredPlacement?
     private let variables: [String: GraftValue]
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State: Sendable {
         /// What the sandbox is doing now, for `DryRunRecord.Entry.emitted(during:)`.

@@ -1,7 +1,6 @@
 import Dispatch
 import FoundationEssentials
 import GraftHost
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +32,7 @@ public final class DebugEndpoint: Sendable {
     private let responder: DebugResponder
     private let limits: Limits
     private let queue = DispatchQueue(label: "graft.debug.accept")
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// `@unchecked Sendable`: the dispatch source is thread-safe and only
     /// cancelled under the mutex; connections are `Sendable` themselves.

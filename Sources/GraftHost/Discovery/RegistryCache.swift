@@ -37,6 +37,8 @@ final class RegistryCache: @unchecked Sendable {
     private var recorded: Set<String> = []
     /// Why the file on disk was not used, if it was not (for one warning).
     private(set) var problem: String?
+    /// Whether a failure to save was already reported.
+    private var saveFailureReported = false
 
     /// 2: components carry their interactions (ABI 1.1); 3: plugins carry
     /// their permissions (ABI 1.2); 4: components carry their stories (ABI 1.3).
@@ -137,6 +139,16 @@ final class RegistryCache: @unchecked Sendable {
     }
 
     // MARK: The file
+
+    /// `save()`, returning why it could not only the first time: a read-only
+    /// home costs only the speed-up, and is worth one warning per host.
+    func saveReportingOnce() -> String? {
+        guard let problem = save() else { return nil }
+        return lock.withLock {
+            defer { saveFailureReported = true }
+            return saveFailureReported ? nil : problem
+        }
+    }
 
     /// Writes the entries if anything changed, merged with what other
     /// processes wrote meanwhile. Returns why it could not, if it could not.

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +27,7 @@ extension GraftHost {
     /// `notify: false` lets the watcher retry a half-written file quietly and
     /// report only the attempt that counts.
     func reload(pluginAt path: String, force: Bool, notify: Bool) -> SwapEvent {
-        reloads.withLock { _ in
+        swapping.withLock {
             let event = performReload(path: path, force: force)
             // A file no build of which runs (new, or failed before) is listed
             // with the failures, as a scan lists it; a running build that
@@ -171,7 +170,7 @@ extension GraftHost {
         // Instances are asked outside the table's lock: an instance's own
         // lock may be held by a thread that is calling into the host.
         if tracker.cores.contains(where: { $0.component.plugin === plugin }) {
-            table.markRemovedInUse(realPath, raising: tracker.removalsPending)
+            table.markRemovedInUse(realPath)
             finishRemovals()  // in case the last instance closed meanwhile
         } else {
             forgetFile(realPath: realPath)
@@ -180,7 +179,7 @@ extension GraftHost {
 
     /// Unregisters removed files whose last instance has closed.
     func finishRemovals() {
-        let pending = table.removedInUse(lowering: tracker.removalsPending)
+        let pending = table.removedInUse()
         guard !pending.isEmpty else { return }
         let live = tracker.cores
         for realPath in pending {

@@ -22,10 +22,10 @@ final class ChildFolder: @unchecked Sendable {
     static let prefix = "graft-child-"
 
     /// Folders of this process not removed yet, for `atexit`.
-    private static let live = Mutex<[String]>([])
+    private static let live = Locked<[String]>([])
     private static let sweptOnce = Atomic<Bool>(false)
     /// One folder made ahead for the next sandboxed child (`makeSpare`).
-    private static let spare = Mutex<ChildFolder?>(nil)
+    private static let spare = Locked<ChildFolder?>(nil)
     /// Whom a root host's child runs as, who owns the folder.
     private let owner: [UInt32]
 

@@ -104,6 +104,6 @@ extension ChildJob {
 
         /// Ends the process with `_exit`: no plugin's deinit or destructor
         /// runs, so none can turn an answer into a crash.
-        package static func finish() -> Never { ScannerService.finish() }
+        package static func finish() -> Never { ChildMain.finish() }
     }
 }

@@ -12,7 +12,7 @@ extension GraftHost {
     public func shutDown(grace: Duration = .seconds(10)) {
         let until = ContinuousClock.now + grace
         // One deadline for all: a runner waited for leaves the others less time, not more.
-        for runner in runners.withLock({ $0.compactMap(\.value) }) {
+        for runner in table.runners {
             runner.close(by: until)
         }
         scanner?.finish()

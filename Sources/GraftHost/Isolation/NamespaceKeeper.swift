@@ -1,7 +1,6 @@
 import CGraftSandbox
 import CGraftSystem
 import FoundationEssentials
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +20,7 @@ final class NamespaceKeeper: Sendable {
     /// The namespaces' descriptors (user: -1 for a root host), or nil when none could be kept.
     let descriptors: (network: Int32, ipc: Int32, user: Int32)?
 
-    private static let shared = Mutex<[String: NamespaceKeeper]>([:])
+    private static let shared = Locked<[String: NamespaceKeeper]>([:])
 
     /// The keeper started with `executable` (once per process and executable).
     static func descriptors(executable: String) -> (network: Int32, ipc: Int32, user: Int32)? {

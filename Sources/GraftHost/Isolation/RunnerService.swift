@@ -33,7 +33,7 @@ enum RunnerService {
         // Said before the limit is set: the reporter's own stack is allocated here.
         _ = graft_report_peak_on_crash()
         if let limit = settings.memoryLimit { _ = graft_limit_address_space(limit) }
-        guard ChildChannel.sayHello() else { ScannerService.finish() }
+        guard ChildChannel.sayHello() else { ChildMain.finish() }
 
         let server = Server(settings: settings)
         var channel = ChildChannel()
@@ -58,9 +58,9 @@ enum RunnerService {
             }
             let created = lane == lastCreated ? lastCreated : nil
             return (lane, {
-                if !ChildChannel.send(server.serve(requests, created: created)) { ScannerService.finish() }
+                if !ChildChannel.send(server.serve(requests, created: created)) { ChildMain.finish() }
             })
-        }, end: { ScannerService.finish() })
+        }, end: { ChildMain.finish() })
         lanes.serve()
     }
 

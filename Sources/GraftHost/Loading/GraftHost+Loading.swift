@@ -17,7 +17,7 @@ extension GraftHost {
         let (entries, problems) = searchPath.discoverEntries()
         for problem in problems { recordFailure(problem.error, path: problem.path) }
         scanTogether(entries)
-        defer { scannedTogether.withLock { $0 = [:] } }
+        defer { table.dropScans() }
         // Files the registry cache knows take the quick way: what `stat` said
         // of them, their folders' trust checked once per folder, and one
         // registration for all. Everything else, and everything odd, goes
@@ -135,7 +135,7 @@ extension GraftHost {
                 kept.withLock { $0.merge(found) { first, _ in first } }
             }
         }
-        scannedTogether.withLock { $0 = kept.withLock { $0 } }
+        table.keepScans(kept.withLock { $0 })
     }
 
     /// `entries` opened, checked against the trust rules and the pins, with
@@ -288,7 +288,7 @@ extension GraftHost {
     /// quarantined and never loaded in process. Nil when there is no scanner:
     /// only loading the file in process can tell.
     func describe(_ file: PluginFile, mapping: PluginLoader.ImageSource? = nil, hash: String? = nil) throws(GraftError) -> PluginDescription? {
-        let scannedTogether = self.scannedTogether.withLock { $0.removeValue(forKey: file.identity) }
+        let scannedTogether = table.takeScan(of: file.identity)
         switch scannedTogether == nil ? cache?.lookup(file.realPath, file.identity) : nil {
         case .described(var info):
             info.path = file.path
@@ -391,11 +391,8 @@ extension GraftHost {
     func recordFailure(_ error: GraftError, path: String) { table.recordFailure(error, path: path) }
 
     func saveCache() {
-        guard let cache, let problem = cache.save() else { return }
-        // Once per host: a read-only home only costs the speed-up.
-        if cacheWarning.exchange(true, ordering: .relaxed) == false {
-            logger.warning("registry cache not saved: \(problem); plugins will be scanned again next time.")
-        }
+        guard let problem = cache?.saveReportingOnce() else { return }
+        logger.warning("registry cache not saved: \(problem); plugins will be scanned again next time.")
     }
 
     // MARK: Quarantine

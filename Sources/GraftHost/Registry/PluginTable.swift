@@ -1,10 +1,13 @@
 import Synchronization
 
-/// The host's plugins and every name they hold: which plugin came from which
-/// file, its components, validators and actions, who owns each bare name,
-/// and the files that failed. All of it changes here and nowhere else, under
-/// one lock, so the invariants (one plugin per id, one per file, one owner
-/// per bare name, load order) are kept in one place.
+/// The host's state: its plugins and every name they hold (which plugin came
+/// from which file, its components, validators and actions, who owns each
+/// bare name, the files that failed), the runner children they run in, and
+/// what a start's scanners said before each file's load takes it. All of it
+/// changes here and nowhere else, under one lock, so the invariants (one
+/// plugin per id, one per file, one owner per bare name, load order, one
+/// shared runner, a removal pending only while one is recorded) are kept in
+/// one place. `GraftHost` holds no mutable state of its own.
 ///
 /// Names belong to plugins: every entry answers its qualified name
 /// (`plugin.id/key@version`) whatever else is loaded. Two plugins may declare
@@ -22,6 +25,10 @@ final class PluginTable: Sendable {
     let validators = ValidatorRegistry()
     let actions = ActionRegistry()
     private let state: Locked<State>
+    /// Raised while a file removed in use waits for its plugin's last
+    /// instance: read without the lock on every instance's close, raised and
+    /// lowered only under it (`markRemovedInUse`, `removedInUse()`).
+    private let removalsPendingFlag = Atomic<Bool>(false)
 
     /// `preferred`: the plugin id that owns each bare name it declares
     /// (`iso_date@1` → `dev.graft.date-picker`), whatever the load order.
@@ -56,7 +63,7 @@ final class PluginTable: Sendable {
         }
     }
 
-    private struct State: Sendable {
+    fileprivate struct State: Sendable {
         /// Loaded plugins by real path (`order` keeps their load order).
         var plugins: [String: LoadedPlugin] = [:]
         /// The real path of the loaded plugin with each id.
@@ -82,6 +89,13 @@ final class PluginTable: Sendable {
         /// In-process overrides: the plugin id that owns a component's bare
         /// name while it is registered.
         var overrides: [ComponentReference: String] = [:]
+        /// Every runner the host made, while it lives: `shutDown` ends their children.
+        var runners: [Weak<PluginRunner>] = []
+        /// The one runner child of a host with `.shared` isolation.
+        var sharedRunner: PluginRunner?
+        /// What the scanners said of files scanned together at the start of
+        /// `loadPlugins`, until each file's own load takes it.
+        var scanned: [FileIdentity: ScanOutcome] = [:]
 
         /// Who answers a bare name: the override, the preferred plugin, or
         /// the first registered; nil when nobody declares it.
@@ -387,22 +401,64 @@ final class PluginTable: Sendable {
 
     // MARK: Removal while in use
 
+    /// Whether a file removed while in use waits for its plugin's last instance.
+    var removalsPending: Bool { removalsPendingFlag.load(ordering: .acquiring) }
+
     /// Marks the file at `realPath` as removed while instances use its
-    /// plugin; `flag` is raised under the same lock, so that `removedInUse`
-    /// cannot lower it in between.
-    func markRemovedInUse(_ realPath: String, raising flag: borrowing Atomic<Bool>) {
+    /// plugin (`removalsPending` is raised under the same lock, so that
+    /// `removedInUse()` cannot lower it in between).
+    func markRemovedInUse(_ realPath: String) {
         state.withLock { state in
             state.removedInUse.insert(realPath)
-            flag.store(true, ordering: .releasing)
+            removalsPendingFlag.store(true, ordering: .releasing)
         }
     }
 
     /// The files removed while in use, not yet forgotten; when there are
-    /// none, `flag` is lowered under the same lock.
-    func removedInUse(lowering flag: borrowing Atomic<Bool>) -> Set<String> {
+    /// none, `removalsPending` is lowered under the same lock.
+    func removedInUse() -> Set<String> {
         state.withLock { state in
-            if state.removedInUse.isEmpty { flag.store(false, ordering: .releasing) }
+            if state.removedInUse.isEmpty { removalsPendingFlag.store(false, ordering: .releasing) }
             return state.removedInUse
         }
+    }
+
+    // MARK: Runners
+
+    /// The shared runner, made by `make` the first time.
+    func sharedRunner(_ make: () -> PluginRunner) -> PluginRunner {
+        state.withLock { state in
+            if let shared = state.sharedRunner { return shared }
+            let runner = make()
+            state.sharedRunner = runner
+            state.keep(runner)
+            return runner
+        }
+    }
+
+    /// Keeps `runner` among the host's runners, for `shutDown`.
+    func keep(_ runner: PluginRunner) { state.withLock { $0.keep(runner) } }
+
+    /// Every runner alive.
+    var runners: [PluginRunner] { state.withLock { $0.runners.compactMap(\.value) } }
+
+    // MARK: Scanned together
+
+    /// Keeps what the scanners said of files scanned together.
+    func keepScans(_ outcomes: [FileIdentity: ScanOutcome]) { state.withLock { $0.scanned = outcomes } }
+
+    /// What the scanners said of `file`, taken: nil when it was not scanned together.
+    func takeScan(of file: FileIdentity) -> ScanOutcome? { state.withLock { $0.scanned.removeValue(forKey: file) } }
+
+    /// Drops what no load took.
+    func dropScans() { state.withLock { $0.scanned = [:] } }
+}
+
+extension PluginTable.State {
+    mutating func keep(_ runner: PluginRunner) {
+        // Gone runners go when the count reaches a power of two: a sweep per
+        // runner made a host of N plugins cost N² at start.
+        if runners.count >= 16, runners.count & (runners.count - 1) == 0 { runners.removeAll { $0.value == nil } }
+        runners.append(Weak(runner))
     }
 }

@@ -95,10 +95,16 @@ public final class ComponentInstance: Sendable {
 /// instance exists; everything else is behind the lock.
 final class InstanceTracker: @unchecked Sendable {
     private let open = Locked<[ObjectIdentifier: InstanceCore]>([:])
+    /// Numbers the instances made without an id of their own.
+    private let made = Atomic<Int>(0)
     /// Told after a close while a removed plugin file waits for its last
-    /// instance (`removalsPending`, set and cleared under the plugin table.s lock).
+    /// instance (the table's `removalsPending`).
     weak var host: GraftHost?
-    let removalsPending = Atomic<Bool>(false)
+    private let table: PluginTable
+
+    init(table: PluginTable) { self.table = table }
+
+    func nextNumber() -> Int { made.wrappingAdd(1, ordering: .relaxed).newValue }
 
     func opened(_ core: InstanceCore) {
         open.withLock { $0[ObjectIdentifier(core)] = core }
@@ -106,7 +112,7 @@ final class InstanceTracker: @unchecked Sendable {
 
     func closed(_ core: InstanceCore) {
         open.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(core)) }
-        if removalsPending.load(ordering: .acquiring) { host?.finishRemovals() }
+        if table.removalsPending { host?.finishRemovals() }
     }
 
     var cores: [InstanceCore] { open.withLock { Array($0.values) } }

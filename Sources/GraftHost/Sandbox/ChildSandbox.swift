@@ -7,7 +7,7 @@ import Glibc
 
 /// The child's side of the sandbox: every Graft child (scanner, runner,
 /// conformance test) enters it first thing, before it says hello and long
-/// before any plugin byte is mapped (`ScannerService.main`). What it managed
+/// before any plugin byte is mapped (`ChildMain.main`). What it managed
 /// to apply goes to the host with the hello, and so does the seccomp
 /// filter's listener, which the child then closes: only the host can answer
 /// the filter, so only the host hears of what it refused.

@@ -4,7 +4,6 @@ import Glibc
 #endif
 import GraftDebugger
 import GraftHost
-import Synchronization
 
 /// A running host reached through its debug endpoint (`--attach SOCKET`),
 /// the way `graft debug attach` reaches it: its plugin report on request,
@@ -21,7 +20,7 @@ final class AttachedHost: Sendable {
 
     let socketPath: String
     private let hub: LiveHub
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let calls = SerialWork(label: "graft.workbench.attach")
 
     private struct State: Sendable {

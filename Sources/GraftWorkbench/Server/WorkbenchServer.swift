@@ -17,7 +17,7 @@ final class WorkbenchServer: Sendable {
     /// The bound port, once known: the guard's Host and Origin checks need
     /// it, and with port 0 only the kernel knows it before binding.
     private let boundPort = BoundPort()
-    private let running = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
+    private let running = Locked<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
 
     init(parts: WorkbenchParts, token: AccessToken, logger: Logger) {
         self.parts = parts
@@ -97,7 +97,7 @@ final class WorkbenchServer: Sendable {
 
 /// The port the server bound, or why it could not; awaited once.
 private final class Started: Sendable {
-    private let state = Mutex<(result: Result<Int, any Error>?, waiter: CheckedContinuation<Int, any Error>?)>((nil, nil))
+    private let state = Locked<(result: Result<Int, any Error>?, waiter: CheckedContinuation<Int, any Error>?)>((nil, nil))
 
     func resume(_ result: Result<Int, any Error>) {
         let waiter: CheckedContinuation<Int, any Error>? = state.withLock { state in
