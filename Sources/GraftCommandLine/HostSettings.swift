@@ -5,7 +5,6 @@ import Glibc
 #endif
 import GraftHost
 import Logging
-import Synchronization
 
 /// What the options every command takes say, as plain values: what a host
 /// is made from, whichever parser read them (`GlobalOptions` through
@@ -65,10 +64,11 @@ package struct HostSettings: Equatable, Sendable {
         return host
     }
 
-    /// `--prefer`'s choices; one that does not read is a usage error (exit
-    /// 2, naming it), reported before anything loads.
+    /// The config file's lasting choices (`graft config`), then `--prefer`'s,
+    /// which win for the same name. A `--prefer` that does not read is a
+    /// usage error (exit 2, naming it), reported before anything loads.
     package var preferredPlugins: [String: String] {
-        var preferred: [String: String] = [:]
+        var preferred = CommandConfig.lastingPreferences
         for preference in preferences {
             let parts = preference.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 2, let name = try? ComponentReference(parsing: parts[0]), name.plugin == nil,
@@ -82,6 +82,8 @@ package struct HostSettings: Equatable, Sendable {
                 ).report()
                 Glibc.exit(2)
             }
+            // The same name written another way in the file (date_picker, date_picker@1) gives way too.
+            preferred = preferred.filter { (try? ComponentReference(parsing: $0.key)) != name }
             preferred[parts[0]] = parts[1]
         }
         return preferred
@@ -151,7 +153,7 @@ package struct HostSettings: Equatable, Sendable {
         Scanning(inChild: !noScanner, deadline: .milliseconds(Int64(max(scanTimeout, 0.001) * 1000)))
     }
 
-    private static let keptAlive = Mutex<[GraftHost]>([])
+    private static let keptAlive = Locked<[GraftHost]>([])
 
     package var searchPath: SearchPath {
         onlyPluginPath

@@ -65,4 +65,59 @@ struct NameClashCLITests {
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("--prefer echo: expected NAME=PLUGIN_ID"), "\(bad.stderr)")
     }
+
+    @Test("graft config set prefer.NAME makes a choice last; --prefer wins over it; a broken file is said and ignored")
+    func lastingPreference() async throws {
+        try await offPool { try Self.runLastingPreference() }
+    }
+
+    static func runLastingPreference() throws {
+        let scratch = try Scratch()
+        let cache = scratch.file("cache")
+        let folder = scratch.url.appendingPathComponent("plugins")
+        _ = try Fixtures.build("good_echo", into: folder)
+        let b = try Fixtures.build(
+            "good_echo", into: scratch.url.appendingPathComponent("vendor-b"),
+            defines: ["ECHO_PLUGIN_ID": "\"test.echo-b\"", "ECHO_PREFIX": "\"b:\"", "ECHO_NATIVE_NAME": "\"is_even_b\""],
+            outputName: "libgood_echo_b.so")
+        let both = ["--only-plugin-path", "--plugin-path", folder.path, "--plugin-path", b.path]
+        func answerer(_ extra: [String] = []) throws -> String? {
+            let result = try graft(["try", "echo", "--json"] + extra + both, cache: cache)
+            return (try parseJSON(result.stdout) as? [String: Any])?["plugin"] as? String
+        }
+        // The test helper keeps the config beside the cache: no developer's own file is read.
+        let file = cache.appendingPathComponent("config/graft/config.json").path
+        #expect(try answerer() == "test.echo")
+
+        let set = try graft(["config", "set", "prefer.echo", "test.echo-b"], cache: cache)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout.contains("prefer.echo = test.echo-b (\(file))"), "\(set.stdout)")
+        #expect(try answerer() == "test.echo-b")
+        // Lasting: in a later command too, and in graft list's quick path, which names the other plugin's clash.
+        let listed = try graft(["list"] + both, cache: cache)
+        #expect(listed.stdout.contains("test.echo/echo@1"), "\(listed.stdout)")
+        #expect(try answerer(["--prefer", "echo@1=test.echo"]) == "test.echo", "--prefer wins for the same name, however written")
+        let shown = try graft(["config"], cache: cache)
+        #expect(shown.stdout == "# \(file)\nprefer.echo = test.echo-b\n", "\(shown.stdout)")
+        #expect(try graft(["config", "get", "prefer.echo"], cache: cache).stdout == "test.echo-b\n")
+
+        let typo = try graft(["config", "set", "prefr.echo", "test.echo-b"], cache: cache)
+        #expect(typo.status == 2 && typo.stderr.contains("invalid_config: 'prefr.echo' is not a setting"), "\(typo.stderr)")
+        let badID = try graft(["config", "set", "prefer.echo", "not an id"], cache: cache)
+        #expect(badID.status == 2 && badID.stderr.contains("'not an id' is not a plugin id"), "\(badID.stderr)")
+
+        let unset = try graft(["config", "unset", "prefer.echo"], cache: cache)
+        #expect(unset.status == 0, "\(unset.stderr)")
+        #expect(try answerer() == "test.echo")
+        #expect(try graft(["config", "get", "prefer.echo"], cache: cache).status == 1)
+
+        // A file that does not read is said, naming it, and ignored; config refuses to write over it.
+        try Data("{\"prefer\": {\"echo\": 3}}".utf8).write(to: URL(fileURLWithPath: file))
+        let broken = try graft(["try", "echo", "--json"] + both, cache: cache)
+        #expect(broken.status == 0)
+        #expect(broken.stderr.contains("warning: invalid_config: the config file \(file): prefer.echo is not a plugin id string."), "\(broken.stderr)")
+        let refused = try graft(["config", "set", "prefer.echo", "test.echo-b"], cache: cache)
+        #expect(refused.status == 2 && refused.stderr.contains(file), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains("3"), "the broken file is left as it was")
+    }
 }

@@ -85,10 +85,13 @@ public func graft(_ arguments: String..., environment: [String: String]? = nil) 
 }
 
 /// The built `graft` with its registry cache in `cache` (`XDG_CACHE_HOME`), so
-/// that runs of one test share it and no two tests do.
+/// that runs of one test share it and no two tests do; its config file
+/// (`graft config`) is there too, in `config/graft/`, never the developer's.
 public func graft(_ arguments: [String], cache: URL) throws -> CommandResult {
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_CACHE_HOME"] = cache.path
+    environment["XDG_CONFIG_HOME"] = cache.appendingPathComponent("config").path
+    environment["GRAFT_CONFIG"] = nil
     return try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(120))
 }
 

@@ -162,10 +162,7 @@ public struct PluginReport: Sendable {
             lines.append("")
         }
         if plugins.isEmpty { lines += ["no plugins loaded", ""] }
-        // A failure of a plugin that loaded is a name clash: only the bare name is not its.
-        let loadedPaths = Set(plugins.map(\.path))
-        let clashes = failures.filter { loadedPaths.contains($0.path) }
-        let failed = failures.filter { !loadedPaths.contains($0.path) }
+        let (clashes, failed) = Self.clashesApart(failures, path: \.path, loaded: Set(plugins.map(\.path)))
         if !clashes.isEmpty {
             lines.append("bare names another plugin answers (\(clashes.count)); these plugins loaded, and answer them qualified:")
             for failure in clashes {
@@ -352,5 +349,21 @@ extension JSONWriter {
     /// `{"key": "type", …}`.
     private mutating func fields(_ fields: [FieldSpec]) {
         members(keys: fields.map(\.key)) { $0.string(fields[$1].type.rawValue) }
+    }
+}
+
+extension PluginReport {
+    /// `failures` split in two: the name clashes (a failure of a plugin that
+    /// loaded: only a bare name is not its, it answers it qualified) and the
+    /// files that failed to load. One rule for the report and for its layout
+    /// of a report read back from JSON.
+    static func clashesApart<Failure>(
+        _ failures: [Failure], path: (Failure) -> String?, loaded: Set<String>
+    ) -> (clashes: [Failure], failed: [Failure]) {
+        var clashes: [Failure] = [], failed: [Failure] = []
+        for failure in failures {
+            if path(failure).map(loaded.contains) == true { clashes.append(failure) } else { failed.append(failure) }
+        }
+        return (clashes, failed)
     }
 }

@@ -7,18 +7,17 @@ enum PluginReportLayout {
     static func text(fromJSON report: GraftValue) -> String {
         let plugins = report["plugins"]?.listValue ?? []
         let failures = report["failures"]?.listValue ?? []
-        // A failure of a plugin that loaded is a name clash: only the bare name is not its.
-        let loaded = Set(plugins.compactMap { $0["path"]?.stringValue })
-        let clashes = failures.filter { $0["path"]?.stringValue.map(loaded.contains) == true }
-        let failed = failures.count - clashes.count
-        var header = "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") loaded, \(failed) failed to load"
+        let (clashes, failed) = PluginReport.clashesApart(
+            failures, path: { $0["path"]?.stringValue }, loaded: Set(plugins.compactMap { $0["path"]?.stringValue }))
+        var header = "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") loaded, \(failed.count) failed to load"
         if !clashes.isEmpty { header += ", \(clashes.count) bare name\(clashes.count == 1 ? "" : "s") another plugin answers" }
         var lines = [header]
-        for failure in failures {
-            let clash = failure["path"]?.stringValue.map(loaded.contains) == true
-            lines.append("")
-            lines.append("\(clash ? "CLASH " : "FAILED")  \(failure["path"]?.stringValue ?? "?")")
-            lines.append("        \(failure["code"]?.stringValue ?? "?"): \(failure["message"]?.stringValue ?? "")")
+        for (label, listed) in [("FAILED", failed), ("CLASH ", clashes)] {
+            for failure in listed {
+                lines.append("")
+                lines.append("\(label)  \(failure["path"]?.stringValue ?? "?")")
+                lines.append("        \(failure["code"]?.stringValue ?? "?"): \(failure["message"]?.stringValue ?? "")")
+            }
         }
         for plugin in plugins {
             lines.append("")

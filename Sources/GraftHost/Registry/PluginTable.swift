@@ -29,6 +29,10 @@ final class PluginTable: Sendable {
     /// instance: read without the lock on every instance's close, raised and
     /// lowered only under it (`markRemovedInUse`, `removedInUse()`).
     private let removalsPendingFlag = Atomic<Bool>(false)
+    /// Raised while some bare name has more than one provider: a host with
+    /// no clash makes instances by bare name without taking the lock to ask
+    /// who else declares it (`otherProviders`).
+    private let namesShared = Atomic<Bool>(false)
 
     /// `preferred`: the plugin id that owns each bare name it declares
     /// (`iso_date@1` → `dev.graft.date-picker`), whatever the load order.
@@ -82,7 +86,9 @@ final class PluginTable: Sendable {
         /// Files removed while instances still used their plugin.
         var removedInUse: Set<String> = []
         /// Every plugin declaring each bare name, in registration order.
-        var providers: [Name: [LoadedPlugin]] = [:]
+        private(set) var providers: [Name: [LoadedPlugin]] = [:]
+        /// How many names in `providers` have more than one.
+        private(set) var sharedNames = 0
         /// The plugin id that owns a bare name when it declares it: the
         /// configuration's choice.
         var preferred: [ComponentReference: String] = [:]
@@ -115,10 +121,18 @@ final class PluginTable: Sendable {
         mutating func add(_ plugin: LoadedPlugin, as name: Name) -> LoadedPlugin? {
             var plugins = providers.removeValue(forKey: name) ?? []
             plugins.append(plugin)
+            if plugins.count == 2 { sharedNames += 1 }
             providers[name] = plugins
             // Alone, and nobody chosen for it: the usual case needs no lookups.
             if plugins.count == 1 && preferred.isEmpty && overrides.isEmpty { return plugin }
             return owner(of: name)
+        }
+
+        /// Sets who declares `name` (none: nobody).
+        mutating func setProviders(_ plugins: [LoadedPlugin], of name: Name) {
+            let wasShared = (providers[name]?.count ?? 0) > 1
+            providers[name] = plugins.isEmpty ? nil : plugins
+            sharedNames += (plugins.count > 1 ? 1 : 0) - (wasShared ? 1 : 0)
         }
 
         mutating func insert(_ entry: Entry) {
@@ -160,6 +174,8 @@ final class PluginTable: Sendable {
                     owners[name.kind, default: []].append((name.reference, state.add(plugin, as: name)))
                 }
             }
+            // Before the registries publish: whoever sees a clashing name there sees the flag raised.
+            namesShared.store(state.sharedNames > 0, ordering: .relaxed)
             publish(accepted.map(\.entry.plugin), prepared: accepted.map(\.prepared), owners: owners)
             state.plugins.reserveCapacity(state.plugins.count + accepted.count)
             state.pathsByID.reserveCapacity(state.pathsByID.count + accepted.count)
@@ -244,8 +260,9 @@ final class PluginTable: Sendable {
                 } else {
                     providers.append(plugin)
                 }
-                state.providers[name] = providers.isEmpty ? nil : providers
+                state.setProviders(providers, of: name)
             }
+            namesShared.store(state.sharedNames > 0, ordering: .relaxed)
             publish([plugin], prepared: [prepared], removing: old, owners: state.owners(of: before.union(after)))
             state.insert(entry)
             state.hashes[entry.realPath] = hash
@@ -264,11 +281,11 @@ final class PluginTable: Sendable {
             guard let plugin = state.remove(at: realPath) else { return nil }
             let names = Name.all(of: plugin.info)
             for name in names {
-                state.providers[name]?.removeAll { $0 === plugin }
-                if state.providers[name]?.isEmpty == true { state.providers[name] = nil }
+                state.setProviders((state.providers[name] ?? []).filter { $0 !== plugin }, of: name)
                 if name.kind == .component, state.overrides[name.reference] == plugin.info.id { state.overrides[name.reference] = nil }
             }
             publish([], prepared: [], removing: plugin, owners: state.owners(of: names))
+            namesShared.store(state.sharedNames > 0, ordering: .relaxed)
             return plugin
         }
     }
@@ -357,7 +374,8 @@ final class PluginTable: Sendable {
     /// none when the answer was chosen (an in-process override, or the host's
     /// `preferred` plugin, answering): a choice made, not an accident.
     func otherProviders(ofComponent reference: ComponentReference, besides plugin: LoadedPlugin) -> [String] {
-        state.withLock { state in
+        guard namesShared.load(ordering: .relaxed) else { return [] }
+        return state.withLock { state in
             guard (state.overrides[reference] ?? state.preferred[reference]) != plugin.info.id else { return [] }
             return (state.providers[Name(kind: .component, reference: reference)] ?? []).filter { $0 !== plugin }.map(\.info.id)
         }

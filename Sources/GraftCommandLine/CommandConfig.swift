@@ -1,0 +1,115 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import GraftHost
+
+/// The command line's lasting settings, which `graft config` writes and every
+/// command reads: today, which plugin answers a bare name several plugins
+/// declare (what `--prefer` chooses for one command).
+///
+///     {"version": 1, "prefer": {"date_picker": "dev.graft.date-picker"}}
+///
+/// The file is `$GRAFT_CONFIG`, else `$XDG_CONFIG_HOME/graft/config.json`,
+/// else `~/.config/graft/config.json`. A `--prefer` for the same name wins
+/// over the file. A file that does not read is said once (`invalid_config`,
+/// naming it) and ignored: the command goes on as if it were absent.
+package struct CommandConfig: Equatable, Sendable {
+    /// Bare name (`date_picker`, `iso_date@1`) → the plugin id that answers it.
+    package var preferences: [String: String] = [:]
+
+    static let currentVersion = 1
+
+    package init(preferences: [String: String] = [:]) {
+        self.preferences = preferences
+    }
+
+    /// Where the file is, or nil when neither GRAFT_CONFIG, XDG_CONFIG_HOME nor HOME says.
+    package static var defaultPath: String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["GRAFT_CONFIG"], !path.isEmpty { return path }
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/graft/config.json" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.config/graft/config.json" }
+        return nil
+    }
+
+    /// The file at `path`; empty when there is none. Throws `invalid_config`
+    /// naming the file and what in it does not read.
+    package init(contentsOf path: String) throws(GraftError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            guard FileManager.default.fileExists(atPath: path) else { return }
+            throw GraftError(.invalidConfig, "the config file \(path) cannot be read (\(String(cString: strerror(errno)))).", path: path)
+        }
+        let value: GraftValue
+        do {
+            value = try GraftValue(json: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw GraftError(.invalidConfig, "the config file \(path) is not JSON: \(error.message)", path: path)
+        }
+        guard case .object(let fields) = value else {
+            throw GraftError(.invalidConfig, "the config file \(path) is not a JSON object ({\"version\": 1, \"prefer\": {…}}).", path: path)
+        }
+        for key in fields.keys.sorted() where !["version", "prefer"].contains(key) {
+            throw GraftError(.invalidConfig, "the config file \(path) has '\(key.escapingControls)', which Graft does not know; it knows version and prefer.", path: path)
+        }
+        guard case .number(Double(Self.currentVersion)) = fields["version"] ?? .number(Double(Self.currentVersion)) else {
+            throw GraftError(.invalidConfig, "the config file \(path) has version \(fields["version"]!); this Graft reads version \(Self.currentVersion).", path: path)
+        }
+        guard case .object(let preferences) = fields["prefer"] ?? .object([:]) else {
+            throw GraftError(.invalidConfig, "the config file \(path): prefer is not an object of NAME: PLUGIN_ID.", path: path)
+        }
+        for (name, id) in preferences {
+            guard case .string(let id) = id else {
+                throw GraftError(.invalidConfig, "the config file \(path): prefer.\(name.escapingControls) is not a plugin id string.", path: path)
+            }
+            if let problem = Self.problem(name: name, id: id) {
+                throw GraftError(.invalidConfig, "the config file \(path): \(problem)", path: path)
+            }
+            self.preferences[name] = id
+        }
+    }
+
+    /// Why `name` → `id` cannot be a preference, or nil when it can.
+    package static func problem(name: String, id: String) -> String? {
+        guard let reference = try? ComponentReference(parsing: name), reference.plugin == nil else {
+            return "prefer.\(name.escapingControls): '\(name.escapingControls)' is not a bare component, validator or action name (iso_date, date_picker@2)."
+        }
+        guard ComponentReference.isValidPluginID(id) else {
+            return "prefer.\(name.escapingControls): '\(id.escapingControls)' is not a plugin id (dev.graft.date-picker)."
+        }
+        return nil
+    }
+
+    /// The file's text: keys sorted, one preference per line.
+    package var text: String {
+        let prefer = GraftValue.object(preferences.mapValues { .string($0) })
+        let lines = preferences.keys.sorted().map { "    \(GraftValue.string($0).jsonText): \(GraftValue.string(preferences[$0]!).jsonText)" }
+        let object = lines.isEmpty ? prefer.jsonText : "{\n" + lines.joined(separator: ",\n") + "\n  }"
+        return "{\n  \"version\": \(Self.currentVersion),\n  \"prefer\": \(object)\n}\n"
+    }
+
+    /// Writes the file whole (a temporary file beside it, then rename),
+    /// making its folder if it is missing. Throws `permission_denied` naming it.
+    package func write(to path: String) throws(GraftError) {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        do {
+            if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw GraftError(.permissionDenied, "could not write the config file \(path): \(error)", path: path)
+        }
+    }
+
+    /// The preferences of the file at the default path; a file that does not
+    /// read is said on stderr, once, and counts as empty.
+    package static var lastingPreferences: [String: String] {
+        guard let path = defaultPath else { return [:] }
+        do {
+            return try CommandConfig(contentsOf: path).preferences
+        } catch {
+            writeToStandardError("warning: \(error.code.rawValue): \(error.message) Its settings are ignored until it is fixed.\n")
+            return [:]
+        }
+    }
+}
