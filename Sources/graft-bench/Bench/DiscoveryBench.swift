@@ -65,12 +65,30 @@ enum DiscoveryBench {
         try makeFolder(gstCache)
         var gstInspect = executableOnPath("gst-inspect-1.0")
         var gstPlugins: Int?
+        // Both list the same number of plugins: gst-inspect the first of its
+        // system plugins (it adds its one built-in), graft as many of ours.
+        var gstEnvironment = environment(cacheHome: gstCache)
+        var listedCount = count
         if let path = gstInspect {
-            let warmed = try spawn(path, [], environment: environment(cacheHome: gstCache), capturingOutput: true)
+            if let system = gstPluginFiles(), !system.isEmpty {
+                let chosen = root.appendingPathComponent("gst-plugins")
+                try makeFolder(chosen)
+                for file in system.prefix(count - 1) {
+                    try FileManager.default.createSymbolicLink(atPath: chosen.appendingPathComponent(file.lastPathComponent).path, withDestinationPath: file.path)
+                }
+                gstEnvironment["GST_PLUGIN_SYSTEM_PATH_1_0"] = chosen.path
+                gstEnvironment["GST_PLUGIN_PATH_1_0"] = nil
+                listedCount = min(count, system.count + 1)
+            } else {
+                part.notes.append("gst-inspect-1.0's plugin folder not found: it lists all its plugins, graft its \(count)")
+            }
+            let warmed = try spawn(path, [], environment: gstEnvironment, capturingOutput: true)
             gstPlugins = totalCount(inGstInspectOutput: warmed.output)
             if warmed.status != 0 || gstPlugins == nil {
                 part.notes.append("gst-inspect-1.0 failed (status \(warmed.status)): the gst-inspect comparison is skipped")
                 gstInspect = nil
+            } else if gstPlugins != listedCount {
+                part.notes.append("gst-inspect-1.0 lists \(gstPlugins!) plugins, graft list \(listedCount): not the same count")
             }
         } else {
             part.notes.append(
@@ -127,13 +145,17 @@ enum DiscoveryBench {
             }
 
             guard let graft else { continue }
-            let arguments = ["list", "--json", "--only-plugin-path", "--plugin-path", plugins.path]
-            if !recorded {
+            // Fewer than all when gst-inspect has fewer: the first of this round's
+            // copies, listed once untimed to warm the cache for them.
+            let listedFolder = listedCount == count ? plugins : base.appendingPathComponent("plugins-listed")
+            if listedCount != count { _ = try copies(of: Array(builds.prefix(listedCount)), into: listedFolder) }
+            let arguments = ["list", "--json", "--only-plugin-path", "--plugin-path", listedFolder.path]
+            if !recorded || listedCount != count {
                 let listed = try spawn(graft, arguments, environment: environment(cacheHome: cacheHome), capturingOutput: true)
                 let json = try? GraftValue(json: String(decoding: listed.output, as: UTF8.self))
                 if case .list(let plugins)? = json?.objectValue?["plugins"] { graftPlugins = plugins.count }
-                guard listed.status == 0, graftPlugins == count else {
-                    throw Failure(description: "graft list exited \(listed.status) listing \(graftPlugins ?? 0) of \(count) plugins")
+                guard listed.status == 0, graftPlugins == listedCount else {
+                    throw Failure(description: "graft list exited \(listed.status) listing \(graftPlugins ?? 0) of \(listedCount) plugins")
                 }
             }
             for pair in 0..<processPairsPerRound {
@@ -146,10 +168,10 @@ enum DiscoveryBench {
                 // The two take turns going first: the first process after the
                 // in-process part runs slower.
                 let inspectedFirst = (round + pair).isMultiple(of: 2)
-                let early = inspectedFirst ? try spawn(gstInspect, [], environment: environment(cacheHome: gstCache)) : nil
+                let early = inspectedFirst ? try spawn(gstInspect, [], environment: gstEnvironment) : nil
                 let listed = try spawn(graft, arguments, environment: environment(cacheHome: cacheHome))
                 guard listed.status == 0 else { throw Failure(description: "graft list exited with status \(listed.status)") }
-                let inspected = try early ?? spawn(gstInspect, [], environment: environment(cacheHome: gstCache))
+                let inspected = try early ?? spawn(gstInspect, [], environment: gstEnvironment)
                 guard inspected.status == 0 else { throw Failure(description: "gst-inspect-1.0 exited with status \(inspected.status)") }
                 if recorded {
                     graftProcess.append(listed.nanoseconds)
@@ -190,7 +212,7 @@ enum DiscoveryBench {
         part.notes.append("warm list: GraftHost(configuration:) + loadPlugins() + host.plugins, the cache the cold scan wrote; host start: the same without host.plugins")
         if !graftProcess.isEmpty {
             part.notes.append(
-                "processes: spawn to reaped, output to /dev/null; `graft list --json --only-plugin-path` (warm cache, XDG_CACHE_HOME) against `gst-inspect-1.0` (warm registry, its own XDG_CACHE_HOME), taking turns going first")
+                "processes: spawn to reaped, output to /dev/null; `graft list --json --only-plugin-path` of \(listedCount) plugins (warm cache, XDG_CACHE_HOME) against `gst-inspect-1.0` of as many (warm registry, its own XDG_CACHE_HOME, GST_PLUGIN_SYSTEM_PATH_1_0 a folder of links to the first of its system plugins), taking turns going first")
         }
         part.notes.append(
             "\(rounds) rounds (\(rounds * processPairsPerRound) process pairs), each on fresh copies of \(count) distinct plugins; p99 is over rounds (of 50 or fewer samples, the largest)")
@@ -278,6 +300,23 @@ enum DiscoveryBench {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = cacheHome.path
         return environment
+    }
+
+    /// GStreamer's system plugins (`…/gstreamer-1.0/libgst*.so`), sorted; nil
+    /// when no folder of them is found.
+    static func gstPluginFiles() -> [URL]? {
+        #if arch(arm64)
+        let multiarch = "aarch64-linux-gnu"
+        #else
+        let multiarch = "x86_64-linux-gnu"
+        #endif
+        let candidates = ["/usr/lib/\(multiarch)/gstreamer-1.0", "/usr/lib64/gstreamer-1.0", "/usr/lib/gstreamer-1.0"]
+        for folder in candidates {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            let plugins = names.filter { $0.hasPrefix("libgst") && $0.hasSuffix(".so") }.sorted()
+            if !plugins.isEmpty { return plugins.map { URL(fileURLWithPath: folder + "/" + $0) } }
+        }
+        return nil
     }
 
     static func executableOnPath(_ name: String) -> String? {
