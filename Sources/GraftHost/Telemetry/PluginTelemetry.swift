@@ -40,9 +40,11 @@ final class PluginTelemetry: Sendable {
 
     /// The telemetry of plugin `pluginID`, or nil when neither a metrics nor a tracing backend is bootstrapped.
     static func make(pluginID: String) -> PluginTelemetry? {
-        let measuring = !(MetricsSystem.factory is NOOPMetricsHandler)
+        // Metatypes compared, not `is`: a dynamic cast per plugin loaded was
+        // a tenth of what a load costs beyond its dlopen (`graft bench load`).
+        let measuring = type(of: MetricsSystem.factory) != NOOPMetricsHandler.self
         let tracer = InstrumentationSystem.tracer
-        let tracing = !(tracer is NoOpTracer)
+        let tracing = type(of: tracer) != NoOpTracer.self
         guard measuring || tracing else { return nil }
         return PluginTelemetry(pluginID: pluginID, measuring: measuring, tracer: tracing ? tracer : nil)
     }
