@@ -26,17 +26,6 @@ package final class PluginFile: @unchecked Sendable {
     /// Opens `path`, refusing what is missing, unreadable, not a regular file,
     /// a dangling or looping symlink, or larger than `maximumSize`.
     package convenience init(opening path: String) throws(GraftError) {
-        // Opened first, then named by what the descriptor points to: one path
-        // walk, where realpath(3) walks each folder again, and the real path is
-        // the opened file's, whatever the name does meanwhile.
-        let opened = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        if opened >= 0 {
-            if let realPath = Self.path(ofDescriptor: opened) {
-                try self.init(adopting: opened, path: path, realPath: realPath)
-                return
-            }
-            close(opened)
-        }
         guard let resolved = realpath(path, nil) else {
             // Why not, from the name itself (asked only on failure: one path walk less per load).
             let reason = errno
@@ -69,16 +58,6 @@ package final class PluginFile: @unchecked Sendable {
             throw GraftError(.pluginNotFound, "\(path) cannot be opened: \(reason).", path: path)
         }
         try self.init(adopting: descriptor, path: path, realPath: realPath)
-    }
-
-    /// The absolute path `descriptor` was opened by, symlinks resolved (its
-    /// /proc/self/fd link); nil without /proc, or for a file since deleted.
-    private static func path(ofDescriptor descriptor: Int32) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
-        guard count > 0, count < buffer.count - 1, buffer[0] == CChar(UInt8(ascii: "/")) else { return nil }
-        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return path.hasSuffix(" (deleted)") ? nil : path
     }
 
     /// Opens a file the search path found, by the real path discovery worked
