@@ -48,6 +48,9 @@ public final class GraftHost: Sendable {
     /// The pins to enforce, or why the lock file could not be read; nil when
     /// the host does not pin.
     let pins: Result<LockFile, GraftError>?
+    /// The configuration's sandbox with the lock file's grants (`sandboxSettings(_:pins:)`),
+    /// worked out once: every runner a host makes asks for it.
+    package let sandboxSettings: SandboxSettings
     let swapObservers = Observers<SwapEvent>()
     /// Serializes reloads: one swap at a time keeps "old → new" meaningful.
     /// A lock, not state: what a swap changes is in `table`.
@@ -113,6 +116,7 @@ public final class GraftHost: Sendable {
         }
         cache = configuration.cacheFolder.map { RegistryCache(folder: $0) }
         pins = configuration.lockFile.map { path in Result { () throws(GraftError) in try LockFile(contentsOf: path) } }
+        sandboxSettings = Self.sandboxSettings(configuration, pins: pins)
         if case .failure(let error) = pins { logger.error("\(error); no plugin will load in locked mode.") }
         if let problem = cache?.problem { logger.warning("registry cache: \(problem)") }
         for warning in searchPath.warnings { logger.warning("\(warning)") }
@@ -158,8 +162,10 @@ public final class GraftHost: Sendable {
                     call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
                     output: limits.output, idleCPU: limits.idleCPU),
                 mapsCopies: self?.loadsFromCopies ?? false,
-                sandbox: Result { () throws(GraftError) in
-                    try (id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request)?.limited(by: limits)
+                sandbox: {
+                    Result { () throws(GraftError) in
+                        try (id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request)?.limited(by: limits)
+                    }
                 },
                 logger: self?.logger ?? Logger(label: "graft.runner"),
                 open: { [weak self] plugin throws(GraftError) in
@@ -183,7 +189,7 @@ public final class GraftHost: Sendable {
 
     /// The configuration's sandbox, with what a lock file grants added (in
     /// locked mode, each pinned plugin gets the permissions its entry records).
-    package var sandboxSettings: SandboxSettings {
+    static func sandboxSettings(_ configuration: GraftConfiguration, pins: Result<LockFile, GraftError>?) -> SandboxSettings {
         var settings = configuration.sandbox
         if case .success(let lock) = pins {
             for (id, permissions) in lock.grants { settings.grants[id, default: []] += permissions }

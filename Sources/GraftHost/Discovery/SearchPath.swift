@@ -72,7 +72,8 @@ public struct SearchPath: Sendable, Hashable {
     }
 
     /// The folder holding the running executable, resolved through symlinks.
-    public static var executableFolder: String? {
+    public static let executableFolder: String? = {
+        // Once: reading /proc/self/exe cost a host's start a few percent (`graft bench discovery`).
         let capacity = Int(PATH_MAX)
         let path = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> String? in
             let count = readlink("/proc/self/exe", buffer.baseAddress!, capacity)
@@ -80,7 +81,7 @@ public struct SearchPath: Sendable, Hashable {
             return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
         }
         return path.map { FilePaths.folder(of: $0) }
-    }
+    }()
 
     /// Every `.so` file on the path, in search order, each real file once.
     func pluginFiles() -> [String] { discoverEntries().entries.map(\.path) }

@@ -50,8 +50,11 @@ final class PluginRunner: @unchecked Sendable {
     /// Told when a plugin has crashed its runners too often.
     private let quarantine: @Sendable (LoadedPlugin, GraftError) -> Void
     /// The sandbox of each child this runner starts, or why it cannot have one
-    /// (a granted data folder that cannot be made); nil: unsandboxed.
-    private let sandbox: Result<ChildSandbox.Request?, GraftError>
+    /// (a granted data folder that cannot be made); nil: unsandboxed. Worked
+    /// out when the first child starts (`sandboxRequest`, under `lock`): a host
+    /// makes a runner for each plugin it lists, most of which never start one.
+    private let sandbox: @Sendable () -> Result<ChildSandbox.Request?, GraftError>
+    private var sandboxRequest: Result<ChildSandbox.Request?, GraftError>?
     /// Told of every act the sandbox refused a plugin of this runner.
     /// Acts the sandbox refused; `logged`: the instance a call was about logs them.
     private let report: @Sendable (_ plugin: LoadedPlugin, _ denials: [SandboxDenial], _ logged: Bool) -> Void
@@ -148,7 +151,8 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     init(
-        executable: String, limits: Limits, mapsCopies: Bool, sandbox: Result<ChildSandbox.Request?, GraftError> = .success(nil),
+        executable: String, limits: Limits, mapsCopies: Bool,
+        sandbox: @escaping @Sendable () -> Result<ChildSandbox.Request?, GraftError> = { .success(nil) },
         logger: Logger, open: @escaping @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile,
         quarantine: @escaping @Sendable (LoadedPlugin, GraftError) -> Void,
         report: @escaping @Sendable (LoadedPlugin, [SandboxDenial], Bool) -> Void = { _, _, _ in }
@@ -327,7 +331,9 @@ final class PluginRunner: @unchecked Sendable {
         if generation > 0 { plugin.telemetry?.restarted() }
         var arguments = ["serve", "--output-limit", String(limits.output)]
         if let memory = limits.memory { arguments += ["--memory-limit", String(memory)] }
-        let request = try sandbox.get()
+        let made = sandboxRequest ?? sandbox()
+        sandboxRequest = made
+        let request = try made.get()
         // A data folder granted to the plugin: the child learns where it is.
         let data = request?.policy.writeFolders.first
         let started = try ChildProcess.startGraftChild(
