@@ -13,15 +13,21 @@ struct NameClashCLITests {
         try await offPool { try Self.runClash() }
     }
 
-    static func runClash() throws {
-        let scratch = try Scratch()
-        let cache = scratch.file("cache")
+    /// The echo fixture twice, as two vendors': `test.echo` in a folder and
+    /// `test.echo-b` (prefix "b:") as a file, with a cache folder for the runs.
+    static func twoVendors(_ scratch: borrowing Scratch) throws -> (cache: URL, folder: URL, b: URL) {
         let folder = scratch.url.appendingPathComponent("plugins")
         _ = try Fixtures.build("good_echo", into: folder)
         let b = try Fixtures.build(
             "good_echo", into: scratch.url.appendingPathComponent("vendor-b"),
             defines: ["ECHO_PLUGIN_ID": "\"test.echo-b\"", "ECHO_PREFIX": "\"b:\"", "ECHO_NATIVE_NAME": "\"is_even_b\""],
             outputName: "libgood_echo_b.so")
+        return (scratch.file("cache"), folder, b)
+    }
+
+    static func runClash() throws {
+        let scratch = try Scratch()
+        let (cache, folder, b) = try twoVendors(scratch)
         let both = ["--only-plugin-path", "--plugin-path", folder.path, "--plugin-path", b.path]
 
         // Before it is installed: check warns about every name the file shares with the search path.
@@ -73,13 +79,7 @@ struct NameClashCLITests {
 
     static func runLastingPreference() throws {
         let scratch = try Scratch()
-        let cache = scratch.file("cache")
-        let folder = scratch.url.appendingPathComponent("plugins")
-        _ = try Fixtures.build("good_echo", into: folder)
-        let b = try Fixtures.build(
-            "good_echo", into: scratch.url.appendingPathComponent("vendor-b"),
-            defines: ["ECHO_PLUGIN_ID": "\"test.echo-b\"", "ECHO_PREFIX": "\"b:\"", "ECHO_NATIVE_NAME": "\"is_even_b\""],
-            outputName: "libgood_echo_b.so")
+        let (cache, folder, b) = try twoVendors(scratch)
         let both = ["--only-plugin-path", "--plugin-path", folder.path, "--plugin-path", b.path]
         func answerer(_ extra: [String] = []) throws -> String? {
             let result = try graft(["try", "echo", "--json"] + extra + both, cache: cache)

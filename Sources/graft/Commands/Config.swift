@@ -41,6 +41,16 @@ struct Config: ParsableCommand {
         }
     }
 
+    /// Writes `config` to `path`; a failure is said (`permission_denied`, naming the file) and exits 1.
+    static func write(_ config: CommandConfig, to path: String, json: Bool) throws {
+        do {
+            try config.write(to: path)
+        } catch {
+            CommandFailure(error: error, json: json, exitCode: 1).report()
+            throw ExitCode(1)
+        }
+    }
+
     /// The name a `prefer.NAME` key names; a usage error (exit 2) for any other key.
     static func preferredName(_ key: String, json: Bool) -> String {
         guard key.hasPrefix("prefer."), key.count > "prefer.".count else {
@@ -59,6 +69,18 @@ struct Config: ParsableCommand {
     struct Options: ParsableArguments {
         @Flag(help: "Print JSON instead of text.")
         var json = false
+    }
+
+    /// The setting `get`, `set` and `unset` name.
+    struct Setting: ParsableArguments {
+        @Argument(help: ArgumentHelp("The setting: prefer.NAME.", valueName: "key"))
+        var key: String
+
+        @Flag(help: "Print JSON instead of text.")
+        var json = false
+
+        /// The bare name `key` names; a usage error (exit 2) for a key that is not a setting.
+        var name: String { Config.preferredName(key, json: json) }
     }
 
     struct List: ParsableCommand {
@@ -81,19 +103,16 @@ struct Config: ParsableCommand {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting; exit 1 when it is not set.")
 
-        @Argument(help: ArgumentHelp("The setting: prefer.NAME.", valueName: "key"))
-        var key: String
-
-        @OptionGroup var options: Options
+        @OptionGroup var setting: Setting
 
         func run() throws {
-            let name = Config.preferredName(key, json: options.json)
-            let config = Config.read(Config.path(json: options.json), json: options.json)
+            let (key, name, json) = (setting.key, setting.name, setting.json)
+            let config = Config.read(Config.path(json: json), json: json)
             guard let id = config.preferences[name] else {
-                if options.json { Output.json(.object([key: .null])) }
+                if json { Output.json(.object([key: .null])) }
                 throw ExitCode(1)
             }
-            if options.json { Output.json(.object([key: .string(id)])) } else { Output.line(id) }
+            if json { Output.json(.object([key: .string(id)])) } else { Output.line(id) }
         }
     }
 
@@ -101,56 +120,40 @@ struct Config: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set", abstract: "Set one setting: prefer.NAME PLUGIN_ID makes that plugin answer the bare NAME.")
 
-        @Argument(help: ArgumentHelp("The setting: prefer.NAME.", valueName: "key"))
-        var key: String
+        @OptionGroup var setting: Setting
 
         @Argument(help: ArgumentHelp("Its value: a plugin id.", valueName: "value"))
         var value: String
 
-        @OptionGroup var options: Options
-
         func run() throws {
-            let name = Config.preferredName(key, json: options.json)
+            let (key, name, json) = (setting.key, setting.name, setting.json)
             if let problem = CommandConfig.problem(name: name, id: value) {
-                CommandFailure(error: GraftError(.invalidConfig, problem, key: key), json: options.json).report()
+                CommandFailure(error: GraftError(.invalidConfig, problem, key: key), json: json).report()
                 throw ExitCode(2)
             }
-            let path = Config.path(json: options.json)
-            var config = Config.read(path, json: options.json)
+            let path = Config.path(json: json)
+            var config = Config.read(path, json: json)
             config.preferences[name] = value
-            do {
-                try config.write(to: path)
-            } catch {
-                CommandFailure(error: error, json: options.json, exitCode: 1).report()
-                throw ExitCode(1)
-            }
-            if options.json { Output.json(.object(["file": .string(path), key: .string(value)])) } else { Output.line("\(key) = \(value) (\(path))") }
+            try Config.write(config, to: path, json: json)
+            if json { Output.json(.object(["file": .string(path), key: .string(value)])) } else { Output.line("\(key) = \(value) (\(path))") }
         }
     }
 
     struct Unset: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unset", abstract: "Remove one setting; exit 1 when it was not set.")
 
-        @Argument(help: ArgumentHelp("The setting: prefer.NAME.", valueName: "key"))
-        var key: String
-
-        @OptionGroup var options: Options
+        @OptionGroup var setting: Setting
 
         func run() throws {
-            let name = Config.preferredName(key, json: options.json)
-            let path = Config.path(json: options.json)
-            var config = Config.read(path, json: options.json)
+            let (key, name, json) = (setting.key, setting.name, setting.json)
+            let path = Config.path(json: json)
+            var config = Config.read(path, json: json)
             guard config.preferences.removeValue(forKey: name) != nil else {
-                if !options.json { Output.line("\(key) is not set in \(path)") }
+                if !json { Output.line("\(key) is not set in \(path)") }
                 throw ExitCode(1)
             }
-            do {
-                try config.write(to: path)
-            } catch {
-                CommandFailure(error: error, json: options.json, exitCode: 1).report()
-                throw ExitCode(1)
-            }
-            if options.json { Output.json(.object(["file": .string(path), "removed": .string(key)])) } else { Output.line("removed \(key) (\(path))") }
+            try Config.write(config, to: path, json: json)
+            if json { Output.json(.object(["file": .string(path), "removed": .string(key)])) } else { Output.line("removed \(key) (\(path))") }
         }
     }
 }
