@@ -48,7 +48,7 @@ package struct Locked<Value> {
 
     /// `withLock` if the lock is free now; nil without waiting if it is not
     /// (an exit handler must not wait for a thread that will never run again).
-    package func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+    func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
         try storage.withUnsafeMutablePointers { value, mutex in
             guard pthread_mutex_trylock(mutex) == 0 else { return nil }
             defer { pthread_mutex_unlock(mutex) }
