@@ -20,6 +20,8 @@ package struct CommandConfig: Equatable, Sendable {
     package var preferences: [String: String] = [:]
 
     static let currentVersion = 1
+    /// A config file is a few lines; one larger than this is not one.
+    static let sizeLimit = 1 << 20
 
     package init(preferences: [String: String] = [:]) {
         self.preferences = preferences
@@ -37,13 +39,13 @@ package struct CommandConfig: Equatable, Sendable {
     /// The file at `path`; empty when there is none. Throws `invalid_config`
     /// naming the file and what in it does not read.
     package init(contentsOf path: String) throws(GraftError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            guard FileManager.default.fileExists(atPath: path) else { return }
-            throw GraftError(.invalidConfig, "the config file \(path) cannot be read (\(String(cString: strerror(errno)))).", path: path)
-        }
+        var status = stat()
+        guard lstat(path, &status) == 0 || errno != ENOENT else { return }
+        // Bounded: GRAFT_CONFIG may name anything, /dev/zero included.
+        let text = try BoundedFile.text(at: path, what: "the config file", code: .invalidConfig, limit: Self.sizeLimit)
         let value: GraftValue
         do {
-            value = try GraftValue(json: String(decoding: data, as: UTF8.self))
+            value = try GraftValue(json: text)
         } catch {
             throw GraftError(.invalidConfig, "the config file \(path) is not JSON: \(error.message)", path: path)
         }
@@ -59,7 +61,7 @@ package struct CommandConfig: Equatable, Sendable {
         guard case .object(let preferences) = fields["prefer"] ?? .object([:]) else {
             throw GraftError(.invalidConfig, "the config file \(path): prefer is not an object of NAME: PLUGIN_ID.", path: path)
         }
-        for (name, id) in preferences {
+        for (name, id) in preferences.sorted(by: { $0.key < $1.key }) {
             guard case .string(let id) = id else {
                 throw GraftError(.invalidConfig, "the config file \(path): prefer.\(name.escapingControls) is not a plugin id string.", path: path)
             }
