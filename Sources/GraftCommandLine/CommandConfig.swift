@@ -29,10 +29,11 @@ package struct CommandConfig: Equatable, Sendable {
 
     /// Where the file is, or nil when neither GRAFT_CONFIG, XDG_CONFIG_HOME nor HOME says.
     package static var defaultPath: String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["GRAFT_CONFIG"], !path.isEmpty { return path }
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/graft/config.json" }
-        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.config/graft/config.json" }
+        // getenv, not ProcessInfo's environment: every command asks, and a copy of the whole environment costs its start.
+        func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        if let path = variable("GRAFT_CONFIG"), !path.isEmpty { return path }
+        if let xdg = variable("XDG_CONFIG_HOME"), xdg.hasPrefix("/") { return xdg + "/graft/config.json" }
+        if let home = variable("HOME"), home.hasPrefix("/") { return home + "/.config/graft/config.json" }
         return nil
     }
 
@@ -70,6 +71,14 @@ package struct CommandConfig: Equatable, Sendable {
             }
             self.preferences[name] = id
         }
+    }
+
+    /// The key the file keeps `name` under: the same name however written
+    /// (`echo`, `echo@1`); nil when it has none.
+    package func key(for name: String) -> String? {
+        if preferences[name] != nil { return name }
+        guard let reference = try? ComponentReference(parsing: name) else { return nil }
+        return preferences.keys.sorted().first { (try? ComponentReference(parsing: $0)) == reference }
     }
 
     /// Why `name` → `id` cannot be a preference, or nil when it can.

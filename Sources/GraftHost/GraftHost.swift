@@ -25,8 +25,10 @@ public final class GraftHost: Sendable {
 
     public let configuration: GraftConfiguration
     package var searchPath: SearchPath { configuration.searchPath }
-    /// The host's one owner of mutable state: the loaded plugins, every name
-    /// they hold, their runners and what the scanners said.
+    /// The one owner of the host's mutable state: the loaded plugins, every
+    /// name they hold, their runners and what the scanners said. (The parts
+    /// below each keep their own: open instances, image copies, the cache,
+    /// sandbox reports.)
     let table: PluginTable
     package var registry: ComponentRegistry { table.components }
     /// The table's validators, kept here too: `validate` reaches them with
@@ -152,21 +154,25 @@ public final class GraftHost: Sendable {
     /// child is the same for every plugin in it).
     func runner(for info: PluginDescription) -> PluginRunner? {
         guard isolates, let scanner else { return nil }
-        // A runner for the plugin `id` (nil: shared), kept in `runners`.
+        // A runner for the plugin `id` (nil: shared); the callers keep it in the table.
         let make = { [weak self] (id: String?) -> PluginRunner in
             let limits = self?.configuration.limits ?? IsolationLimits()
             let settings = self?.sandboxSettings ?? SandboxSettings()
+            let request: @Sendable () -> Result<ChildSandbox.Request?, GraftError> = {
+                Result { () throws(GraftError) in
+                    try (id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request)?.limited(by: limits)
+                }
+            }
+            // Worked out when a child starts, but now for a plugin granted
+            // something: its data folder exists once the host lists it.
+            let eager = id.map { !(settings.grants[$0] ?? []).isEmpty } == true ? request() : nil
             let runner = PluginRunner(
                 executable: scanner.executable,
                 limits: PluginRunner.Limits(
                     call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
                     output: limits.output, idleCPU: limits.idleCPU),
                 mapsCopies: self?.loadsFromCopies ?? false,
-                sandbox: {
-                    Result { () throws(GraftError) in
-                        try (id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request)?.limited(by: limits)
-                    }
-                },
+                sandbox: { eager ?? request() },
                 logger: self?.logger ?? Logger(label: "graft.runner"),
                 open: { [weak self] plugin throws(GraftError) in
                     guard let self else { throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.") }
@@ -287,7 +293,7 @@ public final class GraftHost: Sendable {
         let qualified = ([component.plugin.info.id] + others).map { "'\(component.reference.qualified(by: $0))'" }
         return GraftWarning(
             .ambiguousName,
-            "'\(reference)' is declared by \(others.count + 1) plugins; '\(component.plugin.info.id)' answers it. Name one of \(qualified.joined(separator: ", ")), or choose with preferredPlugins (--prefer).",
+            "'\(reference)' is declared by \(others.count + 1) plugins; '\(component.plugin.info.id)' answers it. Name one of \(qualified.joined(separator: ", ")), or choose with preferredPlugins (--prefer; for every command, graft config set prefer.NAME ID).",
             instanceID: instanceID)
     }
 

@@ -10,7 +10,6 @@ import GraftHost
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
-import Synchronization
 
 /// Graft Workbench: a local web page where testers and plugin authors see,
 /// drive and hot-swap a host's components (`graft workbench`).
@@ -36,7 +35,7 @@ public final class Workbench: Sendable {
     private let parts: WorkbenchParts
     private let server: WorkbenchServer
     private let watcher: PluginWatcher?
-    private let running = Mutex<Running?>(nil)
+    private let running = Locked<Running?>(nil)
 
     private struct Running: Sendable {
         var address: WorkbenchAddress

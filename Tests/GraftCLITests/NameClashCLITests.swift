@@ -100,6 +100,10 @@ struct NameClashCLITests {
         let shown = try graft(["config"], cache: cache)
         #expect(shown.stdout == "# \(file)\nprefer.echo = test.echo-b\n", "\(shown.stdout)")
         #expect(try graft(["config", "get", "prefer.echo"], cache: cache).stdout == "test.echo-b\n")
+        // One entry per name, however it is written.
+        #expect(try graft(["config", "set", "prefer.echo@1", "test.echo-b"], cache: cache).status == 0)
+        #expect(try graft(["config"], cache: cache).stdout == "# \(file)\nprefer.echo@1 = test.echo-b\n")
+        #expect(try graft(["config", "get", "prefer.echo"], cache: cache).stdout == "test.echo-b\n")
 
         let typo = try graft(["config", "set", "prefr.echo", "test.echo-b"], cache: cache)
         #expect(typo.status == 2 && typo.stderr.contains("invalid_config: 'prefr.echo' is not a setting"), "\(typo.stderr)")

@@ -415,22 +415,18 @@ struct IsolationTests {
             #expect(throws: GraftError.self) { try host.makeInstance(of: ComponentReference(key: "echo")) }
         }
         // Descriptor numbers and thread counts move with the tests running
-        // beside this one: compare what the descriptors point to, and which
-        // threads are Graft's per-child ones (not the process's one spawner,
-        // watcher or sweeper).
+        // beside this one: compare what the descriptors point to, and the
+        // threads a child has its own of (its reaper), by thread id.
         var left: (endpoints: Set<String>, children: [pid_t], threads: [String]) = ([], [], [])
         let settled = eventually(timeout: .seconds(10)) {
             let open = Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }.compactMap(Self.target))
             left.endpoints = endpoints.intersection(open)
             left.children = children.filter { kill($0, 0) == 0 }
-            left.threads = Self.graftThreads().filter { !threadsBefore.contains($0) && !Self.processThreads.contains($0.name) }.map(\.name)
+            left.threads = Self.graftThreads().filter { !threadsBefore.contains($0) && $0.name == "graft.reap" }.map(\.name)
             return left.endpoints.isEmpty && left.children.isEmpty && left.threads.isEmpty
         }
         #expect(settled, "still open: \(left.endpoints.sorted()); not reaped: \(left.children); threads: \(left.threads)")
     }
-
-    /// Threads a Graft process has at most one of, whoever starts them.
-    static let processThreads: Set<String> = ["graft.spawn", "graft.late-sends", "graft.cpu", "graft.sandbox", "graft.reclaim", "graft.sweep"]
 
     /// This process's threads Graft named (`graft.*`), by thread id and name.
     static func graftThreads() -> [NamedThread] {

@@ -37,7 +37,7 @@ enum ConcurrentCallsCheck {
         guard let baseline = baseline(plugin, host: host, entry: entry, entryFunction: unsafeBitCast(symbol, to: graft_entry_fn.self), probe)
         else { return }
         probe.step("plugin", "calling it from \(threads) threads at once (\(rounds) rounds each)")
-        let reported = Mutex<Set<String>>([])
+        let reported = Locked<Set<String>>([])
         let ready = Atomic<Int>(0)
         let done = DispatchSemaphore(value: 0)
         for thread in 0..<threads {

@@ -162,7 +162,7 @@ public struct PluginReport: Sendable {
             lines.append("")
         }
         if plugins.isEmpty { lines += ["no plugins loaded", ""] }
-        let (clashes, failed) = Self.clashesApart(failures, path: \.path, loaded: Set(plugins.map(\.path)))
+        let (clashes, failed) = Self.clashesApart(failures, path: \.path, code: \.error.code.rawValue, loaded: Set(plugins.map(\.path)))
         if !clashes.isEmpty {
             lines.append("bare names another plugin answers (\(clashes.count)); these plugins loaded, and answer them qualified:")
             for failure in clashes {
@@ -353,16 +353,21 @@ extension JSONWriter {
 }
 
 extension PluginReport {
-    /// `failures` split in two: the name clashes (a failure of a plugin that
-    /// loaded: only a bare name is not its, it answers it qualified) and the
-    /// files that failed to load. One rule for the report and for its layout
-    /// of a report read back from JSON.
+    /// `failures` split in two: the name clashes (a `duplicate_*` of a plugin
+    /// that loaded: only a bare name is not its, it answers it qualified) and
+    /// the rest (files that failed to load, and what went wrong later with a
+    /// loaded one: a quarantine, a failed first map). One rule for the report
+    /// and for its layout of a report read back from JSON.
     static func clashesApart<Failure>(
-        _ failures: [Failure], path: (Failure) -> String?, loaded: Set<String>
+        _ failures: [Failure], path: (Failure) -> String?, code: (Failure) -> String?, loaded: Set<String>
     ) -> (clashes: [Failure], failed: [Failure]) {
+        let clashCodes: Set<String> = [
+            GraftError.Code.duplicateComponent.rawValue, GraftError.Code.duplicateValidator.rawValue, GraftError.Code.duplicateAction.rawValue,
+        ]
         var clashes: [Failure] = [], failed: [Failure] = []
         for failure in failures {
-            if path(failure).map(loaded.contains) == true { clashes.append(failure) } else { failed.append(failure) }
+            let clash = path(failure).map(loaded.contains) == true && code(failure).map(clashCodes.contains) == true
+            if clash { clashes.append(failure) } else { failed.append(failure) }
         }
         return (clashes, failed)
     }

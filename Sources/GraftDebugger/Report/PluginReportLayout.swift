@@ -8,7 +8,8 @@ enum PluginReportLayout {
         let plugins = report["plugins"]?.listValue ?? []
         let failures = report["failures"]?.listValue ?? []
         let (clashes, failed) = PluginReport.clashesApart(
-            failures, path: { $0["path"]?.stringValue }, loaded: Set(plugins.compactMap { $0["path"]?.stringValue }))
+            failures, path: { $0["path"]?.stringValue }, code: { $0["code"]?.stringValue },
+            loaded: Set(plugins.compactMap { $0["path"]?.stringValue }))
         var header = "\(plugins.count) plugin\(plugins.count == 1 ? "" : "s") loaded, \(failed.count) failed to load"
         if !clashes.isEmpty { header += ", \(clashes.count) bare name\(clashes.count == 1 ? "" : "s") another plugin answers" }
         var lines = [header]

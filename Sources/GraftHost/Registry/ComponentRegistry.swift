@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Components by key + version. Reads far outnumber writes, so the registry
 /// is an immutable snapshot replaced whole on every change: a reader takes
@@ -45,11 +44,8 @@ final package class ComponentRegistry: Sendable {
     }
 
     /// A box, so a reader copies one reference under the lock, not two dictionaries.
-    ///
-    /// `@unchecked Sendable`: `snapshot` changes only under the registry's
-    /// lock, and only while no reader holds the box (see `update`).
-    final class Published: @unchecked Sendable {
-        fileprivate(set) var snapshot: Snapshot
+    final class Published: Sendable {
+        let snapshot: Snapshot
         init(_ snapshot: Snapshot) { self.snapshot = snapshot }
     }
 
@@ -62,18 +58,9 @@ final package class ComponentRegistry: Sendable {
     /// Every component by each name that reaches it: qualified, and bare for its owner.
     var byName: [ComponentReference: RegisteredComponent] { snapshot.components }
 
-    /// Replaces the published snapshot with `change` applied to a copy, or
-    /// applies it in place when no reader holds the snapshot: a reader takes
-    /// its own reference under this lock, so while the registry's is the only
-    /// one nobody can be reading it. Loading plugins one by one then costs no
-    /// copy of every name per plugin (`graft bench load`).
+    /// Replaces the published snapshot with `change` applied to a copy.
     private func update<R>(_ change: (inout Snapshot) -> R) -> R {
         current.withLock { published in
-            if isKnownUniquelyReferenced(&published) {
-                // Pairs with the release of the last reader's reference: its reads come first.
-                atomicMemoryFence(ordering: .acquiring)
-                return change(&published.snapshot)
-            }
             var next = published.snapshot
             let result = change(&next)
             published = Published(next)

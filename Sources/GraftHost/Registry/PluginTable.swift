@@ -7,7 +7,7 @@ import Synchronization
 /// changes here and nowhere else, under one lock, so the invariants (one
 /// plugin per id, one per file, one owner per bare name, load order, one
 /// shared runner, a removal pending only while one is recorded) are kept in
-/// one place. `GraftHost` holds no mutable state of its own.
+/// one place. `GraftHost` holds no other state of its own.
 ///
 /// Names belong to plugins: every entry answers its qualified name
 /// (`plugin.id/key@version`) whatever else is loaded. Two plugins may declare
@@ -325,7 +325,7 @@ final class PluginTable: Sendable {
         let info = plugin.info
         return GraftError(
             code,
-            "\(name.kind.rawValue) '\(name.reference)' of plugin '\(info.id)' (\(info.path)) is also declared by plugin '\(owner.info.id)' (\(owner.info.path)), which answers the bare name; '\(info.id)' answers it only as '\(name.reference.qualified(by: info.id))' (a host picks who answers a bare name with preferredPlugins, or --prefer on the command line).",
+            "\(name.kind.rawValue) '\(name.reference)' of plugin '\(info.id)' (\(info.path)) is also declared by plugin '\(owner.info.id)' (\(owner.info.path)), which answers the bare name; '\(info.id)' answers it only as '\(name.reference.qualified(by: info.id))' (a host picks who answers a bare name with preferredPlugins; the command line with --prefer, or graft config set prefer.NAME ID for good).",
             path: info.path, key: name.reference.key)
     }
 

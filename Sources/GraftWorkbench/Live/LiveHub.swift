@@ -9,7 +9,7 @@ final class LiveHub: Sendable {
     /// Messages kept for one page that is not reading.
     static let queueLimit = 2_000
 
-    private let clients = Mutex<[Int: AsyncStream<String>.Continuation]>([:])
+    private let clients = Locked<[Int: AsyncStream<String>.Continuation]>([:])
     private let nextID = Atomic<Int>(0)
 
     /// A new page: its id, and the messages to send it.

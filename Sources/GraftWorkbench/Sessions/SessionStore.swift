@@ -1,6 +1,5 @@
 import GraftDebugger
 import GraftHost
-import Synchronization
 
 /// The component sessions pages have open, by id. Bounded: past `capacity`
 /// the oldest is closed (a page left open in a forgotten tab should not
@@ -10,7 +9,7 @@ final class SessionStore: Sendable {
 
     private let host: GraftHost
     private let log: ActionLog
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State: Sendable {
         var sessions: [String: ComponentSession] = [:]

@@ -299,6 +299,9 @@ enum DiscoveryBench {
     static func environment(cacheHome: URL) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CACHE_HOME"] = cacheHome.path
+        // Nobody's own `graft config` file: the cache folder's, which has none.
+        environment["XDG_CONFIG_HOME"] = cacheHome.path
+        environment["GRAFT_CONFIG"] = nil
         return environment
     }
 

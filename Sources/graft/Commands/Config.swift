@@ -108,7 +108,7 @@ struct Config: ParsableCommand {
         func run() throws {
             let (key, name, json) = (setting.key, setting.name, setting.json)
             let config = Config.read(Config.path(json: json), json: json)
-            guard let id = config.preferences[name] else {
+            guard let id = config.key(for: name).flatMap({ config.preferences[$0] }) else {
                 if json { Output.json(.object([key: .null])) }
                 throw ExitCode(1)
             }
@@ -133,6 +133,8 @@ struct Config: ParsableCommand {
             }
             let path = Config.path(json: json)
             var config = Config.read(path, json: json)
+            // One entry per name, however it was written (echo, echo@1).
+            while let old = config.key(for: name) { config.preferences[old] = nil }
             config.preferences[name] = value
             try Config.write(config, to: path, json: json)
             if json { Output.json(.object(["file": .string(path), key: .string(value)])) } else { Output.line("\(key) = \(value) (\(path))") }
@@ -148,10 +150,11 @@ struct Config: ParsableCommand {
             let (key, name, json) = (setting.key, setting.name, setting.json)
             let path = Config.path(json: json)
             var config = Config.read(path, json: json)
-            guard config.preferences.removeValue(forKey: name) != nil else {
-                if !json { Output.line("\(key) is not set in \(path)") }
+            guard config.key(for: name) != nil else {
+                if json { Output.json(.object([key: .null])) } else { Output.line("\(key) is not set in \(path)") }
                 throw ExitCode(1)
             }
+            while let old = config.key(for: name) { config.preferences[old] = nil }
             try Config.write(config, to: path, json: json)
             if json { Output.json(.object(["file": .string(path), "removed": .string(key)])) } else { Output.line("removed \(key) (\(path))") }
         }
