@@ -154,10 +154,11 @@ public final class GraftHost: Sendable {
     /// child is the same for every plugin in it).
     func runner(for info: PluginDescription) -> PluginRunner? {
         guard isolates, let scanner else { return nil }
+        let granted = !(sandboxSettings.grants[info.id] ?? []).isEmpty
         // A runner for the plugin `id` (nil: shared); the callers keep it in the table.
-        let make = { [weak self] (id: String?) -> PluginRunner in
-            let limits = self?.configuration.limits ?? IsolationLimits()
-            let settings = self?.sandboxSettings ?? SandboxSettings()
+        func make(_ id: String?) -> PluginRunner {
+            let limits = configuration.limits
+            let settings = sandboxSettings
             let request: @Sendable () -> Result<ChildSandbox.Request?, GraftError> = {
                 Result { () throws(GraftError) in
                     try (id.map { id throws(GraftError) in try settings.request(forPlugin: id) } ?? settings.request)?.limited(by: limits)
@@ -165,15 +166,15 @@ public final class GraftHost: Sendable {
             }
             // Worked out when a child starts, but now for a plugin granted
             // something: its data folder exists once the host lists it.
-            let eager = id.map { !(settings.grants[$0] ?? []).isEmpty } == true ? request() : nil
-            let runner = PluginRunner(
+            let eager = granted ? request() : nil
+            return PluginRunner(
                 executable: scanner.executable,
                 limits: PluginRunner.Limits(
                     call: limits.call, validator: limits.validator, load: scanner.deadline, memory: limits.memory,
                     output: limits.output, idleCPU: limits.idleCPU),
-                mapsCopies: self?.loadsFromCopies ?? false,
+                mapsCopies: loadsFromCopies,
                 sandbox: { eager ?? request() },
-                logger: self?.logger ?? Logger(label: "graft.runner"),
+                logger: logger,
                 open: { [weak self] plugin throws(GraftError) in
                     guard let self else { throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.") }
                     return try self.openForRunner(plugin)
@@ -182,9 +183,7 @@ public final class GraftHost: Sendable {
                 report: { [weak self] plugin, denials, logged in
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call", logged: logged)
                 })
-            return runner
         }
-        let granted = !(sandboxSettings.grants[info.id] ?? []).isEmpty
         guard configuration.isolation == .shared, !granted else {
             let runner = make(info.id)
             table.keep(runner)
