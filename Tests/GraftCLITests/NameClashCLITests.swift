@@ -123,5 +123,12 @@ struct NameClashCLITests {
         let refused = try graft(["config", "set", "prefer.echo", "test.echo-b"], cache: cache)
         #expect(refused.status == 2 && refused.stderr.contains(file), "\(refused.stderr)")
         #expect(try String(contentsOfFile: file, encoding: .utf8).contains("3"), "the broken file is left as it was")
+        // GRAFT_CONFIG may name anything: a folder or an endless device is said, never read without end.
+        for (named, said) in [(scratch.url.path, "it is a folder, not a file"), ("/dev/zero", "is larger than 1 MiB")] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["GRAFT_CONFIG"] = named
+            let shown = try graft("config", environment: environment)
+            #expect(shown.status == 2 && shown.stderr.contains("invalid_config:") && shown.stderr.contains(said), "\(shown.stderr)")
+        }
     }
 }
