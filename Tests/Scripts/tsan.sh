@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the tests that share state across threads (hot swap, instances, the
 # registry and its name owners, loading, the validators' lock-free reads, concurrent calls to
-# isolated plugins and calls served in parallel, telemetry, a host shut down
+# isolated plugins and calls served in parallel, the runner's protocol in memory, telemetry, a host shut down
 # as a service, a cold folder opened and scanned in two halves at once)
 # under ThreadSanitizer, in a build folder of their own.
 # Fails on any sanitizer report, not only on a failed test.
@@ -14,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 swift build --scratch-path .build-tsan --sanitize=thread >/dev/null
 set +e
 swift test --scratch-path .build-tsan --sanitize=thread \
-    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|NameOwnershipTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests)|GraftServiceTests' 2>&1 | tee "$log"
+    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|NameOwnershipTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests|RunnerCallsTests)|GraftServiceTests' 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 if grep -q "WARNING: ThreadSanitizer" "$log"; then

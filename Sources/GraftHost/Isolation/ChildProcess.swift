@@ -380,8 +380,11 @@ package final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends frames already framed, in one write. False when the child is gone.
-    func send(frames: [UInt8]) -> Bool {
-        frames.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, -1) } == 0
+    func send(frames: [UInt8]) -> Bool { send(frame: frames, descriptor: -1) }
+
+    /// Sends a frame already framed with `descriptor` attached (-1: none). False when the child is gone.
+    func send(frame: [UInt8], descriptor: Int32) -> Bool {
+        frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
     }
 
     /// The next frame, waiting at most until `deadline`. Lines the child

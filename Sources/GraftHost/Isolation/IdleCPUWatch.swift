@@ -110,4 +110,28 @@ extension PluginRunner {
             child == later.child && requests == later.requests && !inFlight && !later.inFlight
         }
     }
+
+    /// The child's CPU time now, with what says whether it was idle; nil without a child.
+    func idleSample() -> IdleSample? {
+        lock.withLock {
+            guard let child = supervisor.child else { return nil }
+            return IdleSample(
+                child: ObjectIdentifier(child), pid: child.pid, cpu: IdleCPUWatch.cpuTime(ofTree: child.pid),
+                requests: calls.lastID, inFlight: reading || calls.inFlight, at: .now)
+        }
+    }
+
+    /// Stops the child of `sample` if it is still this runner's and still
+    /// idle: it used `used` of CPU in `over` with no call in flight.
+    func stopIdleChild(_ sample: IdleSample, used: Duration, over: Duration) {
+        lock.withLock {
+            guard let child = supervisor.child, ObjectIdentifier(child) == sample.child, calls.lastID == sample.requests, !reading,
+                !calls.inFlight, let plugin = servedPlugins.lazy.compactMap(\.value).first
+            else { return }
+            func milliseconds(_ duration: Duration) -> Int { Int(duration / .milliseconds(1)) }
+            let plugins = servedPlugins.compactMap(\.value).map { "'\($0.info.id)'" }.joined(separator: ", ")
+            let what = "(of \(plugins)) used \(milliseconds(used)) ms of CPU in \(milliseconds(over)) ms with no call in flight, more than its \(milliseconds(limits.idleCPU ?? .zero)) ms a second"
+            kill(child, Calls.Kill(plugin: plugin, error: Calls.limitError(plugin, .pluginCPUIdle, what), culprit: nil))
+        }
+    }
 }

@@ -15,7 +15,7 @@
 ///
 /// Each request's two ends sit in one file, what the host writes and reads
 /// beside what the child reads and answers: `scan` in `Scanner.swift`
-/// (`ScanRequest`), `load` at the end of `PluginRunner.swift`, the instance
+/// (`ScanRequest`), `load` in `RunnerLoad.swift`, the instance
 /// calls in `RunnerInstance.swift`, `validate` in `RunnerValidation.swift`,
 /// `action` in `RunnerActions.swift`.
 enum Wire {

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading the child's channel: callers read for themselves, one at a time
+/// (`reading`), for every request in flight, and hand what they read to
+/// `calls`, doing what it decides.
+extension PluginRunner {
+    /// Waits, with `lock` held, until request `id` has its answer and takes
+    /// it (with its events). While nobody else reads the channel, this caller
+    /// does, for every request in flight; the others wait on the condition.
+    func waitForAnswer(_ id: UInt32, on child: ChildProcess, events: inout [Calls.Event]) throws(GraftError) -> Answer {
+        while true {
+            if let (outcome, taken) = calls.take(id) {
+                events += taken
+                if closed != nil { lock.broadcast() }  // `close` waits for the calls in flight
+                return try outcome.get()
+            }
+            if reading {
+                lock.wait()
+                continue
+            }
+            guard let request = calls.requests[id] else {
+                throw GraftError(.pluginRestarted, "an answer was lost with its process; the call must be made again.")
+            }
+            guard supervisor.child === child else {
+                // Gone without this request being told (it cannot be): fail it.
+                calls.fail(id, GraftError(
+                    .pluginRestarted,
+                    "the process of plugin '\(request.plugin.info.id)' restarted; \(request.what) must be asked again."))
+                continue
+            }
+            reading = true
+            // The nearest deadline of every caller waiting: the reader keeps them all.
+            let until = calls.nearestDeadline ?? .now + limits.call
+            let plugin = request.plugin
+            lock.unlock()
+            let received = child.receive(until: until) { line in
+                self.logger.notice("\(line)", metadata: ["plugin": "\(plugin.info.id)"])
+            }
+            lock.lock()
+            reading = false
+            let loose = handle(received, from: child)
+            lock.broadcast()
+            if !loose.isEmpty {
+                lock.unlock()
+                for event in loose { event.deliver() }
+                lock.lock()
+            }
+        }
+    }
+
+    /// Does what `calls` decides about what the reader received; returns the
+    /// events that came with no call about their instance in flight, to be
+    /// delivered at once (outside the lock).
+    private func handle(_ received: ChildProcess.Received, from child: ChildProcess) -> [Calls.Event] {
+        switch received {
+        case .frame(let header, let payload):
+            switch calls.received(header, payload) {
+            case .none: return []
+            case .answered(let plugin, let context):
+                noteDenials(child.sandboxDenials(before: child.lastFrameEnd), of: plugin, context: context)
+                return []
+            case .deliver(let events): return events
+            case .log(let error):
+                logger.warning("\(error)")
+                return []
+            case .kill(let kill):
+                self.kill(child, kill)
+                return []
+            }
+        case .closed:
+            died(child)
+        case .timedOut:
+            if let kill = calls.overdue() { self.kill(child, kill) }
+        case .violation(let reason):
+            if let kill = calls.violation(reason) { self.kill(child, kill) }
+        }
+        return []
+    }
+
+    /// Acts the sandbox refused while a request about `plugin` was served
+    /// (or, with other calls in flight in the same child, while one of them
+    /// was): to the host (its log and reports), and to the instance the call
+    /// is about as `sandbox_denied` warnings. Called with `lock` held.
+    func noteDenials(_ denials: [SandboxDenial], of plugin: LoadedPlugin, context: InstanceContext?) {
+        guard !denials.isEmpty else { return }
+        // Logged once: by the instance when the call is about one (its log names the component), else by the host.
+        report(plugin, denials, context != nil)
+        guard let context else { return }
+        context.record(denials.map { $0.warning(pluginID: plugin.info.id, instanceID: context.instanceID) })
+    }
+}
+
+extension RunnerCalls.Event where Context == InstanceContext {
+    /// To the instance's handlers, with the warnings the child attached.
+    func deliver() {
+        var rest = rest
+        let warnings = (try? rest.warnings(instanceID: context.instanceID)) ?? []
+        context.deliver(name, payload: payload, warnings: warnings)
+    }
+}
