@@ -1,0 +1,1 @@
+/* Only the header: libFuzzer defines the function. */
