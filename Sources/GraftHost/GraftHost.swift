@@ -59,6 +59,8 @@ public final class GraftHost: Sendable {
     let swapping = Lock()
     /// The open instances; tells the host when one closes.
     let tracker: InstanceTracker
+    /// How a runner reaches its child.
+    let connectRunner: RunnerConnect
     /// The latest acts the sandbox refused each plugin, and who is told of them.
     let sandboxReports = SandboxReports()
 
@@ -72,7 +74,14 @@ public final class GraftHost: Sendable {
             configuration: GraftConfiguration(searchPath: searchPath, loadsFromCopies: loadsFromCopies), logger: logger)
     }
 
-    public init(configuration: GraftConfiguration, logger: Logger = Logger(label: "graft.host")) {
+    public convenience init(configuration: GraftConfiguration, logger: Logger = Logger(label: "graft.host")) {
+        self.init(configuration: configuration, logger: logger, connectRunner: ChildProcess.connectRunner)
+    }
+
+    /// With `connectRunner`, isolated plugins run where it connects (tests
+    /// run them over a `MemoryTransport`, in this process).
+    init(configuration: GraftConfiguration, logger: Logger, connectRunner: @escaping RunnerConnect) {
+        self.connectRunner = connectRunner
         self.configuration = configuration
         let searchPath = configuration.searchPath
         self.logger = logger
@@ -182,7 +191,8 @@ public final class GraftHost: Sendable {
                 quarantine: { [weak self] plugin, error in self?.quarantine(plugin, error) },
                 report: { [weak self] plugin, denials, logged in
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call", logged: logged)
-                })
+                },
+                connect: connectRunner)
         }
         guard configuration.isolation == .shared, !granted else {
             let runner = make(info.id)

@@ -14,7 +14,7 @@ trap 'rm -f "$log"' EXIT
 swift build --scratch-path .build-tsan --sanitize=thread >/dev/null
 set +e
 swift test --scratch-path .build-tsan --sanitize=thread \
-    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|NameOwnershipTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests|RunnerCallsTests)|GraftServiceTests' 2>&1 | tee "$log"
+    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|NameOwnershipTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests|RunnerCallsTests|MemoryRunnerTests)|GraftServiceTests' 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 if grep -q "WARNING: ThreadSanitizer" "$log"; then

@@ -517,7 +517,7 @@ package final class ChildProcess: @unchecked Sendable {
     @discardableResult
     package func stop() -> Termination {
         if let reaped { return reaped }
-        kill(pid, SIGKILL)
+        Glibc.kill(pid, SIGKILL)
         return reap(blocking: true)!
     }
 

@@ -114,9 +114,9 @@ extension PluginRunner {
     /// The child's CPU time now, with what says whether it was idle; nil without a child.
     func idleSample() -> IdleSample? {
         lock.withLock {
-            guard let child = supervisor.child else { return nil }
+            guard let child = supervisor.child, let pid = child.processID else { return nil }
             return IdleSample(
-                child: ObjectIdentifier(child), pid: child.pid, cpu: IdleCPUWatch.cpuTime(ofTree: child.pid),
+                child: ObjectIdentifier(child), pid: pid, cpu: IdleCPUWatch.cpuTime(ofTree: pid),
                 requests: calls.lastID, inFlight: reading || calls.inFlight, at: .now)
         }
     }

@@ -56,6 +56,8 @@ final class PluginRunner: @unchecked Sendable {
     /// out when the first child starts: a host makes a runner for each plugin
     /// it lists, most of which never start one.
     let sandbox: @Sendable () -> Result<ChildSandbox.Request?, GraftError>
+    /// Starts a child and connects to it (`ChildProcess`, or `MemoryTransport` in tests).
+    let connect: RunnerConnect
     /// Acts the sandbox refused; `logged`: the instance a call was about logs them.
     let report: @Sendable (_ plugin: LoadedPlugin, _ denials: [SandboxDenial], _ logged: Bool) -> Void
 
@@ -75,7 +77,7 @@ final class PluginRunner: @unchecked Sendable {
     var reading = false
     /// Why the child was killed while another caller was reading: what that
     /// reader reports when it finds the channel closed.
-    var doomed: (child: ChildProcess, culprit: UInt32?, error: GraftError)?
+    var doomed: (child: any RunnerTransport, culprit: UInt32?, error: GraftError)?
     /// Whether `LateSends` will send what `post` queued.
     var lateSendScheduled = false
     /// Guarded by `lock`: see `RunnerPrefetch.swift`.
@@ -93,8 +95,10 @@ final class PluginRunner: @unchecked Sendable {
         sandbox: @escaping @Sendable () -> Result<ChildSandbox.Request?, GraftError> = { .success(nil) },
         logger: Logger, open: @escaping @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile,
         quarantine: @escaping @Sendable (LoadedPlugin, GraftError) -> Void,
-        report: @escaping @Sendable (LoadedPlugin, [SandboxDenial], Bool) -> Void = { _, _, _ in }
+        report: @escaping @Sendable (LoadedPlugin, [SandboxDenial], Bool) -> Void = { _, _, _ in },
+        connect: @escaping RunnerConnect = ChildProcess.connectRunner
     ) {
+        self.connect = connect
         self.executable = executable
         self.limits = limits
         self.mapsCopies = mapsCopies
@@ -108,11 +112,11 @@ final class PluginRunner: @unchecked Sendable {
 
     deinit {
         if let child = supervisor.child, !calls.queued.isEmpty { _ = child.send(frames: calls.takeQueued()) }
-        supervisor.child?.finish()
+        supervisor.child?.leave()
     }
 
     /// The running child's process id, if one runs (for tests).
-    var childPID: pid_t? { lock.withLock { supervisor.child?.pid } }
+    var childPID: pid_t? { lock.withLock { supervisor.child?.processID } }
 
     /// The host's descriptors for the running child (for tests).
     var childDescriptors: [Int32] { lock.withLock { supervisor.child?.descriptors ?? [] } }

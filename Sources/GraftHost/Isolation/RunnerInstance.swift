@@ -261,6 +261,7 @@ extension RunnerService.Server {
             let key = try reader.string(), version = Int(try reader.u32())
             let inputs = try reader.object("inputs"), size = try reader.size()
             guard let number = created else { throw Wire.Violation(description: "a create the runner did not number") }
+            let outbox = self.outbox
             let instance = try host.makeInstance(
                 of: ComponentReference(key: key, version: version), id: String(number), inputs: inputs, containerSize: size,
                 onEvent: { event in
@@ -270,7 +271,7 @@ extension RunnerService.Server {
                     writer.bool(event.payload != nil)
                     if let payload = event.payload { writer.value(payload) }
                     writer.warnings(event.warnings)
-                    Outbox.shared.emit(Wire.frame(.emitted, id: 0, payload: writer.bytes))
+                    outbox.emit(Wire.frame(.emitted, id: 0, payload: writer.bytes))
                 })
             keep(instance, as: number)
             writer.u32(number)

@@ -4,7 +4,7 @@
 extension PluginRunner {
     /// The plugin's slot in `child`, loading it there first (once: other
     /// callers wait for a load on its way).
-    func slot(for plugin: LoadedPlugin, in child: ChildProcess, events: inout [Calls.Event]) throws(GraftError) -> UInt32 {
+    func slot(for plugin: LoadedPlugin, in child: any RunnerTransport, events: inout [Calls.Event]) throws(GraftError) -> UInt32 {
         let key = ObjectIdentifier(plugin)
         while true {
             guard supervisor.child === child else {

@@ -9,7 +9,7 @@ extension PluginRunner {
     /// Waits, with `lock` held, until request `id` has its answer and takes
     /// it (with its events). While nobody else reads the channel, this caller
     /// does, for every request in flight; the others wait on the condition.
-    func waitForAnswer(_ id: UInt32, on child: ChildProcess, events: inout [Calls.Event]) throws(GraftError) -> Answer {
+    func waitForAnswer(_ id: UInt32, on child: any RunnerTransport, events: inout [Calls.Event]) throws(GraftError) -> Answer {
         while true {
             if let (outcome, taken) = calls.take(id) {
                 events += taken
@@ -53,13 +53,13 @@ extension PluginRunner {
     /// Does what `calls` decides about what the reader received; returns the
     /// events that came with no call about their instance in flight, to be
     /// delivered at once (outside the lock).
-    private func handle(_ received: ChildProcess.Received, from child: ChildProcess) -> [Calls.Event] {
+    private func handle(_ received: ChildProcess.Received, from child: any RunnerTransport) -> [Calls.Event] {
         switch received {
         case .frame(let header, let payload):
             switch calls.received(header, payload) {
             case .none: return []
             case .answered(let plugin, let context):
-                noteDenials(child.sandboxDenials(before: child.lastFrameEnd), of: plugin, context: context)
+                noteDenials(child.sandboxDenials(upTo: child.lastFrameEnd), of: plugin, context: context)
                 return []
             case .deliver(let events): return events
             case .log(let error):

@@ -18,24 +18,30 @@ enum RunnerService {
     struct Settings {
         var outputLimit = 4 << 20
         var memoryLimit: UInt64?
+
+        init() {}
+
+        /// From `graft-child serve`'s options.
+        init<Arguments: Collection<String>>(arguments: Arguments) {
+            var rest = ArraySlice(arguments)
+            while let option = rest.popFirst() {
+                switch option {
+                case "--output-limit": outputLimit = rest.popFirst().flatMap { Int($0) } ?? outputLimit
+                case "--memory-limit": memoryLimit = rest.popFirst().flatMap { UInt64($0) }
+                default: break
+                }
+            }
+        }
     }
 
     static func serve(arguments: ArraySlice<String>) -> Never {
-        var settings = Settings()
-        var rest = arguments
-        while let option = rest.popFirst() {
-            switch option {
-            case "--output-limit": settings.outputLimit = rest.popFirst().flatMap { Int($0) } ?? settings.outputLimit
-            case "--memory-limit": settings.memoryLimit = rest.popFirst().flatMap { UInt64($0) }
-            default: break
-            }
-        }
+        let settings = Settings(arguments: arguments)
         // Said before the limit is set: the reporter's own stack is allocated here.
         _ = graft_report_peak_on_crash()
         if let limit = settings.memoryLimit { _ = graft_limit_address_space(limit) }
         guard ChildChannel.sayHello() else { ChildMain.finish() }
 
-        let server = Server(settings: settings)
+        let server = Server(settings: settings, outbox: Outbox(sendingAtOnce: { _ = ChildChannel.send($0) }))
         var channel = ChildChannel()
         // The number this reader gave the last create: a render sent behind
         // it (`Wire.justCreated`) is about that instance, and waits in its lane.
@@ -75,9 +81,12 @@ enum RunnerService {
         private var instances: [UInt32: ComponentInstance] = [:]
         private var nextInstance: UInt32 = 0
         let logger = Logger(label: "graft.runner", factory: { StreamLogHandler.standardError(label: $0) })
+        /// Where events leave: with the answer of the call that emitted them, or at once.
+        let outbox: Outbox
 
-        init(settings: Settings) {
+        init(settings: Settings, outbox: Outbox) {
             self.settings = settings
+            self.outbox = outbox
         }
 
         func host(_ slot: UInt32) throws(GraftError) -> GraftHost {
@@ -133,7 +142,7 @@ enum RunnerService {
             for request in requests {
                 var reader = WireReader(request.payload)
                 let answer: (Wire.Kind, [UInt8])
-                Outbox.shared.begin()
+                outbox.begin()
                 do throws(GraftError) {
                     answer = try handle(request.header.kind, &reader, descriptor: request.descriptor, created: created)
                 } catch {
@@ -141,7 +150,7 @@ enum RunnerService {
                     writer.error(error)
                     answer = (.failed, writer.bytes)
                 }
-                bytes += Outbox.shared.end()
+                bytes += outbox.end()
                 bytes += Wire.frame(answer.0, id: request.header.id, payload: answer.1)
             }
             return bytes
@@ -175,10 +184,15 @@ enum RunnerService {
 /// call's answer; one emitted from another thread (a plugin's own) leaves at
 /// once.
 final class Outbox: @unchecked Sendable {
-    static let shared = Outbox()
+    /// Where an event emitted outside any call goes (the child's channel).
+    private let send: @Sendable ([UInt8]) -> Void
     // Guarded by `lock`: the events of each call being served, by the thread serving it.
     private let lock = Lock()
     private var serving: [pthread_t: [UInt8]] = [:]
+
+    init(sendingAtOnce send: @escaping @Sendable ([UInt8]) -> Void) {
+        self.send = send
+    }
 
     func begin() {
         lock.withLock { serving[pthread_self()] = [] }
@@ -195,7 +209,7 @@ final class Outbox: @unchecked Sendable {
             serving[thread]! += frame
             return true
         }
-        if !kept { _ = ChildChannel.send(frame) }
+        if !kept { send(frame) }
     }
 }
 

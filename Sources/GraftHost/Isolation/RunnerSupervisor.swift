@@ -10,7 +10,7 @@ struct RunnerSupervisor {
     static let crashesBeforeQuarantine = 3
     static let crashWindow = Duration.seconds(60)
 
-    var child: ChildProcess?
+    var child: (any RunnerTransport)?
     /// Bumped every time a child starts: instances of an older generation are gone.
     private(set) var generation = 0
     private var crashes: [ObjectIdentifier: [ContinuousClock.Instant]] = [:]
@@ -24,7 +24,7 @@ struct RunnerSupervisor {
         return try made.get()
     }
 
-    mutating func started(_ child: ChildProcess) {
+    mutating func started(_ child: any RunnerTransport) {
         generation += 1
         self.child = child
     }
@@ -69,7 +69,7 @@ extension RunnerCalls {
 
 extension PluginRunner {
     /// The child, started (again, after one ended) for a call about `plugin`.
-    func running(for plugin: LoadedPlugin) throws(GraftError) -> ChildProcess {
+    func running(for plugin: LoadedPlugin) throws(GraftError) -> any RunnerTransport {
         if let child = supervisor.child { return child }
         if supervisor.generation > 0 { plugin.telemetry?.restarted() }
         var arguments = ["serve", "--output-limit", String(limits.output)]
@@ -77,9 +77,11 @@ extension PluginRunner {
         let request = try supervisor.sandbox(sandbox)
         // A data folder granted to the plugin: the child learns where it is.
         let data = request?.policy.writeFolders.first
-        let started = try ChildProcess.startGraftChild(
-            executable: executable, arguments: arguments, environment: data.map { ["GRAFT_DATA_DIR": $0] } ?? [:],
-            sandbox: request, logger: logger, onOutput: { self.logger.notice("runner: \($0)") })
+        let started = try connect(
+            RunnerStart(
+                executable: executable, arguments: arguments, environment: data.map { ["GRAFT_DATA_DIR": $0] } ?? [:],
+                sandbox: request),
+            logger)
         supervisor.started(started)  // `reset` emptied what the last child held
         if limits.idleCPU != nil { IdleCPUWatch.shared.watch(self) }
         return started
@@ -101,7 +103,7 @@ extension PluginRunner {
         if calls.awaitedInFlight, reading {
             // The reader finds the channel closed, fails the calls and reaps the child.
             doomed = (child, nil, late)
-            Glibc.kill(child.pid, SIGKILL)
+            child.kill()
             while supervisor.child === child || reading { lock.wait(forSeconds: 0.05) }
             child.stop()
             return
@@ -110,14 +112,14 @@ extension PluginRunner {
             child.stop()
         } else {
             if !calls.queued.isEmpty { _ = child.send(frames: calls.takeQueued()) }
-            child.finish()
+            child.leave()
         }
         reset(child) { id, request in self.failure(of: id, request, culprit: nil, late) }
     }
 
     /// Forgets `child` (if it is the current one) and fails every request in
     /// flight on it with `failure(request)`.
-    func reset(_ child: ChildProcess, _ failure: (UInt32, Calls.Request) -> GraftError) {
+    func reset(_ child: any RunnerTransport, _ failure: (UInt32, Calls.Request) -> GraftError) {
         guard supervisor.child === child else { return }
         supervisor.child = nil
         slots = [:]
@@ -128,11 +130,11 @@ extension PluginRunner {
 
     /// The child closed its channel: it died. Every call in flight fails
     /// with how (or, when another caller killed it, with why).
-    func died(_ child: ChildProcess) {
+    func died(_ child: any RunnerTransport) {
         guard supervisor.child === child else { return }
-        let ended = child.termination()
+        let ended = child.ended()
         let first = calls.firstOpen?.request
-        if let first { noteDenials(child.sandboxDenials(), of: first.plugin, context: first.context) }
+        if let first { noteDenials(child.sandboxDenials(upTo: nil), of: first.plugin, context: first.context) }
         if let doomed, doomed.child === child {
             self.doomed = nil
             reset(child) { id, request in self.failure(of: id, request, culprit: doomed.culprit, doomed.error) }
@@ -174,7 +176,7 @@ extension PluginRunner {
 
     /// Kills a child whose runner broke the protocol (`plugin_crashed`).
     @discardableResult
-    func abandon(_ child: ChildProcess, plugin: LoadedPlugin, _ reason: String) -> GraftError {
+    func abandon(_ child: any RunnerTransport, plugin: LoadedPlugin, _ reason: String) -> GraftError {
         kill(child, Calls.abandon(plugin, reason))
     }
 
@@ -185,16 +187,16 @@ extension PluginRunner {
     /// the channel, the child is only sent SIGKILL here: that reader finds
     /// it closed and fails the calls.
     @discardableResult
-    func kill(_ child: ChildProcess, _ kill: Calls.Kill) -> GraftError {
+    func kill(_ child: any RunnerTransport, _ kill: Calls.Kill) -> GraftError {
         guard supervisor.child === child else { return kill.error }
         noteCrash(of: kill.plugin, kill.error)
         if reading {
             doomed = (child, kill.culprit, kill.error)
-            Glibc.kill(child.pid, SIGKILL)
+            child.kill()
             return kill.error
         }
         child.stop()
-        noteDenials(child.sandboxDenials(), of: kill.plugin, context: kill.culprit.flatMap { calls.requests[$0]?.context })
+        noteDenials(child.sandboxDenials(upTo: nil), of: kill.plugin, context: kill.culprit.flatMap { calls.requests[$0]?.context })
         reset(child) { id, request in self.failure(of: id, request, culprit: kill.culprit, kill.error) }
         return kill.error
     }

@@ -1,0 +1,128 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A runner's "child" in this very process, for tests of the runner that
+/// need no fork: a `RunnerService.Server` serves the frames a `PluginRunner`
+/// sends, in the order they came, on a queue of its own, and its answers and
+/// events come back through memory. Killing it stops its answers: the runner
+/// then sees its connection closed, as it would a crashed child's (a call
+/// in progress runs on, unheard). No sandbox, no descriptor of its own.
+final class MemoryTransport: RunnerTransport, @unchecked Sendable {
+    /// Connects each runner to a server of its own.
+    static let connect: RunnerConnect = { start, _ in MemoryTransport(settings: RunnerService.Settings(arguments: start.arguments)) }
+
+    /// Frames from the server to the runner, and how the connection ended.
+    private final class Mailbox: @unchecked Sendable {
+        let condition = Condition()
+        // Guarded by `condition`.
+        var frames: [(Wire.Header, [UInt8])] = []
+        var ended: ChildProcess.Termination?
+        /// Set by `hang`: nothing more is answered.
+        var hanging = false
+
+        func post(_ bytes: [UInt8]) {
+            var offset = 0
+            var arrived: [(Wire.Header, [UInt8])] = []
+            while bytes.count - offset >= Wire.headerSize, let header = try? Wire.header(bytes[offset..<offset + Wire.headerSize]) {
+                let start = offset + Wire.headerSize
+                arrived.append((header, Array(bytes[start..<start + header.length])))
+                offset = start + header.length
+            }
+            condition.withLock {
+                guard ended == nil, !hanging else { return }
+                frames += arrived
+                condition.broadcast()
+            }
+        }
+    }
+
+    private let mailbox = Mailbox()
+    private let server: RunnerService.Server
+    private let queue = DispatchQueue(label: "graft.memory-runner")
+    // Guarded by `mailbox.condition`: what the runner sent, not yet whole frames, and descriptors for loads.
+    private var incoming: [UInt8] = []
+    private var lastCreated: UInt32?
+
+    init(settings: RunnerService.Settings) {
+        let mailbox = self.mailbox
+        server = RunnerService.Server(settings: settings, outbox: Outbox(sendingAtOnce: { mailbox.post($0) }))
+    }
+
+    var processID: pid_t? { nil }
+    var descriptors: [Int32] { [] }
+    var lastFrameEnd: UInt64 { 0 }
+    var peakMemory: Int { 0 }
+    func sandboxDenials(upTo end: UInt64?) -> [SandboxDenial] { [] }
+
+    func send(frames: [UInt8]) -> Bool { send(frame: frames, descriptor: -1) }
+
+    /// The descriptor is duplicated, as passing it over a socket would.
+    func send(frame bytes: [UInt8], descriptor: Int32) -> Bool {
+        mailbox.condition.withLock {
+            guard mailbox.ended == nil else { return false }
+            incoming += bytes
+            var passed = descriptor >= 0 ? dup(descriptor) : -1
+            while incoming.count >= Wire.headerSize, let header = try? Wire.header(incoming[..<Wire.headerSize]),
+                incoming.count >= Wire.headerSize + header.length
+            {
+                let payload = Array(incoming[Wire.headerSize..<Wire.headerSize + header.length])
+                incoming.removeFirst(Wire.headerSize + header.length)
+                let carries = header.kind == .load
+                let request: ChildChannel.Request = (header, payload, carries ? passed : -1)
+                if carries { passed = -1 }
+                // Numbered as the child's reader numbers them (`RunnerService.serve`).
+                if header.kind == .create { lastCreated = server.reserveNumber() }
+                let number = Wire.instanceNumber(of: header.kind, payload)
+                let created = header.kind == .create || number == Wire.justCreated ? lastCreated : nil
+                queue.async { [server, mailbox] in
+                    let answer = server.serve([request], created: created)
+                    mailbox.post(answer)
+                }
+            }
+            if passed >= 0 { close(passed) }
+            return true
+        }
+    }
+
+    func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> ChildProcess.Received {
+        mailbox.condition.withLock {
+            while true {
+                if !mailbox.frames.isEmpty {
+                    let (header, payload) = mailbox.frames.removeFirst()
+                    return .frame(header, payload)
+                }
+                if mailbox.ended != nil { return .closed }
+                let now = ContinuousClock.now
+                guard now < deadline else { return .timedOut }
+                mailbox.condition.wait(forSeconds: (deadline - now) / .seconds(1))
+            }
+        }
+    }
+
+    /// From now on the server answers nothing, as a child that hangs (tests of deadlines).
+    func hang() { mailbox.condition.withLock { mailbox.hanging = true } }
+
+    func kill() { end(.signaled(SIGKILL)) }
+
+    func stop() -> ChildProcess.Termination {
+        kill()
+        return ended()
+    }
+
+    func leave() -> ChildProcess.Termination {
+        end(.exited(0))
+        return ended()
+    }
+
+    func ended() -> ChildProcess.Termination { mailbox.condition.withLock { mailbox.ended ?? .exited(0) } }
+
+    private func end(_ how: ChildProcess.Termination) {
+        mailbox.condition.withLock {
+            if mailbox.ended == nil { mailbox.ended = how }
+            mailbox.condition.broadcast()
+        }
+    }
+}
