@@ -76,6 +76,19 @@ struct Bench: ParsableCommand {
     @Option(help: "Hot swaps timed by the workbench part.")
     var workbenchSwaps: Int = 20
 
+    @Flag(help: "Compare every ratio measured with its target (the table `--targets` prints) and exit 1 if one misses.")
+    var check = false
+
+    @Flag(help: "Print the table of targets (part, ratio, bound) as Markdown and exit.")
+    var targets = false
+
+    @Option(
+        name: .customLong("target"),
+        help: ArgumentHelp(
+            "Hold a ratio to another bound in this run, as 'PART: RATIO <= N' or '... >= N' (repeatable): a tighter guard in CI, or a doctored one to see --check fail.",
+            valueName: "PART: RATIO <=|>= N"))
+    var targetOverrides: [String] = []
+
     @OptionGroup var options: GlobalOptions
 
     /// `--load-sizes` as numbers.
@@ -89,9 +102,36 @@ struct Bench: ParsableCommand {
         guard serverRounds > 0, serverSeconds > 0, serverSeconds.isFinite else {
             throw ValidationError("--server-rounds takes a whole number at least 1 (not \(serverRounds)), --server-seconds a positive number (not \(serverSeconds))")
         }
+        _ = try targetTable()
+    }
+
+    /// `BenchTarget.table` with `--target`s applied: each replaces the row of its ratio, or adds one.
+    func targetTable() throws -> [BenchTarget] {
+        var table = BenchTarget.table
+        for text in targetOverrides {
+            let operatorStart = text.firstRange(of: "<=") ?? text.firstRange(of: ">=")
+            guard let colon = text.firstIndex(of: ":"), let operatorStart, colon < operatorStart.lowerBound,
+                let bound = BenchTarget.Bound(parsing: text[operatorStart.lowerBound...])
+            else {
+                throw ValidationError("--target takes 'PART: RATIO <= N' or 'PART: RATIO >= N' (not '\(text)'), for example 'load: N=200: host / floor <= 1.5'")
+            }
+            let part = Self.trimmed(text[..<colon])
+            let ratio = Self.trimmed(text[text.index(after: colon)..<operatorStart.lowerBound])
+            guard Part(rawValue: part) != nil, part != "all" else {
+                throw ValidationError("--target '\(text)': no part named '\(part)' (parts: \(Part.allCases.map(\.rawValue).filter { $0 != "all" }.joined(separator: ", ")))")
+            }
+            table.removeAll { $0.part == part && $0.ratio == ratio }
+            table.append(BenchTarget(part, ratio, bound))
+        }
+        return table
     }
 
     func run() throws {
+        let targetTable = try targetTable()
+        if targets {
+            Output.line(BenchTarget.markdown(targetTable))
+            return
+        }
         #if DEBUG
         writeToStandardError("note: this is a debug build; run `swift build -c release --static-swift-stdlib` and `.build/release/graft bench` for real figures\n")
         #endif
@@ -116,9 +156,11 @@ struct Bench: ParsableCommand {
         var results: [BenchPart] = []
         func attempt(_ name: String, _ body: () throws -> BenchPart) {
             do {
-                results.append(try body())
+                var result = try body()
+                result.key = name
+                results.append(result)
             } catch {
-                var failed = BenchPart(name: name)
+                var failed = BenchPart(name: name, key: name)
                 failed.notes.append("\(error)")
                 results.append(failed)
             }
@@ -162,6 +204,7 @@ struct Bench: ParsableCommand {
             attempt("soak") { try SoakBench.run(folder: folder, minutes: minutes) }
         }
 
+        let verdicts = BenchTarget.verdicts(results, targets: targetTable)
         if options.json {
             var object: [String: GraftValue] = [:]
             for (part, result) in zip(Part.allCases.filter { selected.contains($0) }, results) { object[part.rawValue] = result.json }
@@ -170,9 +213,29 @@ struct Bench: ParsableCommand {
             #else
             object["build"] = "release"
             #endif
+            if check { object["check"] = Self.checkJSON(verdicts) }
             Output.json(.object(object))
         } else {
-            Output.line(results.map(\.text).joined(separator: "\n\n"))
+            Output.line(results.map { $0.text(targets: targetTable) }.joined(separator: "\n\n"))
         }
+        guard check else { return }
+        let missed = verdicts.filter { !$0.met }
+        writeToStandardError(
+            "check: \(verdicts.count - missed.count) of \(verdicts.count) ratios with a target meet it\(missed.isEmpty ? "" : "; missed:")\n")
+        for verdict in missed {
+            writeToStandardError("  \(verdict.part): \(verdict.ratio) = \(BenchPart.format(verdict.value))×, target \(verdict.bound)\n")
+        }
+        if !missed.isEmpty { throw ExitCode(1) }
+    }
+
+    static func trimmed(_ text: Substring) -> String {
+        String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    }
+
+    static func checkJSON(_ verdicts: [BenchTarget.Verdict]) -> GraftValue {
+        .list(verdicts.map { verdict in
+            ["part": .string(verdict.part), "ratio": .string(verdict.ratio), "value": .number(BenchPart.rounded(verdict.value)),
+             "target": .string(verdict.bound.description), "met": .bool(verdict.met)]
+        })
     }
 }

@@ -3,18 +3,20 @@ import GraftHost
 /// One part of `graft bench`: named figures and the ratios that matter.
 struct BenchPart {
     var name: String
+    /// The part as `graft bench` names it (`load`), which its targets name.
+    var key = ""
     /// Figures in the order printed: (key, value, unit).
     var figures: [(key: String, value: Double, unit: String)] = []
-    /// Ratios with the target they are held to, if any.
-    var ratios: [(key: String, value: Double, target: String?)] = []
+    /// Ratios; their targets are in `BenchTarget.table`.
+    var ratios: [(key: String, value: Double)] = []
     var notes: [String] = []
 
     mutating func figure(_ key: String, _ value: Double, _ unit: String = "ns") {
         figures.append((key, value, unit))
     }
 
-    mutating func ratio(_ key: String, _ value: Double, target: String? = nil) {
-        ratios.append((key, value, target))
+    mutating func ratio(_ key: String, _ value: Double) {
+        ratios.append((key, value))
     }
 
     var json: GraftValue {
@@ -25,13 +27,15 @@ struct BenchPart {
         return .object(object)
     }
 
-    var text: String {
+    /// The part as text, each ratio with its target from `targets`.
+    func text(targets: [BenchTarget]) -> String {
         var lines = ["\(name):"]
         for figure in figures {
             lines.append("  \(figure.key.padded(toLength: 36)) \(Self.format(figure.value)) \(figure.unit)")
         }
         for ratio in ratios {
-            let target = ratio.target.map { "  (target \($0))" } ?? ""
+            let bound = targets.last { $0.part == key && $0.ratio == ratio.key }?.bound
+            let target = bound.map { "  (target \($0))" } ?? ""
             lines.append("  \(ratio.key.padded(toLength: 36)) \(Self.format(ratio.value))×\(target)")
         }
         for note in notes { lines.append("  note: \(note)") }

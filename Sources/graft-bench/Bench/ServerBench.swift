@@ -106,16 +106,15 @@ enum ServerBench {
         let plain = { (isolated: Bool, clients: Int) in Configuration(isolated: isolated, trouble: .none, clients: clients) }
         part.ratio(
             "isolated / in process, 8 clients (req/s)",
-            median(plain(true, 8)) { $0.throughput } / median(plain(false, 8)) { $0.throughput }, target: ">= 0.5")
+            median(plain(true, 8)) { $0.throughput } / median(plain(false, 8)) { $0.throughput })
         part.ratio(
-            "isolated, 2 clients / 1 (req/s)", median(plain(true, 2)) { $0.throughput } / median(plain(true, 1)) { $0.throughput },
-            target: ">= 1.6")
+            "isolated, 2 clients / 1 (req/s)", median(plain(true, 2)) { $0.throughput } / median(plain(true, 1)) { $0.throughput })
         part.ratio("in process, 2 clients / 1 (req/s)", median(plain(false, 2)) { $0.throughput } / median(plain(false, 1)) { $0.throughput })
         for trouble in [Trouble.hang, .crash] {
             let troubled = Configuration(isolated: true, trouble: trouble, clients: 8)
             part.ratio(
                 "isolated, 8 clients, 1 in 100 a \(trouble.rawValue) / none (p99)",
-                median(troubled) { $0.p99 } / median(plain(true, 8)) { $0.p99 }, target: trouble == .hang ? "<= 1.5" : nil)
+                median(troubled) { $0.p99 } / median(plain(true, 8)) { $0.p99 })
         }
         part.notes.append(
             "each client: one keep-alive connection, GET / (the checkout flow's first screen, date_picker from the Swift DatePicker plugin, rendered as HTML per request) in a loop for \(seconds) s; \(rounds) rounds, the configurations taking turns")
