@@ -10,23 +10,13 @@ import Glibc
 /// and the runner; the host's end is `ChildProcess`.
 struct ChildChannel {
     static let descriptor: Int32 = 3
-    private var buffer: [UInt8] = []
-    private var start = 0
+    /// What was read and not taken yet, from `start` (read by `nextIsRenderOfJustCreated`).
+    private(set) var buffer: [UInt8] = []
+    private(set) var start = 0
     private var descriptors: [Int32] = []
     /// Where each read lands before its bytes join `buffer`: allocated once,
     /// for the life of the child.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-
-    /// Whether the next frame has arrived already and is a render of the
-    /// instance just created (`Wire.justCreated`), sent behind its create.
-    var nextIsRenderOfJustCreated: Bool {
-        let available = buffer.count - start
-        guard available >= Wire.headerSize + 4, let header = try? Wire.header(buffer[start..<start + Wire.headerSize]),
-            header.kind == .render, available >= Wire.headerSize + header.length
-        else { return false }
-        var reader = WireReader(Array(buffer[start + Wire.headerSize..<start + Wire.headerSize + 4]))
-        return (try? reader.u32()) == Wire.justCreated
-    }
 
     /// A frame from the host, with the descriptor that came with it (or -1).
     typealias Request = (header: Wire.Header, payload: [UInt8], descriptor: Int32)

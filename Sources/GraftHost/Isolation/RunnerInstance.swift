@@ -12,23 +12,23 @@ import CGraft
 /// again on a new process from its last inputs, with a `plugin_restarted`
 /// warning (its state is lost).
 final class RunnerInstance: InstanceSide {
-    private let runner: PluginRunner
-    private let component: RegisteredComponent
-    private let context: InstanceContext
+    let runner: PluginRunner
+    let component: RegisteredComponent
+    let context: InstanceContext
     /// The instance in the runner's current process.
-    private var instance: PluginRunner.Instance
+    private(set) var instance: PluginRunner.Instance
     /// What it is created again from when its process restarts.
     private var inputs: [String: GraftValue]
-    /// A render sent with the create: the request's id and the media type it asked for.
-    private var prefetch: (id: UInt32, mediaType: MediaType)?
+    /// A render sent with the create (see `RunnerPrefetch.swift`): the request's id and the media type it asked for.
+    var prefetch: (id: UInt32, mediaType: MediaType)?
     /// Whether a call has been made since the create.
-    private var called = false
+    var called = false
     /// How the render sent with the create failed (its process died or hung;
     /// the instance was created again on a new one): what the first call, if
     /// a render, reports.
-    private var firstRenderFailure: GraftError?
+    var firstRenderFailure: GraftError?
 
-    private init(
+    init(
         runner: PluginRunner, component: RegisteredComponent, context: InstanceContext, instance: PluginRunner.Instance,
         inputs: [String: GraftValue]
     ) {
@@ -42,33 +42,8 @@ final class RunnerInstance: InstanceSide {
     /// A runner's process died, hung or ran out of memory.
     static let runnerFailures: Set<GraftError.Code> = [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit]
 
-    /// Creates the instance in the runner. With `renderingAhead`, when the
-    /// last instance of this component was first rendered (in a media type
-    /// the runner remembers), a render goes in the same write as the create
-    /// and its answer comes with the create's, so the first `render` finds
-    /// it on the way (one round trip saved). If the process dies in either,
-    /// the host cannot tell which: it creates again, alone, and the first
-    /// render reports the failure.
-    static func make(
-        on runner: PluginRunner, component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
-        renderingAhead: Bool
-    ) throws(GraftError) -> RunnerInstance {
-        let ahead = renderingAhead ? runner.firstRender(of: component) : nil
-        do throws(GraftError) {
-            let (instance, prefetchID) = try create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: ahead)
-            let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
-            if let prefetchID, let ahead { side.prefetch = (prefetchID, ahead) }
-            return side
-        } catch where ahead != nil && runnerFailures.contains(error.code) {
-            let (instance, _) = try create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: nil)
-            let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
-            side.firstRenderFailure = error
-            return side
-        }
-    }
-
     /// The create request and its answer; with `renderingAhead`, the id of the render sent behind it.
-    private static func create(
+    static func create(
         on runner: PluginRunner, component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
         renderingAhead: MediaType?
     ) throws(GraftError) -> (PluginRunner.Instance, prefetchID: UInt32?) {
@@ -114,26 +89,7 @@ final class RunnerInstance: InstanceSide {
     ) throws(GraftError) -> PluginRunner.Answer {
         let id = context.instanceID
         let description = "\(what) of \(component.contract.reference) (instance '\(id)')"
-        if !called {
-            called = true
-            runner.noteFirstCall(on: component, rendering: rendering)
-            if let failure = firstRenderFailure {
-                firstRenderFailure = nil
-                if rendering != nil { throw failure }
-            }
-        }
-        if let prefetch {
-            self.prefetch = nil
-            if let rendering, prefetch.mediaType == rendering {
-                do throws(GraftError) {
-                    return try runner.collect(prefetch.id, plugin: component.plugin, what: description, instance: instance)
-                } catch where error.code == .pluginRestarted {
-                    // Its process restarted: asked again below, on a re-created instance.
-                }
-            } else {
-                runner.forget(prefetch.id)
-            }
-        }
+        if let answer = try answerSentAhead(rendering: rendering, description: description) { return answer }
         for attempt in 0..<2 {
             do throws(GraftError) {
                 let instance = self.instance

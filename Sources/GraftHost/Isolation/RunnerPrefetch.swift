@@ -1,9 +1,11 @@
-/// A render sent behind its create (the host's side): the runner remembers,
-/// per component, whether its last instance was first rendered and in what
-/// media type, and a new instance's create then carries that render in the
-/// same write (`RunnerInstance.make`). The child serves both at once and
-/// answers both in one write (`RunnerService.serve`); the first `render`
-/// collects the answer here, or the instance forgets it.
+/// A render sent behind its create, the one shortcut of the runner protocol,
+/// in one place: the runner remembers, per component, whether its last
+/// instance was first rendered and in what media type, and a new instance's
+/// create then carries that render in the same write (`RunnerInstance.make`).
+/// The child serves both at once and answers both in one write (its reader
+/// takes the render along: `ChildChannel.nextIsRenderOfJustCreated`); the
+/// instance's first `render` collects the answer (`answerSentAhead`), any
+/// other first call forgets it.
 extension PluginRunner {
     static let uncollectedLimit = 32
 
@@ -51,5 +53,71 @@ extension PluginRunner {
     /// Learns whether instances of `component` are rendered first (and in what).
     func noteFirstCall(on component: RegisteredComponent, rendering mediaType: MediaType?) {
         lock.withLock { rendersFirst[FirstCallKey(component)] = mediaType }
+    }
+}
+
+extension RunnerInstance {
+    /// Creates the instance in the runner. With `renderingAhead`, when the
+    /// last instance of this component was first rendered (in a media type
+    /// the runner remembers), a render goes in the same write as the create
+    /// and its answer comes with the create's, so the first `render` finds
+    /// it on the way (one round trip saved). If the process dies in either,
+    /// the host cannot tell which: it creates again, alone, and the first
+    /// render reports the failure.
+    static func make(
+        on runner: PluginRunner, component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
+        renderingAhead: Bool
+    ) throws(GraftError) -> RunnerInstance {
+        let ahead = renderingAhead ? runner.firstRender(of: component) : nil
+        do throws(GraftError) {
+            let (instance, prefetchID) = try create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: ahead)
+            let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
+            if let prefetchID, let ahead { side.prefetch = (prefetchID, ahead) }
+            return side
+        } catch where ahead != nil && runnerFailures.contains(error.code) {
+            let (instance, _) = try create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: nil)
+            let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
+            side.firstRenderFailure = error
+            return side
+        }
+    }
+
+    /// The answer to the render sent with the create, when this first call is
+    /// that render (else it is forgotten); nil when it must be asked. A
+    /// failure of the render sent ahead is this render's.
+    func answerSentAhead(rendering: MediaType?, description: String) throws(GraftError) -> PluginRunner.Answer? {
+        if !called {
+            called = true
+            runner.noteFirstCall(on: component, rendering: rendering)
+            if let failure = firstRenderFailure {
+                firstRenderFailure = nil
+                if rendering != nil { throw failure }
+            }
+        }
+        guard let prefetch else { return nil }
+        self.prefetch = nil
+        guard let rendering, prefetch.mediaType == rendering else {
+            runner.forget(prefetch.id)
+            return nil
+        }
+        do throws(GraftError) {
+            return try runner.collect(prefetch.id, plugin: component.plugin, what: description, instance: instance)
+        } catch where error.code == .pluginRestarted {
+            // Its process restarted: asked again, on a re-created instance.
+            return nil
+        }
+    }
+}
+
+extension ChildChannel {
+    /// Whether the next frame has arrived already and is a render of the
+    /// instance just created (`Wire.justCreated`), sent behind its create.
+    var nextIsRenderOfJustCreated: Bool {
+        let available = buffer.count - start
+        guard available >= Wire.headerSize + 4, let header = try? Wire.header(buffer[start..<start + Wire.headerSize]),
+            header.kind == .render, available >= Wire.headerSize + header.length
+        else { return false }
+        var reader = WireReader(Array(buffer[start + Wire.headerSize..<start + Wire.headerSize + 4]))
+        return (try? reader.u32()) == Wire.justCreated
     }
 }
