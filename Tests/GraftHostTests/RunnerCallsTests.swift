@@ -302,3 +302,36 @@ extension RunnerCalls.Kill: Equatable {
         lhs.plugin === rhs.plugin && lhs.error == rhs.error && lhs.culprit == rhs.culprit
     }
 }
+
+/// The runner's one retry policy, case by case.
+@Suite("The runner's retry policy")
+struct RunnerRetryTests {
+    static let crashed = GraftError(.pluginCrashed, "crashed"), timedOut = GraftError(.pluginTimeout, "hung")
+    static let restarted = GraftError(.pluginRestarted, "restarted"), refused = GraftError(.renderFailed, "no")
+
+    @Test("a request is sent again on a new child only when its death was likely another's; about an instance, the instance is re-created")
+    func requests() {
+        func after(_ error: GraftError, attempt: Int = 0, posted: Bool = false, unsent: Bool = false, newChild: Bool = true, instance: Bool = false) -> RunnerRetry {
+            RunnerRetry.after(error, attempt: attempt, in: .request(posted: posted, unsent: unsent, newChild: newChild, aboutInstance: instance))
+        }
+        #expect(after(Self.crashed) == .none)  // its own death
+        #expect(after(Self.crashed, posted: true) == .resend)
+        #expect(after(Self.timedOut, unsent: true) == .resend)
+        #expect(after(Self.restarted) == .resend)  // stopped for another call
+        #expect(after(Self.crashed, posted: true, instance: true) == .recreate)
+        #expect(after(Self.crashed, posted: true, newChild: false) == .none)  // the same child serves on
+        #expect(after(Self.refused, posted: true) == .none)  // the plugin's answer, not a death
+        #expect(after(Self.crashed, attempt: 1, posted: true) == .none)  // never a third time
+    }
+
+    @Test("an instance's call re-creates it once when its child restarted; a create with a render ahead is made again alone")
+    func instances() {
+        #expect(RunnerRetry.after(Self.restarted, attempt: 0, in: .instanceCall) == .recreate)
+        #expect(RunnerRetry.after(Self.restarted, attempt: 1, in: .instanceCall) == .none)
+        #expect(RunnerRetry.after(Self.crashed, attempt: 0, in: .instanceCall) == .none)
+        for death in [Self.crashed, Self.timedOut, GraftError(.pluginMemoryLimit, "full")] {
+            #expect(RunnerRetry.after(death, attempt: 0, in: .createWithRender) == .createAlone)
+        }
+        #expect(RunnerRetry.after(Self.refused, attempt: 0, in: .createWithRender) == .none)
+    }
+}

@@ -143,9 +143,8 @@ final class PluginRunner: @unchecked Sendable {
     ///
     /// A call whose child died with requests posted before it unanswered, or
     /// before it reached the child, or was killed for another call's fault,
-    /// is tried once more on a new child: the death is likely not its own.
-    /// This is the runner's one retry (an instance's own calls are re-created
-    /// on the new child first, by `RunnerInstance`).
+    /// is tried once more on a new child: the death is likely not its own
+    /// (`RunnerRetry`, the one policy every retry follows).
     func call(
         _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance? = nil,
         deadline: Duration? = nil, context: InstanceContext? = nil, then follower: (kind: Wire.Kind, payload: [UInt8])? = nil,
@@ -188,13 +187,14 @@ final class PluginRunner: @unchecked Sendable {
                         throw error
                     }
                 } catch {
-                    let notThisCall = posted || sendFailed || error.code == .pluginRestarted
-                    guard attempt == 0, supervisor.child !== child, notThisCall,
-                        [.pluginCrashed, .pluginMemoryLimit, .pluginTimeout, .pluginRestarted].contains(error.code)
-                    else { throw error }
-                    if instance != nil { throw Self.restarted(plugin, what) }
-                    logger.notice(
-                        "the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
+                    let call = RunnerRetry.Call.request(
+                        posted: posted, unsent: sendFailed, newChild: supervisor.child !== child, aboutInstance: instance != nil)
+                    switch RunnerRetry.after(error, attempt: attempt, in: call) {
+                    case .resend:
+                        logger.notice("the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")
+                    case .recreate: throw Self.restarted(plugin, what)  // its `RunnerInstance` creates it again
+                    case .none, .createAlone: throw error
+                    }
                 }
             }
             throw GraftError(

@@ -39,9 +39,6 @@ final class RunnerInstance: InstanceSide {
         self.inputs = inputs
     }
 
-    /// A runner's process died, hung or ran out of memory.
-    static let runnerFailures: Set<GraftError.Code> = [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit]
-
     /// The create request and its answer; with `renderingAhead`, the id of the render sent behind it.
     static func create(
         on runner: PluginRunner, component: RegisteredComponent, inputs: [String: GraftValue], context: InstanceContext,
@@ -99,7 +96,7 @@ final class RunnerInstance: InstanceSide {
                     payload(&writer)
                 }
                 return answer
-            } catch where error.code == .pluginRestarted && attempt == 0 {
+            } catch where RunnerRetry.after(error, attempt: attempt, in: .instanceCall) == .recreate {
                 (instance, _) = try Self.create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: nil)
                 context.record([GraftWarning(
                     .pluginRestarted,

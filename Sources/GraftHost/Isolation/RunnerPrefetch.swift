@@ -74,7 +74,7 @@ extension RunnerInstance {
             let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
             if let prefetchID, let ahead { side.prefetch = (prefetchID, ahead) }
             return side
-        } catch where ahead != nil && runnerFailures.contains(error.code) {
+        } catch where ahead != nil && RunnerRetry.after(error, attempt: 0, in: .createWithRender) == .createAlone {
             let (instance, _) = try create(on: runner, component: component, inputs: inputs, context: context, renderingAhead: nil)
             let side = RunnerInstance(runner: runner, component: component, context: context, instance: instance, inputs: inputs)
             side.firstRenderFailure = error

@@ -38,7 +38,12 @@ enum RunnerService {
         let settings = Settings(arguments: arguments)
         // Said before the limit is set: the reporter's own stack is allocated here.
         _ = graft_report_peak_on_crash()
+        // A ThreadSanitizer build (Tests/Scripts/tsan.sh defines THREAD_SANITIZER)
+        // reserves terabytes of shadow memory: under an address-space limit its
+        // runtime fails at its next mapping.
+        #if !THREAD_SANITIZER
         if let limit = settings.memoryLimit { _ = graft_limit_address_space(limit) }
+        #endif
         guard ChildChannel.sayHello() else { ChildMain.finish() }
 
         let server = Server(settings: settings, outbox: Outbox(sendingAtOnce: { _ = ChildChannel.send($0) }))
