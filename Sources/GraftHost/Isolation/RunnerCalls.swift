@@ -24,7 +24,9 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
         var rest: WireReader
     }
 
-    struct Request {
+    /// A request and what came for it: a reference, so that the reader
+    /// fills it in place (a hot path: one per call).
+    final class Request {
         let kind: Wire.Kind
         let plugin: Plugin
         let what: String
@@ -41,6 +43,15 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
         var sendFailed = false
 
         var isOpen: Bool { outcome == nil }
+
+        init(kind: Wire.Kind, plugin: Plugin, what: String, context: Context?, until: ContinuousClock.Instant?, deadline: Duration) {
+            self.kind = kind
+            self.plugin = plugin
+            self.what = what
+            self.context = context
+            self.until = until
+            self.deadline = deadline
+        }
     }
 
     /// A child to stop: `error` is what `culprit` fails with (the other
@@ -114,12 +125,12 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
     /// `await` (a follower).
     mutating func add(
         _ kind: Wire.Kind, plugin: Plugin, what: String, context: Context?, deadline: Duration?, payload: [UInt8],
-        into frames: inout [UInt8], now: ContinuousClock.Instant = .now
+        into frames: inout [UInt8], now: ContinuousClock.Instant? = nil
     ) -> UInt32 {
-        frames += takeQueued()
+        if !queued.isEmpty { frames += takeQueued() }
         nextID &+= 1
         requests[nextID] = Request(
-            kind: kind, plugin: plugin, what: what, context: context, until: deadline.map { now + $0 },
+            kind: kind, plugin: plugin, what: what, context: context, until: deadline.map { (now ?? .now) + $0 },
             deadline: deadline ?? .zero)
         frames += Wire.frame(kind, id: nextID, payload: payload)
         return nextID
@@ -127,8 +138,10 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
 
     /// What was posted and not sent yet, now to be sent.
     mutating func takeQueued() -> [UInt8] {
-        defer { queued.removeAll(keepingCapacity: true) }
-        return queued
+        guard !queued.isEmpty else { return [] }
+        let taken = queued
+        queued = []
+        return taken
     }
 
     /// Queues a request whose answer nobody waits for; returns its id.
@@ -142,18 +155,17 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
 
     var hasPosted: Bool { !unanswered.isEmpty }
 
-    mutating func sendFailed(_ id: UInt32) { requests[id]?.sendFailed = true }
+    func sendFailed(_ id: UInt32) { requests[id]?.sendFailed = true }
 
     /// A caller now waits for a follower (`deadline` from now), about `context`;
     /// false if it is not known (its child ended).
-    mutating func await(_ id: UInt32, context: Context?, deadline: Duration, now: ContinuousClock.Instant = .now) -> Bool {
-        guard var request = requests[id] else { return false }
+    func await(_ id: UInt32, context: Context?, deadline: Duration, now: ContinuousClock.Instant = .now) -> Bool {
+        guard let request = requests[id] else { return false }
         request.context = context ?? request.context
         if request.until == nil {
             request.deadline = deadline
             request.until = now + deadline
         }
-        requests[id] = request
         return true
     }
 
@@ -173,7 +185,7 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
     }
 
     /// Fails a request no child can answer any more.
-    mutating func fail(_ id: UInt32, _ error: GraftError) { requests[id]?.outcome = .failure(error) }
+    func fail(_ id: UInt32, _ error: GraftError) { requests[id]?.outcome = .failure(error) }
 
     mutating func attach(_ context: Context?, to number: UInt32) { contexts[number] = context }
 
@@ -190,11 +202,10 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
             else { return .none }
             return .log(error)
         }
-        guard var request = requests[header.id], request.isOpen else {
+        guard let request = requests[header.id], request.isOpen else {
             guard let plugin = requests.values.first?.plugin else { return .none }
             return .kill(Self.abandon(plugin, "answered request \(header.id), which is not in flight"))
         }
-        defer { requests[header.id] = request }
         if header.kind == .failed {
             guard let error = try? reader.childError(path: request.plugin.subjectPath) else {
                 let kill = Self.abandon(request.plugin, "sent an error that does not decode, or carries a code only the host may give")
@@ -237,10 +248,9 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
             return .none
         }
         let event = Event(context: context, name: name, payload: payload, rest: reader)
-        if let (id, _) = requests.first(where: { $0.value.isOpen && $0.value.context === context }) {
-            requests[id]!.eventBytes += bytes
-            requests[id]!.events.append(event)
-            let request = requests[id]!
+        if let (id, request) = requests.first(where: { $0.value.isOpen && $0.value.context === context }) {
+            request.eventBytes += bytes
+            request.events.append(event)
             return request.events.count > Self.eventLimit || request.eventBytes > outputLimit ? flooded(id) : .none
         }
         looseBytes += bytes
@@ -285,7 +295,7 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
         queued = []
         unclaimed = [:]
         unclaimedCount = 0
-        for (id, request) in requests where request.isOpen { requests[id]!.outcome = .failure(failure(id, request)) }
+        for (id, request) in requests where request.isOpen { request.outcome = .failure(failure(id, request)) }
         requests = requests.filter { $0.value.until != nil }
     }
 }
