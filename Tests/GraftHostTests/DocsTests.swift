@@ -92,6 +92,17 @@ struct DocsTests {
         return (walker?.allObjects ?? []).compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
     }
 
+    @Test("no file of the runner and its children (Sources/GraftHost/Isolation) is over 300 lines")
+    func isolationFilesAreSmall() throws {
+        let folder = Fixtures.root.appendingPathComponent("Sources/GraftHost/Isolation")
+        let long = try Self.swiftFiles(under: folder).compactMap { file -> String? in
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count - 1
+            return lines > 300 ? "\(file.lastPathComponent) (\(lines))" : nil
+        }
+        #expect(!Self.swiftFiles(under: folder).isEmpty)
+        #expect(long.isEmpty, "over 300 lines: \(long.sorted().joined(separator: ", "))")
+    }
+
     @Test("the README is a landing page: under 200 lines, none over 200 characters")
     func readmeIsShort() throws {
         let lines = try Self.text("README.md").split(separator: "\n", omittingEmptySubsequences: false)

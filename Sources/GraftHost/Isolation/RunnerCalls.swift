@@ -24,8 +24,7 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
         var rest: WireReader
     }
 
-    /// A request and what came for it: a reference, so that the reader
-    /// fills it in place (a hot path: one per call).
+    /// A request and what came for it: a class, filled in place (one per call).
     final class Request {
         let kind: Wire.Kind
         let plugin: Plugin
@@ -73,8 +72,7 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
         case kill(Kill)
     }
 
-    /// Events one call may bring (and `outputLimit` bytes of them): past
-    /// either, the child is killed.
+    /// Events one call may bring (and `outputLimit` bytes of them): past either, the child is killed.
     static var eventLimit: Int { 1024 }
 
     let outputLimit: Int
