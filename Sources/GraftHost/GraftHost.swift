@@ -80,6 +80,13 @@ public final class GraftHost: Sendable {
 
     /// With `connectRunner`, isolated plugins run where it connects (tests
     /// run them over a `MemoryTransport`, in this process).
+    /// A host whose runner children take frames through a shared-memory
+    /// ring (`ring`, the default) or on their socket alone: `graft bench`
+    /// measures the two side by side.
+    package convenience init(configuration: GraftConfiguration, logger: Logger, runnersUseRing ring: Bool) {
+        self.init(configuration: configuration, logger: logger, connectRunner: ChildProcess.connectRunner(ring: ring))
+    }
+
     init(configuration: GraftConfiguration, logger: Logger, connectRunner: @escaping RunnerConnect) {
         self.connectRunner = connectRunner
         self.configuration = configuration

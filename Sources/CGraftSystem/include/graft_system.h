@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "graft_child.h"
+#include "graft_ring.h"
 #include "graft_tree.h"
 
 /* Registers the process for MEMBARRIER_CMD_PRIVATE_EXPEDITED. Returns 0 on

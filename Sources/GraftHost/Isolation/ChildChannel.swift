@@ -37,14 +37,27 @@ struct ChildChannel {
                     }
                     // Descriptors go to the frames that carry one, in order: one read may hold a render
                     // and, after it, a load with its file's descriptor.
-                    let carries = header.kind == .load || header.kind == .scan || header.kind == .job
-                    let descriptor = carries && !descriptors.isEmpty ? descriptors.removeFirst() : -1
+                    let carries = header.kind == .load || header.kind == .scan || header.kind == .job || header.kind == .ring
+                    var descriptor = carries && !descriptors.isEmpty ? descriptors.removeFirst() : -1
+                    if carries, ring != nil {
+                        // Sent on the socket, with one byte, just before its frame went into the ring.
+                        var byte: UInt8 = 0
+                        guard graft_receive_with_fd(Self.descriptor, &byte, 1, &descriptor) == 1 else { return nil }
+                    }
+                    if header.kind == .ring {
+                        guard ring == nil, adoptRing((header, payload, descriptor)) else { return nil }
+                        continue
+                    }
                     return (header, payload, descriptor)
                 }
             }
             if start > 0 {
                 buffer.removeFirst(start)
                 start = 0
+            }
+            if let ring {
+                guard readRing(ring) else { return nil }
+                continue
             }
             var descriptor: Int32 = -1
             let count = graft_receive_with_fd(Self.descriptor, scratch.baseAddress, scratch.count, &descriptor)
@@ -53,6 +66,48 @@ struct ChildChannel {
             guard count > 0 else { return nil }
         }
     }
+
+    // MARK: The shared-memory ring
+
+    /// The ring frames come through once the host sent one (`Wire.Kind.ring`).
+    private var ring: UnsafeMutablePointer<graft_ring>?
+    private var spin: UInt32 = 0
+
+    /// Waits for bytes in the ring and takes them; false when the host let this child go.
+    private mutating func readRing(_ ring: UnsafeMutablePointer<graft_ring>) -> Bool {
+        while true {
+            let count = graft_ring_take(&ring.pointee.receive, scratch.baseAddress, scratch.count)
+            if count > 0 {
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                return true
+            }
+            guard count == 0, graft_ring_wait(&ring.pointee.receive, graft_ring_closed_flag(ring), -1, spin) == 1 else { return false }
+        }
+    }
+
+    /// The host's `ring` frame: maps its memory file, says so on the socket
+    /// (the last frame there), and from then on reads and sends through it.
+    private mutating func adoptRing(_ request: Request) -> Bool {
+        let mapped = UnsafeMutablePointer<graft_ring>.allocate(capacity: 1)
+        mapped.initialize(to: graft_ring())
+        guard request.descriptor >= 0, graft_ring_attach(request.descriptor, mapped) == 0 else {
+            if request.descriptor >= 0 { close(request.descriptor) }
+            mapped.deallocate()
+            return Self.send(.failed, id: request.header.id, [])
+        }
+        // The mapping stays; the descriptor goes, so that it counts against none of the plugin's quotas.
+        close(request.descriptor)
+        mapped.pointee.fd = -1
+        var reader = WireReader(request.payload)
+        spin = (try? reader.u32()) ?? 0
+        guard Self.send(.ringReady, id: request.header.id, []) else { return false }
+        Self.sending.withLock { Self.sharedRing = mapped }
+        ring = mapped
+        return true
+    }
+
+    /// Where `send` writes once the ring is up. Guarded by `sending`.
+    nonisolated(unsafe) private static var sharedRing: UnsafeMutablePointer<graft_ring>?
 
     /// Sends one frame; false when the host has gone. Frames from several
     /// threads (a plugin may emit from its own) never interleave.
@@ -63,9 +118,12 @@ struct ChildChannel {
     /// Sends whole frames, already framed, and with them `passing` (a descriptor of this process's), if any.
     static func send(_ frame: [UInt8], passing: Int32 = -1) -> Bool {
         sending.withLock {
+            if let ring = sharedRing {
+                return frame.withUnsafeBytes { graft_ring_put(&ring.pointee.send, $0.baseAddress, $0.count, graft_ring_closed_flag(ring)) } == 0
+            }
             // write(2) unless a descriptor goes along: the child ignores SIGPIPE, and its filter lets write
             // pass without looking at it (send is sendto, whose arguments it checks).
-            frame.withUnsafeBytes {
+            return frame.withUnsafeBytes {
                 passing >= 0 ? graft_send_with_fd(descriptor, $0.baseAddress, $0.count, passing) : graft_write_all(descriptor, $0.baseAddress, $0.count)
             } == 0
         }

@@ -15,8 +15,7 @@ extension ChildProcess {
     /// child is gone.
     @discardableResult
     func send(_ kind: Wire.Kind, id: UInt32, payload: [UInt8], descriptor: Int32 = -1) -> Bool {
-        let frame = Wire.frame(kind, id: id, payload: payload)
-        return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
+        send(frame: Wire.frame(kind, id: id, payload: payload), descriptor: descriptor)
     }
 
     /// Sends frames already framed, in one write. False when the child is gone.
@@ -24,7 +23,8 @@ extension ChildProcess {
 
     /// Sends a frame already framed with `descriptor` attached (-1: none). False when the child is gone.
     func send(frame: [UInt8], descriptor: Int32) -> Bool {
-        frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
+        if let ring { return send(frame, descriptor: descriptor, through: ring) }
+        return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
     }
 
     /// The next frame, waiting at most until `deadline`. Lines the child
@@ -39,22 +39,9 @@ extension ChildProcess {
             if droppedOutput > 0 { onOutput("(\(droppedOutput) more bytes of output dropped: more than \(Self.outputLimit) in one call)") }
             if let note = lineRate.takeNote() { onOutput(note) }
         }
+        if let ring { return receive(from: ring, until: deadline, budget: &outputBudget, dropped: &droppedOutput, onOutput: onOutput) }
         while true {
-            if received.count >= Wire.headerSize {
-                let header: Wire.Header
-                do throws(Wire.Violation) {
-                    header = try Wire.header(received[0..<Wire.headerSize])
-                } catch {
-                    return .violation(error.description)
-                }
-                if received.count >= Wire.headerSize + header.length {
-                    let payload = Array(received[Wire.headerSize..<Wire.headerSize + header.length])
-                    received.removeFirst(Wire.headerSize + header.length)
-                    bufferStart += UInt64(Wire.headerSize + header.length)
-                    lastFrameEnd = bufferStart
-                    return .frame(header, payload)
-                }
-            }
+            if let frame = bufferedFrame() { return frame }
             let now = ContinuousClock.now
             guard now < deadline else { return .timedOut }
             // Both the channel and the output pipe, with the deadline as the
@@ -80,6 +67,23 @@ extension ChildProcess {
             flushOutput(onOutput)
             return .closed
         }
+    }
+
+    /// The first whole frame of what was received, taken; nil when none is whole yet.
+    func bufferedFrame() -> Received? {
+        guard received.count >= Wire.headerSize else { return nil }
+        let header: Wire.Header
+        do throws(Wire.Violation) {
+            header = try Wire.header(received[0..<Wire.headerSize])
+        } catch {
+            return .violation(error.description)
+        }
+        guard received.count >= Wire.headerSize + header.length else { return nil }
+        let payload = Array(received[Wire.headerSize..<Wire.headerSize + header.length])
+        received.removeFirst(Wire.headerSize + header.length)
+        bufferStart += UInt64(Wire.headerSize + header.length)
+        lastFrameEnd = bufferStart
+        return .frame(header, payload)
     }
 
     /// Output kept per `receive`, in bytes.
@@ -112,7 +116,7 @@ extension ChildProcess {
 
     /// One read of the output pipe (at most `scratch`'s 64 KiB), its whole
     /// lines passed on while `budget` lasts.
-    private func drainOnce(_ onOutput: (String) -> Void, budget: inout Int, dropped: inout Int) {
+    func drainOnce(_ onOutput: (String) -> Void, budget: inout Int, dropped: inout Int) {
         let count = read(output, scratch.baseAddress, scratch.count)
         guard count > 0 else { return }
         let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<count])
@@ -143,7 +147,7 @@ extension ChildProcess {
         if pendingOutput.count > 64 * 1024 { flushOutput(onOutput) }
     }
 
-    private func flushOutput(_ onOutput: (String) -> Void) {
+    func flushOutput(_ onOutput: (String) -> Void) {
         if !pendingOutput.isEmpty { onOutput(String(decoding: pendingOutput, as: UTF8.self).escapingControls) }
         pendingOutput.removeAll()
     }

@@ -16,6 +16,7 @@ extension ChildProcess {
     package func stop() -> Termination {
         if let reaped { return reaped }
         Glibc.kill(pid, SIGKILL)
+        ring?.markGone()
         return reap(blocking: true)!
     }
 
@@ -25,6 +26,7 @@ extension ChildProcess {
     package func finish(grace: Duration = .milliseconds(200)) -> Termination {
         if let reaped { return reaped }
         shutdown(channel, Int32(SHUT_WR))
+        ring?.letGo()
         return reap(within: grace, polling: 1000)
     }
 

@@ -88,6 +88,7 @@ extension ChildProcess {
     private func streamPosition() -> UInt64 {
         positionLock.lock()
         defer { positionLock.unlock() }
+        if let ring { return consumed + ringWaiting(ring) }
         var waiting: Int32 = 0
         _ = ioctl(channel, UInt(FIONREAD), &waiting)
         return consumed + UInt64(max(waiting, 0))

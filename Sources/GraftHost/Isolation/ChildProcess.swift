@@ -46,6 +46,8 @@ package final class ChildProcess: @unchecked Sendable {
     var sandboxStatus: ChildSandbox.Status?
     /// The host's side of the child's seccomp filter, once the hello brought its listener.
     var sandboxWatch: SandboxWatch?
+    /// The shared-memory ring frames travel through, once the child took it (`startRing`).
+    var ring: ChildRing?
     /// Bytes taken from the channel so far (`streamPosition`). Guarded by
     /// `positionLock`, which is never held across a blocking call.
     let positionLock = Lock()
@@ -239,6 +241,7 @@ package final class ChildProcess: @unchecked Sendable {
     func finishInBackground() {
         guard reaped == nil else { return }
         shutdown(channel, Int32(SHUT_WR))
+        ring?.letGo()
         startThread(named: "graft.reap") { _ = self.finish() }
     }
 

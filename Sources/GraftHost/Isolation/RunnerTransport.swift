@@ -66,10 +66,22 @@ struct RunnerStart {
 typealias RunnerConnect = @Sendable (RunnerStart, Logger) throws(GraftError) -> any RunnerTransport
 
 extension ChildProcess {
-    /// A `graft-child serve` process, once it said hello.
-    static let connectRunner: RunnerConnect = { start, logger throws(GraftError) in
-        try ChildProcess.startGraftChild(
-            executable: start.executable, arguments: start.arguments, environment: start.environment,
-            sandbox: start.sandbox, logger: logger, onOutput: { logger.notice("runner: \($0)") })
+    /// A `graft-child serve` process, once it said hello, its calls through
+    /// a shared-memory ring where the kernel gives one.
+    static let connectRunner: RunnerConnect = connectRunner(ring: true)
+
+    /// The same, with `ring` false: every frame on the socket (the bench
+    /// measures both).
+    static func connectRunner(ring: Bool) -> RunnerConnect {
+        { start, logger throws(GraftError) in
+            let onOutput = { (line: String) in logger.notice("runner: \(line)") }
+            let child = try ChildProcess.startGraftChild(
+                executable: start.executable, arguments: start.arguments, environment: start.environment,
+                sandbox: start.sandbox, logger: logger, onOutput: onOutput)
+            if ring, try !child.startRing(spin: ChildRing.machineSpin, onOutput: onOutput) {
+                logger.debug("runner: no shared-memory ring; frames go through the socket")
+            }
+            return child
+        }
     }
 }

@@ -94,6 +94,13 @@ enum Wire {
         case jobStep = 41
         /// child → host: the answer; the child then ends.
         case jobDone = 42
+
+        // The shared-memory path (`ChildRing`), on the socket right after the hello.
+        /// host → child, with a memory file's descriptor: from now on, frames
+        /// travel through the ring it holds; the payload is the child's spin (u32 ns).
+        case ring = 50
+        /// child → host, the last frame on the socket: the ring is mapped.
+        case ringReady = 51
     }
 
     struct Header: Sendable, Equatable {

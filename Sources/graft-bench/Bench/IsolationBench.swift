@@ -103,11 +103,11 @@ enum IsolationBench {
         }
         let pingPong = try compilePingPong(into: folder)
         let cache = folder.appendingPathComponent("isolation-cache").path
-        func host(_ isolation: Isolation) -> GraftHost {
+        func host(_ isolation: Isolation, ring: Bool = true) -> GraftHost {
             GraftHost(
                 configuration: GraftConfiguration(
                     searchPath: SearchPath(folders: [plugins.path]), cacheFolder: cache, isolation: isolation),
-                logger: quietLogger)
+                logger: quietLogger, runnersUseRing: ring)
         }
 
         let isolated = host(.perPlugin)
@@ -116,6 +116,12 @@ enum IsolationBench {
         _ = try echo.render()
         let hasLuhn = (try? isolated.validate("luhn", value: "4111111111111111").isValid) == true
         let echoChild = try isolatedChildPID(of: echo)
+        // The same calls with every frame on the socket: the ring's baseline, measured beside it.
+        let socketHost = host(.perPlugin, ring: false)
+        socketHost.loadPlugins()
+        let socketEcho = try socketHost.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+        _ = try socketEcho.render()
+        let socketChild = try isolatedChildPID(of: socketEcho)
 
         // Frame sizes of the calls timed (header + payload), so the floor carries the same bytes.
         let renderRequest = 16 + 4 + 4 + "text/plain".utf8.count, renderReply = 16 + (4 + 10) + (4 + 7) + 4
@@ -134,20 +140,23 @@ enum IsolationBench {
             let renderFloor = try PingPong(executable: pingPong, requestSize: renderRequest, replySize: renderReply)
             let validateFloor = try PingPong(executable: pingPong, requestSize: validateRequest, replySize: validateReply)
             if childCPU >= 0 {
-                for pid in [renderFloor.pid, validateFloor.pid, echoChild] + ((try? luhnChildPID(isolated)).map { [$0] } ?? []) {
+                for pid in [renderFloor.pid, validateFloor.pid, echoChild, socketChild] + ((try? luhnChildPID(isolated)).map { [$0] } ?? []) {
                     _ = graft_pin_to_cpu(pid, Int32(childCPU))
+                }
+            }
+            func cycle(_ host: GraftHost) {
+                if let instance = try? host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"]) {
+                    _ = try? instance.render()
+                    instance.interact("say")
+                    instance.close()
                 }
             }
             var bodies: [(Int) -> Void] = [
                 { _ in renderFloor.roundTrip() },
                 { _ in _ = try? echo.render() },
-                { _ in
-                    if let instance = try? isolated.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"]) {
-                        _ = try? instance.render()
-                        instance.interact("say")
-                        instance.close()
-                    }
-                },
+                { _ in cycle(isolated) },
+                { _ in _ = try? socketEcho.render() },
+                { _ in cycle(socketHost) },
             ]
             if hasLuhn {
                 bodies += [{ _ in validateFloor.roundTrip() }, { _ in _ = try? isolated.validate("luhn", value: "4111111111111111") }]
@@ -158,11 +167,16 @@ enum IsolationBench {
             part.figure("\(label)_pingpong_p50_us", floor.p50 / 1000, "µs (p99 \(format(p99s[0] / 1000)))")
             part.figure("\(label)_render_p50_us", render.p50 / 1000, "µs (p99 \(format(p99s[1] / 1000)))")
             part.figure("\(label)_cycle_p50_us", cycle.p50 / 1000, "µs (create+render+emit+destroy; p99 \(format(p99s[2] / 1000)))")
+            let socketRender = samples[3], socketCycle = samples[4]
+            part.figure("\(label)_socket_render_p50_us", socketRender.p50 / 1000, "µs (every frame on the socket; p99 \(format(p99s[3] / 1000)))")
+            part.figure("\(label)_socket_cycle_p50_us", socketCycle.p50 / 1000, "µs (every frame on the socket; p99 \(format(p99s[4] / 1000)))")
             part.ratio("\(placement): render / ping-pong (p50)", render.p50 / floor.p50)
             part.ratio("\(placement): cycle / ping-pong (p50)", cycle.p50 / floor.p50)
+            part.ratio("\(placement): render, socket only / ping-pong (p50)", socketRender.p50 / floor.p50)
+            part.ratio("\(placement): cycle, socket only / ping-pong (p50)", socketCycle.p50 / floor.p50)
             if hasLuhn {
-                let validateFloorSample = samples[3], validate = samples[4]
-                part.figure("\(label)_validate_p50_us", validate.p50 / 1000, "µs (luhn; p99 \(format(p99s[4] / 1000)))")
+                let validateFloorSample = samples[5], validate = samples[6]
+                part.figure("\(label)_validate_p50_us", validate.p50 / 1000, "µs (luhn; p99 \(format(p99s[6] / 1000)))")
                 part.ratio("\(placement): validator / ping-pong (p50)", validate.p50 / validateFloorSample.p50)
             }
         }
