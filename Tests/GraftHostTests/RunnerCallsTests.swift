@@ -292,8 +292,11 @@ struct RunnerCallsTests {
         }
         let violation = calls.violation("bad magic")
         #expect(violation == nil)  // with no request in flight, nobody is blamed
-        _ = send(&calls)
+        let served = send(&calls)
         #expect(calls.violation("bad magic")?.error.message.contains("broke the protocol (bad magic)") == true)
+        #expect(calls.violation("bad magic")?.culprit == served.id)  // the one call in flight fails with the reason
+        _ = send(&calls)
+        #expect(calls.violation("bad magic")?.culprit == nil)  // with two, the child may have been serving either
     }
 }
 

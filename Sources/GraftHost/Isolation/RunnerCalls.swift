@@ -11,10 +11,7 @@
 /// write, and a follower (a render sent behind its create) is answered into
 /// its entry until a caller collects it.
 struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
-    struct Answer {
-        var kind: Wire.Kind
-        var reader: WireReader
-    }
+    struct Answer { var kind: Wire.Kind; var reader: WireReader }
 
     /// An event an instance emitted; its warnings are still in `rest`.
     struct Event {
@@ -282,7 +279,9 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
 
     /// The child broke the frame format.
     func violation(_ reason: String) -> Kill? {
-        requests.values.first.map { Self.abandon($0.plugin, "broke the protocol (\(reason))") }
+        guard let (id, request) = requests.first else { return nil }
+        // With one call in flight, the child was serving it: it fails with the reason, not as a bystander.
+        return Kill(plugin: request.plugin, error: Self.abandon(request.plugin, "broke the protocol (\(reason))").error, culprit: requests.count == 1 ? id : nil)
     }
 
     /// The child is gone: every request open fails with `failure(request)`,

@@ -68,6 +68,9 @@
 //    or "data:8192" for $GRAFT_DATA_DIR); res_many_files, res_fds, res_threads (a count); res_spin (CPU ms);
 //    res_alloc, res_memfd (MiB); res_hold_open ("data:N": N files opened 400 ms apart, held, then filled).
 //    No target: res_modes, res_fifo, res_immutable, res_spin_after.
+// 8. The runner's shared-memory ring (found by its name in /proc/self/maps; the layout of graft_ring.c):
+//    ring_tail (a position past the ring's end), ring_bell (the host's bell rung with nothing behind it),
+//    ring_garbage (bytes that are no frame), ring_socket (a byte on the socket the ring replaced). No target.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -107,6 +110,8 @@
 #include <sys/ipc.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <sys/mount.h>
 #include <sys/msg.h>
 #include <sys/personality.h>
@@ -1598,6 +1603,50 @@ static void *sleep_briefly(void *unused) {
     return NULL;
 }
 
+
+/* The runner's ring, as graft_ring.c lays it out: a 128-byte header, the host's control block (256 bytes), then the
+ * child's, whose tail (+0) and data bell (+128) the host reads; the bytes to the host follow the bytes to the child,
+ * from 4096 on. Each act breaks one rule the host must hold a child to, and then waits to be killed. */
+static int ring_act(const char *act, char *detail, size_t size) {
+    if (strcmp(act, "socket") == 0) {
+        if (write(3, "x", 1) != 1) return -1;
+        usleep(2000000);
+        snprintf(detail, size, "not killed");
+        return 0;
+    }
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return -1;
+    char line[512];
+    unsigned long start = 0, end = 0;
+    while (fgets(line, sizeof line, maps))
+        if (strstr(line, "memfd:graft-ring") && sscanf(line, "%lx-%lx", &start, &end) == 2) break;
+    fclose(maps);
+    if (!start) {
+        errno = ENOENT;
+        return -1;
+    }
+    unsigned char *base = (unsigned char *)start;
+    uint64_t capacity = *(uint64_t *)(base + 8);
+    _Atomic uint64_t *tail = (_Atomic uint64_t *)(base + 128 + 256);
+    _Atomic uint32_t *bell = (_Atomic uint32_t *)(base + 128 + 256 + 128);
+    if (strcmp(act, "tail") == 0) {
+        atomic_store(tail, atomic_load(tail) + capacity * 4);
+    } else if (strcmp(act, "garbage") == 0) {
+        uint64_t at = atomic_load(tail);
+        unsigned char *bytes = base + 4096 + capacity;
+        for (int index = 0; index < 64; index++) bytes[(at + index) & (capacity - 1)] = (unsigned char)(0xA5 ^ index);
+        atomic_store(tail, at + 64);
+    }
+    long rings = strcmp(act, "bell") == 0 ? 2000000 : 1;
+    for (long turn = 0; turn < rings; turn++) {
+        atomic_fetch_add(bell, 1);
+        syscall(SYS_futex, bell, FUTEX_WAKE, 1, NULL, NULL, 0);
+    }
+    usleep(2000000);
+    snprintf(detail, size, "not killed");
+    return 0;
+}
+
 static int perform_resources(const char *act, const char *target, char *detail, size_t size) {
     char path[PATH_MAX];
     long count = atol(strchr(target, ':') ? strchr(target, ':') + 1 : target);
@@ -1706,6 +1755,8 @@ static int perform_resources(const char *act, const char *target, char *detail, 
         free(memory);
         snprintf(detail, size, "%ld MiB", count);
         return 0;
+    } else if (strncmp(act, "ring_", 5) == 0) {
+        return ring_act(act + 5, detail, size);
     } else if (IS("res_memfd")) {
         /* `target` MiB in a memfd, allocated and kept (the descriptor stays open): memory no address-space limit
          * counts, since it is never mapped. */
