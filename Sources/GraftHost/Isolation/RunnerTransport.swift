@@ -67,8 +67,9 @@ typealias RunnerConnect = @Sendable (RunnerStart, Logger) throws(GraftError) -> 
 
 extension ChildProcess {
     /// A `graft-child serve` process, once it said hello, its calls through
-    /// a shared-memory ring where the kernel gives one.
-    static let connectRunner: RunnerConnect = connectRunner(ring: true)
+    /// a shared-memory ring where the kernel gives one. `GRAFT_RUNNER_RING=0`
+    /// in the host's environment keeps every frame on the socket.
+    static let connectRunner: RunnerConnect = connectRunner(ring: getenv("GRAFT_RUNNER_RING").map { String(cString: $0) } != "0")
 
     /// The same, with `ring` false: every frame on the socket (the bench
     /// measures both).

@@ -35,8 +35,10 @@ enum ServerBench {
         var isolated: Bool
         var trouble: Trouble
         var clients: Int
+        /// Isolated with every frame on the socket (`GRAFT_RUNNER_RING=0`): the ring's baseline.
+        var socketOnly = false
         var name: String {
-            "\(isolated ? "isolated" : "in_process")\(trouble == .none ? "" : "_\(trouble.rawValue)")_\(clients)"
+            "\(isolated ? (socketOnly ? "isolated_socket" : "isolated") : "in_process")\(trouble == .none ? "" : "_\(trouble.rawValue)")_\(clients)"
         }
     }
 
@@ -75,21 +77,26 @@ enum ServerBench {
         defer { inProcess.stop() }
         let isolated = try Server(executable: executable, plugins: plugins, flow: flow, inProcess: false, folder: root)
         defer { isolated.stop() }
+        let socketOnly = try Server(executable: executable, plugins: plugins, flow: flow, inProcess: false, folder: root, ring: false)
+        defer { socketOnly.stop() }
+        func server(_ configuration: Configuration) -> Server {
+            configuration.isolated ? (configuration.socketOnly ? socketOnly : isolated) : inProcess
+        }
 
         var configurations: [Configuration] = []
         for clients in clientCounts {
             configurations.append(Configuration(isolated: false, trouble: .none, clients: clients))
             for trouble in Trouble.allCases { configurations.append(Configuration(isolated: true, trouble: trouble, clients: clients)) }
+            configurations.append(Configuration(isolated: true, trouble: .none, clients: clients, socketOnly: true))
         }
         var samples: [Configuration: [Sample]] = [:]
         // One short round first, untimed: the servers' caches, the children's starts.
         for configuration in configurations where configuration.trouble == .none && configuration.clients == 2 {
-            _ = try drive(configuration.isolated ? isolated : inProcess, configuration, seconds: 0.3)
+            _ = try drive(server(configuration), configuration, seconds: 0.3)
         }
         for _ in 0..<rounds {
             for configuration in configurations {
-                let server = configuration.isolated ? isolated : inProcess
-                samples[configuration, default: []].append(try drive(server, configuration, seconds: seconds))
+                samples[configuration, default: []].append(try drive(server(configuration), configuration, seconds: seconds))
             }
         }
 
@@ -109,6 +116,12 @@ enum ServerBench {
             median(plain(true, 8)) { $0.throughput } / median(plain(false, 8)) { $0.throughput })
         part.ratio(
             "isolated, 2 clients / 1 (req/s)", median(plain(true, 2)) { $0.throughput } / median(plain(true, 1)) { $0.throughput })
+        let socket = { (clients: Int) in Configuration(isolated: true, trouble: .none, clients: clients, socketOnly: true) }
+        part.ratio(
+            "isolated, socket only / in process, 8 clients (req/s)",
+            median(socket(8)) { $0.throughput } / median(plain(false, 8)) { $0.throughput })
+        part.ratio(
+            "isolated, socket only, 2 clients / 1 (req/s)", median(socket(2)) { $0.throughput } / median(socket(1)) { $0.throughput })
         part.ratio("in process, 2 clients / 1 (req/s)", median(plain(false, 2)) { $0.throughput } / median(plain(false, 1)) { $0.throughput })
         for trouble in [Trouble.hang, .crash] {
             let troubled = Configuration(isolated: true, trouble: trouble, clients: 8)
@@ -141,7 +154,7 @@ enum ServerBench {
         let port: UInt16
         let socketFolder: URL
 
-        init(executable: String, plugins: [String], flow: String, inProcess: Bool, folder: URL) throws {
+        init(executable: String, plugins: [String], flow: String, inProcess: Bool, folder: URL, ring: Bool = true) throws {
             // A socket's path must fit in 108 bytes: a short folder of its own in /tmp, whatever TMPDIR is.
             let socketFolder = URL(fileURLWithPath: "/tmp/graft-bench-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -157,7 +170,9 @@ enum ServerBench {
             guard graft_pipe_cloexec(&ends) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
             let started: pid_t
             do {
-                started = try BenchProcess.start(executable, arguments, output: ends[1])
+                var environment = ProcessInfo.processInfo.environment
+                environment["GRAFT_RUNNER_RING"] = ring ? "1" : "0"
+                started = try BenchProcess.start(executable, arguments, environment: environment, output: ends[1])
             } catch {
                 close(ends[0])
                 close(ends[1])
