@@ -145,28 +145,48 @@ long graft_ring_take(graft_ring_end *end, void *into, size_t max) {
     return (long)count;
 }
 
-/* Spins while bytes and alerts are absent, up to spin_ns, unless the other
- * side last ran on this CPU (then spinning only keeps it from running).
- * Returns 1 when something came. */
-static int spin_for(const graft_ring_end *end, const volatile uint32_t *alerts, uint32_t spin_ns, int32_t other_cpu) {
-    if (spin_ns == 0) return 0;
+/* Spins while bytes and alerts are absent, within the end's budget, unless
+ * the other side last ran on this CPU (then spinning only keeps it from
+ * running). */
+static void spin_for(graft_ring_end *end, const volatile uint32_t *alerts, int64_t started, int32_t other_cpu) {
+    if (end->spin_budget < 500) return;
     int here = sched_getcpu();
-    if (here >= 0 && here == other_cpu) return 0;
-    int64_t until = now_ns() + spin_ns;
+    if (here >= 0 && here == other_cpu) return;
+    int64_t until = started + end->spin_budget;
     for (unsigned turn = 1;; turn++) {
-        if (graft_ring_waiting(end) != 0 || __atomic_load_n(alerts, __ATOMIC_ACQUIRE)) return 1;
+        if (graft_ring_waiting(end) != 0 || __atomic_load_n(alerts, __ATOMIC_ACQUIRE)) return;
         cpu_relax();
-        if ((turn & 63) == 0 && now_ns() >= until) return 0;
+        if ((turn & 63) == 0 && now_ns() >= until) return;
+    }
+}
+
+/* After a wait that found bytes `waited` ns after it began: the budget
+ * follows twice the waits a spin could have covered, and halves after each
+ * that it could not (a busy machine, or a call that takes longer), so that
+ * spins stop where they do not pay. */
+static void adapt_spin(graft_ring_end *end, int64_t waited, uint32_t spin_ns) {
+    if (spin_ns == 0) {
+        end->spin_budget = 0;
+    } else if (waited <= (int64_t)spin_ns) {
+        uint64_t target = 2 * (uint64_t)waited + 1000;
+        uint64_t budget = ((uint64_t)end->spin_budget * 3 + (target < spin_ns ? target : spin_ns)) / 4;
+        end->spin_budget = (uint32_t)budget;
+    } else {
+        end->spin_budget /= 2;
     }
 }
 
 int graft_ring_wait(graft_ring_end *end, const volatile uint32_t *alerts, int64_t deadline_ns, uint32_t spin_ns) {
     graft_ring_control *control = end->control;
-    spin_for(end, alerts, spin_ns, __atomic_load_n(&control->writer_cpu, __ATOMIC_RELAXED));
+    int64_t started = now_ns();
+    spin_for(end, alerts, started, __atomic_load_n(&control->writer_cpu, __ATOMIC_RELAXED));
     for (;;) {
         long waiting = graft_ring_waiting(end);
         if (waiting < 0) return -1;
-        if (waiting > 0) return 1;
+        if (waiting > 0) {
+            adapt_spin(end, now_ns() - started, spin_ns);
+            return 1;
+        }
         if (__atomic_load_n(alerts, __ATOMIC_ACQUIRE)) return 2;
         struct timespec timeout, *limit = NULL;
         if (deadline_ns >= 0) {

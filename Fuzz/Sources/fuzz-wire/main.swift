@@ -33,15 +33,22 @@ public func fuzzWire(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     _ = calls.add(.render, plugin: subject, what: "follower", context: nil, deadline: nil, payload: [], into: &sent)
     calls.post(.destroy, payload: [1, 0, 0, 0])
 
-    var offset = 0
-    while bytes.count - offset >= Wire.headerSize {
-        guard let header = try? Wire.header(bytes[offset..<offset + Wire.headerSize]),
-            bytes.count - offset - Wire.headerSize >= header.length
-        else { break }
-        let payload = Array(bytes[offset + Wire.headerSize..<offset + Wire.headerSize + header.length])
-        offset += Wire.headerSize + header.length
+    // The frames, split by the readers' one splitter; fed in reads of any size, it must find the same frames.
+    var whole = WireFrames()
+    whole.append(bytes)
+    var frames: [(header: Wire.Header, payload: [UInt8])] = []
+    while let frame = try? whole.next() { frames.append(frame) }
+    var pieces = WireFrames(), again: [(header: Wire.Header, payload: [UInt8])] = []
+    let step = Int(bytes.first ?? 1) % 37 + 1
+    for start in stride(from: 0, to: bytes.count, by: step) {
+        pieces.append(Array(bytes[start..<min(start + step, bytes.count)]))
+        while let frame = try? pieces.next() { again.append(frame) }
+    }
+    precondition(again.count == frames.count && zip(again, frames).allSatisfy { $0.header == $1.header && $0.payload == $1.payload })
+    precondition(pieces.taken == whole.taken)
+    for (header, payload) in frames {
         if case .kill = calls.received(header, payload) { calls.end { _, _ in GraftError(.pluginCrashed, "killed") } }
-        readEverything(payload)
+        readEverything(payload[...])
     }
     _ = calls.overdue(now: .now + .seconds(2))
     readEverything(bytes[...])

@@ -25,6 +25,8 @@ typedef struct {
     uint64_t position;
     /* Empty wake-ups in a row: a bell rung with nothing behind it. */
     uint32_t empty_wakes;
+    /* How long the next wait may spin (ns): see `graft_ring_wait`. */
+    uint32_t spin_budget;
 } graft_ring_end;
 
 /* Both directions, mapped. `send` is written by this side, `receive` read. */
@@ -57,8 +59,11 @@ long graft_ring_take(graft_ring_end *end, void *into, size_t max);
 long graft_ring_waiting(const graft_ring_end *end);
 
 /* Reader: waits until bytes wait, `*alerts` is not 0, or `deadline_ns`
- * (CLOCK_MONOTONIC; < 0: none) passes. Spins up to `spin_ns` first, while
- * the writer last ran on another CPU than this thread. Returns 1 (bytes
+ * (CLOCK_MONOTONIC; < 0: none) passes. Spins first, while the writer last
+ * ran on another CPU than this thread, for the end's budget: it follows
+ * twice the recent waits up to `spin_ns` (0: never spin), and halves after
+ * each wait longer than that, so that a busy machine or slow calls soon
+ * stop paying for spins. Returns 1 (bytes
  * wait), 2 (an alert), 0 (the deadline), -1 (a broken position) or -2 (the
  * bell rang more than 10000 times in a row with nothing to read). */
 int graft_ring_wait(graft_ring_end *end, const volatile uint32_t *alerts, int64_t deadline_ns, uint32_t spin_ns);

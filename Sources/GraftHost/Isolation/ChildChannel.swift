@@ -10,9 +10,8 @@ import Glibc
 /// and the runner; the host's end is `ChildProcess`.
 struct ChildChannel {
     static let descriptor: Int32 = 3
-    /// What was read and not taken yet, from `start` (read by `nextIsRenderOfJustCreated`).
-    private(set) var buffer: [UInt8] = []
-    private(set) var start = 0
+    /// What was read and not taken yet (peeked at by `nextIsRenderOfJustCreated`).
+    private(set) var frames = WireFrames()
     private var descriptors: [Int32] = []
     /// Where each read lands before its bytes join `buffer`: allocated once,
     /// for the life of the child.
@@ -24,36 +23,27 @@ struct ChildChannel {
     /// The next frame, or nil when the host has gone or broke the protocol.
     mutating func next() -> Request? {
         while true {
-            let available = buffer.count - start
-            if available >= Wire.headerSize {
-                guard let header = try? Wire.header(buffer[start..<start + Wire.headerSize]) else { return nil }
-                if available >= Wire.headerSize + header.length {
-                    let payloadStart = start + Wire.headerSize
-                    let payload = Array(buffer[payloadStart..<payloadStart + header.length])
-                    start = payloadStart + header.length
-                    if start == buffer.count {
-                        buffer.removeAll(keepingCapacity: true)
-                        start = 0
-                    }
-                    // Descriptors go to the frames that carry one, in order: one read may hold a render
-                    // and, after it, a load with its file's descriptor.
-                    let carries = header.kind == .load || header.kind == .scan || header.kind == .job || header.kind == .ring
-                    var descriptor = carries && !descriptors.isEmpty ? descriptors.removeFirst() : -1
-                    if carries, ring != nil {
-                        // Sent on the socket, with one byte, just before its frame went into the ring.
-                        var byte: UInt8 = 0
-                        guard graft_receive_with_fd(Self.descriptor, &byte, 1, &descriptor) == 1 else { return nil }
-                    }
-                    if header.kind == .ring {
-                        guard ring == nil, adoptRing((header, payload, descriptor)) else { return nil }
-                        continue
-                    }
-                    return (header, payload, descriptor)
-                }
+            let frame: (header: Wire.Header, payload: [UInt8])?
+            do throws(Wire.Violation) {
+                frame = try frames.next()
+            } catch {
+                return nil
             }
-            if start > 0 {
-                buffer.removeFirst(start)
-                start = 0
+            if let (header, payload) = frame {
+                // Descriptors go to the frames that carry one, in order: one read may hold a render
+                // and, after it, a load with its file's descriptor.
+                let carries = header.kind == .load || header.kind == .scan || header.kind == .job || header.kind == .ring
+                var descriptor = carries && !descriptors.isEmpty ? descriptors.removeFirst() : -1
+                if carries, ring != nil {
+                    // Sent on the socket, with one byte, just before its frame went into the ring.
+                    var byte: UInt8 = 0
+                    guard graft_receive_with_fd(Self.descriptor, &byte, 1, &descriptor) == 1 else { return nil }
+                }
+                if header.kind == .ring {
+                    guard ring == nil, adoptRing((header, payload, descriptor)) else { return nil }
+                    continue
+                }
+                return (header, payload, descriptor)
             }
             if let ring {
                 guard readRing(ring) else { return nil }
@@ -62,7 +52,7 @@ struct ChildChannel {
             var descriptor: Int32 = -1
             let count = graft_receive_with_fd(Self.descriptor, scratch.baseAddress, scratch.count, &descriptor)
             if descriptor >= 0 { descriptors.append(descriptor) }
-            if count > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count])) }
+            if count > 0 { frames.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count])) }
             guard count > 0 else { return nil }
         }
     }
@@ -78,7 +68,7 @@ struct ChildChannel {
         while true {
             let count = graft_ring_take(&ring.pointee.receive, scratch.baseAddress, scratch.count)
             if count > 0 {
-                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+                frames.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
                 return true
             }
             guard count == 0, graft_ring_wait(&ring.pointee.receive, graft_ring_closed_flag(ring), -1, spin) == 1 else { return false }
@@ -100,6 +90,7 @@ struct ChildChannel {
         mapped.pointee.fd = -1
         var reader = WireReader(request.payload)
         spin = (try? reader.u32()) ?? 0
+        mapped.pointee.receive.spin_budget = spin
         guard Self.send(.ringReady, id: request.header.id, []) else { return false }
         Self.sending.withLock { Self.sharedRing = mapped }
         ring = mapped

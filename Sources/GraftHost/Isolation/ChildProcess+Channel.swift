@@ -71,19 +71,11 @@ extension ChildProcess {
 
     /// The first whole frame of what was received, taken; nil when none is whole yet.
     func bufferedFrame() -> Received? {
-        guard received.count >= Wire.headerSize else { return nil }
-        let header: Wire.Header
         do throws(Wire.Violation) {
-            header = try Wire.header(received[0..<Wire.headerSize])
+            return try frames.next().map { .frame($0.header, $0.payload) }
         } catch {
             return .violation(error.description)
         }
-        guard received.count >= Wire.headerSize + header.length else { return nil }
-        let payload = Array(received[Wire.headerSize..<Wire.headerSize + header.length])
-        received.removeFirst(Wire.headerSize + header.length)
-        bufferStart += UInt64(Wire.headerSize + header.length)
-        lastFrameEnd = bufferStart
-        return .frame(header, payload)
     }
 
     /// Output kept per `receive`, in bytes.
@@ -108,7 +100,7 @@ extension ChildProcess {
             count = recv(channel, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
         }
         if count > 0 {
-            received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+            frames.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
             consumed += UInt64(count)
         }
         return count

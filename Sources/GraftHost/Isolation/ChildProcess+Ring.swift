@@ -93,14 +93,14 @@ extension ChildProcess {
         return nil
     }
 
-    /// Copies what waits in the ring into `received` (never parsed in place:
+    /// Copies what waits in the ring into `frames` (never parsed in place:
     /// the child can rewrite it at any time). The count, 0, or -1 when broken.
     private func take(from ring: ChildRing) -> Int {
         positionLock.lock()
         defer { positionLock.unlock() }
         let count = graft_ring_take(&ring.ring.pointee.receive, scratch.baseAddress, scratch.count)
         if count > 0 {
-            received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+            frames.append(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
             consumed += UInt64(count)
         }
         return count

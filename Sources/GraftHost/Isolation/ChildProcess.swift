@@ -34,7 +34,8 @@ package final class ChildProcess: @unchecked Sendable {
     /// is seen dead at once, even when a process it left behind still holds
     /// its socket.
     var exited: Int32 = -1
-    var received: [UInt8] = []
+    /// What was received and not yet taken as frames.
+    var frames = WireFrames()
     var pendingOutput: [UInt8] = []
     var reaped: Termination?
     /// The sandbox asked for, its policy with the child's private folder added.
@@ -52,10 +53,8 @@ package final class ChildProcess: @unchecked Sendable {
     /// `positionLock`, which is never held across a blocking call.
     let positionLock = Lock()
     var consumed: UInt64 = 0
-    /// Where in the channel's stream `received` starts, and where the last
-    /// frame `receive` returned ended.
-    var bufferStart: UInt64 = 0
-    var lastFrameEnd: UInt64 = 0
+    /// Where the last frame `receive` returned ended in the channel's stream.
+    var lastFrameEnd: UInt64 { frames.taken }
     /// The lines of output passed on a second, whatever the calls (see `LineRate`).
     var lineRate = LineRate()
     /// The child's own peak address space, in bytes, when it died of a crash

@@ -41,6 +41,7 @@ final class ChildRing: @unchecked Sendable {
             ring.deallocate()
             return nil
         }
+        ring.pointee.receive.spin_budget = spin
         alerts = .allocate(capacity: 2)
         alerts.initialize(repeating: 0, count: 2)
         self.spin = spin

@@ -24,13 +24,10 @@ final class MemoryTransport: RunnerTransport, @unchecked Sendable {
         var hanging = false
 
         func post(_ bytes: [UInt8]) {
-            var offset = 0
+            var split = WireFrames()
+            split.append(bytes)
             var arrived: [(Wire.Header, [UInt8])] = []
-            while bytes.count - offset >= Wire.headerSize, let header = try? Wire.header(bytes[offset..<offset + Wire.headerSize]) {
-                let start = offset + Wire.headerSize
-                arrived.append((header, Array(bytes[start..<start + header.length])))
-                offset = start + header.length
-            }
+            while let frame = try? split.next() { arrived.append(frame) }
             condition.withLock {
                 guard ended == nil, !hanging else { return }
                 frames += arrived
@@ -43,7 +40,7 @@ final class MemoryTransport: RunnerTransport, @unchecked Sendable {
     private let server: RunnerService.Server
     private let queue = DispatchQueue(label: "graft.memory-runner")
     // Guarded by `mailbox.condition`: what the runner sent, not yet whole frames, and descriptors for loads.
-    private var incoming: [UInt8] = []
+    private var incoming = WireFrames()
     private var lastCreated: UInt32?
 
     init(settings: RunnerService.Settings) {
@@ -63,20 +60,13 @@ final class MemoryTransport: RunnerTransport, @unchecked Sendable {
     func send(frame bytes: [UInt8], descriptor: Int32) -> Bool {
         mailbox.condition.withLock {
             guard mailbox.ended == nil else { return false }
-            incoming += bytes
+            incoming.append(bytes)
             var passed = descriptor >= 0 ? dup(descriptor) : -1
-            while incoming.count >= Wire.headerSize, let header = try? Wire.header(incoming[..<Wire.headerSize]),
-                incoming.count >= Wire.headerSize + header.length
-            {
-                let payload = Array(incoming[Wire.headerSize..<Wire.headerSize + header.length])
-                incoming.removeFirst(Wire.headerSize + header.length)
+            while let (header, payload) = try? incoming.next() {
                 let carries = header.kind == .load
                 let request: ChildChannel.Request = (header, payload, carries ? passed : -1)
                 if carries { passed = -1 }
-                // Numbered as the child's reader numbers them (`RunnerService.serve`).
-                if header.kind == .create { lastCreated = server.reserveNumber() }
-                let number = Wire.instanceNumber(of: header.kind, payload)
-                let created = header.kind == .create || number == Wire.justCreated ? lastCreated : nil
+                let created = server.place(request, lastCreated: &lastCreated).created
                 queue.async { [server, mailbox] in
                     let answer = server.serve([request], created: created)
                     mailbox.post(answer)

@@ -113,11 +113,8 @@ extension ChildChannel {
     /// Whether the next frame has arrived already and is a render of the
     /// instance just created (`Wire.justCreated`), sent behind its create.
     var nextIsRenderOfJustCreated: Bool {
-        let available = buffer.count - start
-        guard available >= Wire.headerSize + 4, let header = try? Wire.header(buffer[start..<start + Wire.headerSize]),
-            header.kind == .render, available >= Wire.headerSize + header.length
-        else { return false }
-        var reader = WireReader(Array(buffer[start + Wire.headerSize..<start + Wire.headerSize + 4]))
+        guard let header = try? frames.peek(), header.kind == .render, header.length >= 4 else { return false }
+        var reader = WireReader(Array(frames.peekPayload(4)))
         return (try? reader.u32()) == Wire.justCreated
     }
 }

@@ -54,20 +54,13 @@ enum RunnerService {
         // Called by whichever thread holds the reader's role, one at a time.
         let lanes = RunnerLanes(next: {
             guard let request = channel.next() else { return nil }
-            var lane = Wire.instanceNumber(of: request.header.kind, request.payload)
             var requests = [request]
-            if request.header.kind == .create {
-                lastCreated = server.reserveNumber()
-                lane = lastCreated
-                // The render sent behind it, when it is here already: served
-                // with it, both answers in one write (one wake-up of the host).
-                // If this child dies rendering, the host creates again on a
-                // new one and reports the render's failure.
-                if channel.nextIsRenderOfJustCreated, let render = channel.next() { requests.append(render) }
-            } else if lane == Wire.justCreated {
-                lane = lastCreated
-            }
-            let created = lane == lastCreated ? lastCreated : nil
+            let (lane, created) = server.place(request, lastCreated: &lastCreated)
+            // The render sent behind a create, when it is here already: served
+            // with it, both answers in one write (one wake-up of the host).
+            // If this child dies rendering, the host creates again on a new
+            // one and reports the render's failure.
+            if request.header.kind == .create, channel.nextIsRenderOfJustCreated, let render = channel.next() { requests.append(render) }
             return (lane, {
                 if !ChildChannel.send(server.serve(requests, created: created)) { ChildMain.finish() }
             })
@@ -116,9 +109,24 @@ enum RunnerService {
             return instance
         }
 
+        /// Where a reader serves `request`: in the lane of its instance (for
+        /// a create, the number it reserves here; for a render sent behind
+        /// it, the same), and with the number of the last create, which
+        /// `Wire.justCreated` names. `lastCreated` is the reader's own.
+        func place(_ request: ChildChannel.Request, lastCreated: inout UInt32?) -> (lane: UInt32?, created: UInt32?) {
+            var lane = Wire.instanceNumber(of: request.header.kind, request.payload)
+            if request.header.kind == .create {
+                lastCreated = reserveNumber()
+                lane = lastCreated
+            } else if lane == Wire.justCreated {
+                lane = lastCreated
+            }
+            return (lane, lane == lastCreated ? lastCreated : nil)
+        }
+
         /// A number for the instance a create will make (given by the
         /// reader, in the order creates came; never `Wire.justCreated`).
-        func reserveNumber() -> UInt32 {
+        private func reserveNumber() -> UInt32 {
             lock.withLock {
                 nextInstance &+= 1
                 if nextInstance == Wire.justCreated { nextInstance = 1 }
