@@ -21,7 +21,7 @@ struct BenchCheckTests {
         let start = try #require(page.range(of: "<!-- graft bench --targets -->\n"))
         let end = try #require(page.range(of: "\n<!-- end of targets -->", range: start.upperBound..<page.endIndex))
         #expect(String(page[start.upperBound..<end.lowerBound]) == printed.stdout.trimmingCharacters(in: .newlines))
-        #expect(printed.stdout.contains("| isolation | same CPU: render / ping-pong (p50) | <= 2 |"))
+        #expect(printed.stdout.contains("| isolation | same CPU: render / ping-pong (p50) | <= 1 |"))
     }
 
     @Test("a doctored target fails the run, naming the ratio, its value and the target; the same ratio held to a bound it meets passes")

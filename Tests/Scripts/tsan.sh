@@ -19,7 +19,7 @@ if ! swift build --scratch-path .build-tsan --sanitize=thread -Xswiftc -DTHREAD_
 fi
 set +e
 swift test --scratch-path .build-tsan --sanitize=thread -Xswiftc -DTHREAD_SANITIZER \
-    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|NameOwnershipTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests|RunnerCallsTests|MemoryRunnerTests)|GraftServiceTests' 2>&1 | tee "$log"
+    --filter 'GraftHostTests\.(HotSwapTests|InstanceTests|RegistryTests|NameOwnershipTests|LoaderTests|ReadMostlyTests|ValidatorTests|IsolationTests/(concurrentCalls|everyAPI|isolatedSwap|renderPipelinedWithCreate)|ScannerTests/coldFolderOnTwoScanners|ParallelCallsTests|TelemetryTests|RunnerCallsTests|MemoryRunnerTests|RingTests/(streamsThroughWrapAround|waitsAndWakes|lyingPositions|emptyBell))|GraftServiceTests' 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 if grep -q "WARNING: ThreadSanitizer" "$log"; then

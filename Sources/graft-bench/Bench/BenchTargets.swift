@@ -58,10 +58,10 @@ struct BenchTarget: Sendable, Equatable {
         BenchTarget("discovery", "cold scan / floor", .atMost(2)),
         BenchTarget("discovery", "host start / floor", .atMost(0.2)),
         BenchTarget("discovery", "graft list / gst-inspect (process)", .atMost(1)),
-        BenchTarget("isolation", "same CPU: render / ping-pong (p50)", .atMost(2)),
-        BenchTarget("isolation", "same CPU: cycle / ping-pong (p50)", .atMost(4)),
+        BenchTarget("isolation", "same CPU: render / ping-pong (p50)", .atMost(1)),
+        BenchTarget("isolation", "same CPU: cycle / ping-pong (p50)", .atMost(3)),
         BenchTarget("isolation", "same CPU: validator / ping-pong (p50)", .atMost(2)),
-        BenchTarget("isolation", "across CPUs: render / ping-pong (p50)", .atMost(2)),
+        BenchTarget("isolation", "across CPUs: render / ping-pong (p50)", .atMost(0.6)),
         BenchTarget("isolation", "across CPUs: cycle / ping-pong (p50)", .atMost(4)),
         BenchTarget("isolation", "across CPUs: validator / ping-pong (p50)", .atMost(2)),
         BenchTarget("isolation", "crash to next answer (p50) / 50 ms", .atMost(1)),
@@ -71,7 +71,7 @@ struct BenchTarget: Sendable, Equatable {
         BenchTarget("sandbox", "isolated render: sandboxed / unsandboxed (p50)", .atMost(1.05)),
         BenchTarget(
             "sandbox", "isolated render under another plugin's flood of refused calls / quiet (p99, median of rounds)", .atMost(1.5)),
-        BenchTarget("server", "isolated / in process, 8 clients (req/s)", .atLeast(0.5)),
+        BenchTarget("server", "isolated / in process, 8 clients (req/s)", .atLeast(0.85)),
         BenchTarget("server", "isolated, 2 clients / 1 (req/s)", .atLeast(1.6)),
         BenchTarget("server", "isolated, 8 clients, 1 in 100 a hang / none (p99)", .atMost(1.5)),
     ]
