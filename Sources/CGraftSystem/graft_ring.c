@@ -6,6 +6,7 @@
 #include "graft_ring.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -76,10 +77,12 @@ static void place(graft_ring *ring, void *base, uint64_t capacity, int host) {
 
 int graft_ring_create(uint64_t capacity, graft_ring *ring) {
     if (capacity < 4096 || (capacity & (capacity - 1)) != 0 || capacity > (1ULL << 30)) return EINVAL;
-    int fd = memfd_create("graft-ring", MFD_CLOEXEC);
+    int fd = memfd_create("graft-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return errno;
     size_t size = HEADER_SIZE + 2 * capacity;
-    if (ftruncate(fd, (off_t)size) != 0) {
+    /* Sealed at its size: a child that reached the file (through /proc) and
+     * shrank it would make the host's next read of the pages a SIGBUS. */
+    if (ftruncate(fd, (off_t)size) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
         int error = errno;
         close(fd);
         return error;

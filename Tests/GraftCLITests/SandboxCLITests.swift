@@ -172,6 +172,21 @@ struct SandboxCLITests {
 
     static let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--reset-env"]
 
+    @Test("graft try, as root and as nobody: a plugin that breaks its shared-memory ring is stopped for it; one that shrinks it cannot", arguments: [false, true])
+    func ringFromTheCommandLine(asNobody: Bool) throws {
+        guard !asNobody || geteuid() == 0 else { return }
+        let scratch = try Scratch()
+        chmod(scratch.url.path, 0o755)
+        let folder = try Self.plugins(scratch)
+        let prefix = asNobody ? Self.nobody : []
+        let broken = try Self.tryProbe("ring_garbage", "", plugins: folder, prefix: prefix)
+        #expect(broken.stderr.contains("broke the protocol"), "\(broken.stdout) \(broken.stderr)")
+        #expect(!broken.stdout.contains("not killed"), "\(broken.stdout)")
+        let shrunk = try Self.tryProbe("ring_truncate", "", plugins: folder, prefix: prefix)
+        #expect(shrunk.status == 0, "\(shrunk.stderr)")
+        #expect(shrunk.stdout.contains("ring_truncate: refused"), "\(shrunk.stdout) \(shrunk.stderr)")
+    }
+
     @Test(
         "graft try and graft list, as root and as nobody: acts of every category of the hostile corpus are refused, reported, and change nothing",
         arguments: [false, true])

@@ -95,6 +95,10 @@ struct RingTests {
         pair.toHostControl.storeBytes(of: UInt64.max, as: UInt64.self)
         #expect(graft_ring_waiting(&pair.host.receive) == -1)
 
+        // The file cannot shrink or grow under either mapping (a shrunk one would make the next read a SIGBUS).
+        #expect(ftruncate(pair.child.fd, 0) == -1 && errno == EPERM)
+        #expect(ftruncate(pair.host.fd, 1 << 30) == -1 && errno == EPERM)
+
         // A head that says more was taken than was written: the writer stops.
         let fresh = try Pair()
         let toChild = UnsafeMutableRawPointer(fresh.host.send.control!)
@@ -141,6 +145,17 @@ extension RingTests {
 }
 
 extension RingTests {
+    @Test("a child cannot shrink its ring's memory file under its host (it is sealed): the host reads on, the calls go on")
+    func truncatedRing() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("hostile", into: folder)
+        let host = ChildResourcesTests.host(folder)
+        let text = try ChildResourcesTests.probe(host, "ring_truncate").text
+        #expect(text.hasPrefix("ring_truncate: refused"), "\(text)")  // by the seal, or before it by the sandbox
+        for _ in 0..<3 { #expect(try ChildResourcesTests.probe(host, "res_alloc", "1").text == "res_alloc: ok 1 MiB") }
+    }
+
     @Test("with the ring off, a child maps none and every call goes on the socket, as before")
     func socketOnly() throws {
         let scratch = try Scratch()

@@ -39,7 +39,7 @@ typedef struct {
 } graft_ring;
 
 /* The host: a new memory file of `capacity` bytes each way (a power of two,
- * at least 4096), mapped. Returns 0, or an errno value. The file's
+ * at least 4096), mapped, and sealed at its size (nobody can shrink it). Returns 0, or an errno value. The file's
  * descriptor (close-on-exec) goes to the child; `graft_ring_unmap` closes it. */
 int graft_ring_create(uint64_t capacity, graft_ring *ring);
 

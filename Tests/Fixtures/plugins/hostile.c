@@ -70,7 +70,9 @@
 //    No target: res_modes, res_fifo, res_immutable, res_spin_after.
 // 8. The runner's shared-memory ring (found by its name in /proc/self/maps; the layout of graft_ring.c):
 //    ring_tail (a position past the ring's end), ring_bell (the host's bell rung with nothing behind it),
-//    ring_garbage (bytes that are no frame), ring_socket (a byte on the socket the ring replaced). No target.
+//    ring_garbage (bytes that are no frame), ring_socket (a byte on the socket the ring replaced), ring_truncate (the
+//    memory file, reopened through /proc/self/map_files, shrunk to nothing: the host's next read would be a SIGBUS).
+//    No target.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1624,6 +1626,21 @@ static int ring_act(const char *act, char *detail, size_t size) {
     if (!start) {
         errno = ENOENT;
         return -1;
+    }
+    if (strcmp(act, "truncate") == 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/map_files/%lx-%lx", start, end);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) return -1;
+        int shrunk = ftruncate(fd, 0);
+        int error = errno;
+        close(fd);
+        if (shrunk != 0) {
+            errno = error;
+            return -1;
+        }
+        snprintf(detail, size, "shrunk");
+        return 0;
     }
     unsigned char *base = (unsigned char *)start;
     uint64_t capacity = *(uint64_t *)(base + 8);
