@@ -61,6 +61,8 @@ public final class GraftHost: Sendable {
     let tracker: InstanceTracker
     /// How a runner reaches its child.
     let connectRunner: RunnerConnect
+    /// Whether a thread per runner child reads its answers (measured, not the default).
+    let runnerReaderThread: Bool
     /// The latest acts the sandbox refused each plugin, and who is told of them.
     let sandboxReports = SandboxReports()
 
@@ -78,17 +80,20 @@ public final class GraftHost: Sendable {
         self.init(configuration: configuration, logger: logger, connectRunner: ChildProcess.connectRunner)
     }
 
-    /// With `connectRunner`, isolated plugins run where it connects (tests
-    /// run them over a `MemoryTransport`, in this process).
     /// A host whose runner children take frames through a shared-memory
-    /// ring (`ring`, the default) or on their socket alone: `graft bench`
-    /// measures the two side by side.
-    package convenience init(configuration: GraftConfiguration, logger: Logger, runnersUseRing ring: Bool) {
-        self.init(configuration: configuration, logger: logger, connectRunner: ChildProcess.connectRunner(ring: ring))
+    /// ring (`ring`, the default) or on their socket alone, and whose callers
+    /// read their answers themselves (the default) or from a thread per
+    /// child that reads for them (`readerThread`): `graft bench` measures
+    /// each beside the default.
+    package convenience init(configuration: GraftConfiguration, logger: Logger, runnersUseRing ring: Bool, readerThread: Bool = false) {
+        self.init(configuration: configuration, logger: logger, connectRunner: ChildProcess.connectRunner(ring: ring), readerThread: readerThread)
     }
 
-    init(configuration: GraftConfiguration, logger: Logger, connectRunner: @escaping RunnerConnect) {
+    /// With `connectRunner`, isolated plugins run where it connects (tests
+    /// run them over a `MemoryTransport`, in this process).
+    init(configuration: GraftConfiguration, logger: Logger, connectRunner: @escaping RunnerConnect, readerThread: Bool = false) {
         self.connectRunner = connectRunner
+        self.runnerReaderThread = readerThread
         self.configuration = configuration
         let searchPath = configuration.searchPath
         self.logger = logger
@@ -199,7 +204,7 @@ public final class GraftHost: Sendable {
                 report: { [weak self] plugin, denials, logged in
                     self?.noteSandboxDenials(denials, pluginID: plugin.info.id, path: plugin.info.path, during: "a call", logged: logged)
                 },
-                connect: connectRunner)
+                connect: connectRunner, readerThread: runnerReaderThread)
         }
         guard configuration.isolation == .shared, !granted else {
             let runner = make(info.id)

@@ -12,10 +12,11 @@ import Testing
 @Suite("The runner over a transport in memory")
 struct MemoryRunnerTests {
     /// A host over memory with the echo fixture loaded; `scratch` holds the plugin file.
-    static func host(_ scratch: borrowing Scratch, limits: IsolationLimits = IsolationLimits()) throws -> GraftHost {
+    /// With `readerThread`, a thread per child reads for the callers (the design measured beside the default).
+    static func host(_ scratch: borrowing Scratch, limits: IsolationLimits = IsolationLimits(), readerThread: Bool = false) throws -> GraftHost {
         let host = GraftHost(
             configuration: GraftConfiguration(searchPath: SearchPath(folders: []), cacheFolder: nil, limits: limits),
-            logger: quietLogger, connectRunner: MemoryTransport.connect)
+            logger: quietLogger, connectRunner: MemoryTransport.connect, readerThread: readerThread)
         try host.load(pluginAt: try Fixtures.build("good_echo", into: scratch.url).path)
         return host
     }
@@ -28,10 +29,10 @@ struct MemoryRunnerTests {
         runner.lock.withLock { runner.supervisor.child as? MemoryTransport }
     }
 
-    @Test("create, render, interact and its event, a validator and an action: answered through memory, no runner process")
-    func callsEndToEnd() throws {
+    @Test("create, render, interact and its event, a validator and an action: answered through memory, no runner process", arguments: [false, true])
+    func callsEndToEnd(readerThread: Bool) throws {
         let scratch = try Scratch()
-        let host = try Self.host(scratch)
+        let host = try Self.host(scratch, readerThread: readerThread)
         let log = EventLog()
         let echo = try host.makeInstance(of: "echo", inputs: ["text": "hello"], onEvent: log.handler)
         #expect(try echo.render().text.hasSuffix("hello"))
@@ -63,10 +64,10 @@ struct MemoryRunnerTests {
         first.close()
     }
 
-    @Test("renders from four threads at once, each answered to its own caller")
-    func parallelCalls() async throws {
+    @Test("renders from four threads at once, each answered to its own caller", arguments: [false, true])
+    func parallelCalls(readerThread: Bool) async throws {
         let scratch = try Scratch()
-        let host = try Self.host(scratch)
+        let host = try Self.host(scratch, readerThread: readerThread)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for thread in 0..<4 {
                 group.addTask {
@@ -79,10 +80,10 @@ struct MemoryRunnerTests {
         }
     }
 
-    @Test("a child that dies between calls: the next call re-creates the instance on a new one, with plugin_restarted")
-    func deathBetweenCalls() throws {
+    @Test("a child that dies between calls: the next call re-creates the instance on a new one, with plugin_restarted", arguments: [false, true])
+    func deathBetweenCalls(readerThread: Bool) throws {
         let scratch = try Scratch()
-        let host = try Self.host(scratch)
+        let host = try Self.host(scratch, readerThread: readerThread)
         let echo = try host.makeInstance(of: "echo", inputs: ["text": "again"])
         _ = try echo.render()
         let runner = try Self.runner(host, of: "echo")
@@ -93,10 +94,10 @@ struct MemoryRunnerTests {
         #expect(Self.transport(of: runner) !== first)
     }
 
-    @Test("a child that stops answering: the call fails with plugin_timeout at its deadline, the next works; three in a minute quarantine the plugin")
-    func hangsAndQuarantine() throws {
+    @Test("a child that stops answering: the call fails with plugin_timeout at its deadline, the next works; three in a minute quarantine the plugin", arguments: [false, true])
+    func hangsAndQuarantine(readerThread: Bool) throws {
         let scratch = try Scratch()
-        let host = try Self.host(scratch, limits: IsolationLimits(call: .milliseconds(150)))
+        let host = try Self.host(scratch, limits: IsolationLimits(call: .milliseconds(150)), readerThread: readerThread)
         let echo = try host.makeInstance(of: "echo", inputs: ["text": "slow"])
         let runner = try Self.runner(host, of: "echo")
         for round in 1...3 {
@@ -120,10 +121,10 @@ struct MemoryRunnerTests {
         #expect(error?.code == .outputTooLarge)
     }
 
-    @Test("a host shut down ends its memory children; calls then fail with host_shut_down")
-    func shutDown() throws {
+    @Test("a host shut down ends its memory children; calls then fail with host_shut_down", arguments: [false, true])
+    func shutDown(readerThread: Bool) throws {
         let scratch = try Scratch()
-        let host = try Self.host(scratch)
+        let host = try Self.host(scratch, readerThread: readerThread)
         let echo = try host.makeInstance(of: "echo", inputs: ["text": "bye"])
         _ = try echo.render()
         let transport = try #require(Self.transport(of: try Self.runner(host, of: "echo")))

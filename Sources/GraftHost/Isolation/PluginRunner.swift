@@ -84,6 +84,8 @@ final class PluginRunner: @unchecked Sendable {
     var rendersFirst: [FirstCallKey: MediaType] = [:]
     /// Set by `close`: no new call is made.
     var closed: GraftError?
+    /// A thread per child reads its channel for every caller (`RunnerReading`), instead of callers taking turns.
+    let readerThread: Bool
 
     /// Posted frames go with the next request, in the same write, or this
     /// much later (`LateSends`), whichever is first: a destroy then costs the
@@ -96,9 +98,10 @@ final class PluginRunner: @unchecked Sendable {
         logger: Logger, open: @escaping @Sendable (LoadedPlugin) throws(GraftError) -> PluginFile,
         quarantine: @escaping @Sendable (LoadedPlugin, GraftError) -> Void,
         report: @escaping @Sendable (LoadedPlugin, [SandboxDenial], Bool) -> Void = { _, _, _ in },
-        connect: @escaping RunnerConnect = ChildProcess.connectRunner
+        connect: @escaping RunnerConnect = ChildProcess.connectRunner, readerThread: Bool = false
     ) {
         self.connect = connect
+        self.readerThread = readerThread
         self.executable = executable
         self.limits = limits
         self.mapsCopies = mapsCopies

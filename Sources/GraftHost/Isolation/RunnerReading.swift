@@ -16,7 +16,8 @@ extension PluginRunner {
                 if closed != nil { lock.broadcast() }  // `close` waits for the calls in flight
                 return try outcome.get()
             }
-            if reading {
+            if reading || readerThread {
+                if calls.requests[id] == nil { throw GraftError(.pluginRestarted, "an answer was lost with its process; the call must be made again.") }
                 lock.wait()
                 continue
             }
@@ -48,6 +49,42 @@ extension PluginRunner {
                 lock.lock()
             }
         }
+    }
+
+    /// The other way to read, measured beside callers reading for themselves
+    /// (`graft bench isolation`): a thread per child reads its channel for
+    /// every caller, who only wait, until the child is replaced. It holds the
+    /// runner only while it reads.
+    func startReader(for child: any RunnerTransport) {
+        nonisolated(unsafe) let child = child  // used under `lock`, or by the one reader
+        startThread(named: "graft.runner-reader") { [weak self] in
+            while let runner = self, runner.readOnce(child) {}
+        }
+    }
+
+    /// One read by the reader thread; false once `child` is no longer the runner's.
+    private func readOnce(_ child: any RunnerTransport) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard supervisor.child === child else { return false }
+        if reading {
+            lock.wait()
+            return true
+        }
+        reading = true
+        let until = calls.nearestDeadline ?? .now + .seconds(1)
+        lock.unlock()
+        let received = child.receive(until: until) { self.logger.notice("\($0)") }
+        lock.lock()
+        reading = false
+        let loose = handle(received, from: child)
+        lock.broadcast()
+        if !loose.isEmpty {
+            lock.unlock()
+            for event in loose { event.deliver() }
+            lock.lock()
+        }
+        return true
     }
 
     /// Does what `calls` decides about what the reader received; returns the

@@ -83,6 +83,7 @@ extension PluginRunner {
                 sandbox: request),
             logger)
         supervisor.started(started)  // `reset` emptied what the last child held
+        if readerThread { startReader(for: started) }
         if limits.idleCPU != nil { IdleCPUWatch.shared.watch(self) }
         return started
     }

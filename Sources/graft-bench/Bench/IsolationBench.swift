@@ -122,6 +122,14 @@ enum IsolationBench {
         let socketEcho = try socketHost.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
         _ = try socketEcho.render()
         let socketChild = try isolatedChildPID(of: socketEcho)
+        // And with a thread per child reading for every caller, who only waits (the ring): the other way to read.
+        let readerHost = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [plugins.path]), cacheFolder: cache, isolation: .perPlugin),
+            logger: quietLogger, runnersUseRing: true, readerThread: true)
+        readerHost.loadPlugins()
+        let readerEcho = try readerHost.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])
+        _ = try readerEcho.render()
+        let readerChild = try isolatedChildPID(of: readerEcho)
 
         // Frame sizes of the calls timed (header + payload), so the floor carries the same bytes.
         let renderRequest = 16 + 4 + 4 + "text/plain".utf8.count, renderReply = 16 + (4 + 10) + (4 + 7) + 4
@@ -140,7 +148,7 @@ enum IsolationBench {
             let renderFloor = try PingPong(executable: pingPong, requestSize: renderRequest, replySize: renderReply)
             let validateFloor = try PingPong(executable: pingPong, requestSize: validateRequest, replySize: validateReply)
             if childCPU >= 0 {
-                for pid in [renderFloor.pid, validateFloor.pid, echoChild, socketChild] + ((try? luhnChildPID(isolated)).map { [$0] } ?? []) {
+                for pid in [renderFloor.pid, validateFloor.pid, echoChild, socketChild, readerChild] + ((try? luhnChildPID(isolated)).map { [$0] } ?? []) {
                     _ = graft_pin_to_cpu(pid, Int32(childCPU))
                 }
             }
@@ -161,6 +169,8 @@ enum IsolationBench {
             if hasLuhn {
                 bodies += [{ _ in validateFloor.roundTrip() }, { _ in _ = try? isolated.validate("luhn", value: "4111111111111111") }]
             }
+            let readerAt = bodies.count
+            bodies += [{ _ in _ = try? readerEcho.render() }, { _ in cycle(readerHost) }]
             let perRound = max(iterations / 100, 200)
             let (samples, p99s) = interleavedSamples(rounds: 9, perRound: perRound, bodies)
             let floor = samples[0], render = samples[1], cycle = samples[2]
@@ -174,6 +184,10 @@ enum IsolationBench {
             part.ratio("\(placement): cycle / ping-pong (p50)", cycle.p50 / floor.p50)
             part.ratio("\(placement): render, socket only / ping-pong (p50)", socketRender.p50 / floor.p50)
             part.ratio("\(placement): cycle, socket only / ping-pong (p50)", socketCycle.p50 / floor.p50)
+            let readerRender = samples[readerAt], readerCycle = samples[readerAt + 1]
+            part.figure("\(label)_reader_thread_render_p50_us", readerRender.p50 / 1000, "µs (a thread per child reads; p99 \(format(p99s[readerAt] / 1000)))")
+            part.ratio("\(placement): render, reader thread / callers reading (p50)", readerRender.p50 / render.p50)
+            part.ratio("\(placement): cycle, reader thread / callers reading (p50)", readerCycle.p50 / cycle.p50)
             if hasLuhn {
                 let validateFloorSample = samples[5], validate = samples[6]
                 part.figure("\(label)_validate_p50_us", validate.p50 / 1000, "µs (luhn; p99 \(format(p99s[6] / 1000)))")
