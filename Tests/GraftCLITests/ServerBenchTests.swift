@@ -12,13 +12,13 @@ struct ServerBenchTests {
         let scratch = try Scratch()
         let part = try benchPart("server", ["--server-rounds", "1", "--server-seconds", "0.3"], scratch: scratch)
         for clients in [1, 2, 4, 8, 32] {
-            for mode in ["in_process", "isolated", "isolated_hang", "isolated_crash"] {
+            for mode in ["in_process", "isolated", "isolated_hang", "isolated_crash", "isolated_socket"] {
                 let key = "\(mode)_\(clients)_requests_per_s"
                 #expect((part[key] as? Double).map { $0 > 0 } == true, "\(key) in \(part)")
             }
         }
         let ratios = try #require(part["ratios"] as? [String: Double])
-        #expect(ratios.count == 5, "\(ratios)")
+        #expect(ratios.count == 7, "\(ratios)")
         #expect(ratios.values.allSatisfy { $0 > 0 }, "\(ratios)")
         let notes = (part["notes"] as? [String] ?? []).joined(separator: "\n")
         #expect(!notes.contains("requests failed"), "\(notes)")

@@ -62,6 +62,10 @@ extension ChildProcess {
             if alerts != 0 {
                 if let violation = lookAround(budget: &budget, dropped: &dropped, onOutput: onOutput) { return violation }
                 if alerts & ChildRing.gone != 0 {
+                    // What it wrote just before it went (after the take above) is read first: `gone` stays set.
+                    let last = take(from: ring)
+                    if last > 0 { continue }
+                    if last < 0 { return .violation("its shared-memory ring holds a position that cannot be") }
                     flushOutput(onOutput)
                     return .closed
                 }

@@ -16,13 +16,12 @@ extension PluginRunner {
                 if closed != nil { lock.broadcast() }  // `close` waits for the calls in flight
                 return try outcome.get()
             }
-            if reading || readerThread {
-                if calls.requests[id] == nil { throw GraftError(.pluginRestarted, "an answer was lost with its process; the call must be made again.") }
-                lock.wait()
-                continue
-            }
             guard let request = calls.requests[id] else {
                 throw GraftError(.pluginRestarted, "an answer was lost with its process; the call must be made again.")
+            }
+            if reading || readerThread {
+                lock.wait()
+                continue
             }
             guard supervisor.child === child else {
                 // Gone without this request being told (it cannot be): fail it.
@@ -31,24 +30,29 @@ extension PluginRunner {
                     "the process of plugin '\(request.plugin.info.id)' restarted; \(request.what) must be asked again."))
                 continue
             }
-            reading = true
             // The nearest deadline of every caller waiting: the reader keeps them all.
-            let until = calls.nearestDeadline ?? .now + limits.call
             let plugin = request.plugin
-            lock.unlock()
-            let received = child.receive(until: until) { line in
+            read(child, until: calls.nearestDeadline ?? .now + limits.call) { line in
                 self.logger.notice("\(line)", metadata: ["plugin": "\(plugin.info.id)"])
             }
-            lock.lock()
-            reading = false
-            let loose = handle(received, from: child)
-            lock.broadcast()
-            if !loose.isEmpty {
-                lock.unlock()
-                for event in loose { event.deliver() }
-                lock.lock()
-            }
         }
+    }
+
+    /// One turn at reading `child`, with `lock` held (and released while it
+    /// waits, until `until`): what came is handled, the waiters are woken,
+    /// and events that came for no call in flight are delivered outside the lock.
+    private func read(_ child: any RunnerTransport, until: ContinuousClock.Instant, onOutput: (String) -> Void) {
+        reading = true
+        lock.unlock()
+        let received = child.receive(until: until, onOutput: onOutput)
+        lock.lock()
+        reading = false
+        let loose = handle(received, from: child)
+        lock.broadcast()
+        guard !loose.isEmpty else { return }
+        lock.unlock()
+        for event in loose { event.deliver() }
+        lock.lock()
     }
 
     /// The other way to read, measured beside callers reading for themselves
@@ -71,19 +75,8 @@ extension PluginRunner {
             lock.wait()
             return true
         }
-        reading = true
-        let until = calls.nearestDeadline ?? .now + .seconds(1)
-        lock.unlock()
-        let received = child.receive(until: until) { self.logger.notice("\($0)") }
-        lock.lock()
-        reading = false
-        let loose = handle(received, from: child)
-        lock.broadcast()
-        if !loose.isEmpty {
-            lock.unlock()
-            for event in loose { event.deliver() }
-            lock.lock()
-        }
+        // With nothing in flight it looks again each second, for the deadlines of calls made meanwhile.
+        read(child, until: calls.nearestDeadline ?? .now + .seconds(1)) { self.logger.notice("\($0)") }
         return true
     }
 
