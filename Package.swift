@@ -58,6 +58,11 @@ let package = Package(
             name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",
             providers: [.apt(["libffi-dev"])]),
 
+        // libsodium, for publishers' signatures in minisign's format (Ed25519 over BLAKE2b, scrypt-sealed keys).
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]),
+
         // What Swift cannot say itself on Linux: membarrier, a compiler barrier, a thread-local slot, accept4, CPU affinity.
         .target(name: "CGraftSystem", path: "Sources/CGraftSystem"),
         // The sandbox every child applies to itself before it maps a plugin (Landlock, and a seccomp filter
@@ -67,7 +72,7 @@ let package = Package(
         .target(
             name: "GraftHost",
             dependencies: [
-                "CGraft", "CFFI", "CGraftSystem", "CGraftSandbox", "GraftTypes",
+                "CGraft", "CFFI", "CSodium", "CGraftSystem", "CGraftSandbox", "GraftTypes",
                 product("Logging", "swift-log"),
                 product("Crypto", "swift-crypto"),
                 product("CoreMetrics", "swift-metrics"),

@@ -2,8 +2,10 @@
 # What building Graft needs besides the Swift toolchain: libffi's headers (the
 # native validators are called through libffi), libseccomp's (the sandbox of
 # every child that runs plugin code), pkg-config, a C compiler (the
-# tests and plugin authors use `cc`), make, and zlib's headers (the C guide's
-# example of a library function as a validator, which a test builds). With --browser, also Chromium
+# tests and plugin authors use `cc`), make, zlib's headers (the C guide's
+# example of a library function as a validator, which a test builds),
+# libsodium's (publishers' signatures, in minisign's format) and minisign (the
+# tests sign with it, and check that it verifies what `graft sign` writes). With --browser, also Chromium
 # and chromedriver (the workbench's browser tests), and axe-core from PyPI
 # (axe-core-python, which carries axe.min.js: the accessibility pass).
 #
@@ -39,12 +41,14 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v cc >/dev/null 2>&1 || missing+=(gcc)
 command -v make >/dev/null 2>&1 || missing+=(make)
 if ! dpkg -s zlib1g-dev >/dev/null 2>&1 && ! pkg-config --exists zlib 2>/dev/null; then missing+=(zlib1g-dev); fi
+if ! dpkg -s libsodium-dev >/dev/null 2>&1 && ! pkg-config --exists libsodium 2>/dev/null; then missing+=(libsodium-dev); fi
+command -v minisign >/dev/null 2>&1 || missing+=(minisign)
 if $browser; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make, zlib1g-dev$($browser && echo ', chromium, chromedriver'))"
+    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make, zlib1g-dev, libsodium-dev, minisign$($browser && echo ', chromium, chromedriver'))"
     exit 0
 fi
 

@@ -18,6 +18,19 @@ import GraftHost
 package struct CommandConfig: Equatable, Sendable {
     /// Bare name (`date_picker`, `iso_date@1`) → the plugin id that answers it.
     package var preferences: [String: String] = [:]
+    /// Trusted publishers (`"publishers": [{"name", "prefixes", "keys"}]`,
+    /// key files relative to the file's folder), revoked key ids, and
+    /// whether every plugin must be signed. Kept as written when
+    /// `graft config` rewrites the file.
+    package var publishers: [PublisherEntry] = []
+    package var revokedKeys: [String] = []
+    package var requireSignatures = false
+
+    package struct PublisherEntry: Equatable, Sendable {
+        package var name: String
+        package var prefixes: [String]
+        package var keyFiles: [String]
+    }
 
     static let currentVersion = 1
     /// A config file is a few lines; one larger than this is not one.
@@ -53,8 +66,10 @@ package struct CommandConfig: Equatable, Sendable {
         guard case .object(let fields) = value else {
             throw GraftError(.invalidConfig, "the config file \(path) is not a JSON object ({\"version\": 1, \"prefer\": {…}}).", path: path)
         }
-        for key in fields.keys.sorted() where !["version", "prefer"].contains(key) {
-            throw GraftError(.invalidConfig, "the config file \(path) has '\(key.escapingControls)', which Graft does not know; it knows version and prefer.", path: path)
+        for key in fields.keys.sorted() where !Self.fieldNames.contains(key) {
+            throw GraftError(
+                .invalidConfig,
+                "the config file \(path) has '\(key.escapingControls)', which Graft does not know; it knows \(Self.fieldNames.joined(separator: ", ")).", path: path)
         }
         guard case .number(Double(Self.currentVersion)) = fields["version"] ?? .number(Double(Self.currentVersion)) else {
             throw GraftError(.invalidConfig, "the config file \(path) has version \(fields["version"]!); this Graft reads version \(Self.currentVersion).", path: path)
@@ -71,6 +86,41 @@ package struct CommandConfig: Equatable, Sendable {
             }
             self.preferences[name] = id
         }
+        try readSignatures(fields, path: path)
+    }
+
+    static let fieldNames = ["version", "prefer", "publishers", "revokedKeys", "requireSignatures"]
+
+    private mutating func readSignatures(_ fields: [String: GraftValue], path: String) throws(GraftError) {
+        func refuse(_ what: String) -> GraftError { GraftError(.invalidConfig, "the config file \(path): \(what)", path: path) }
+        func strings(_ value: GraftValue?, _ what: String) throws(GraftError) -> [String] {
+            guard case .list(let items)? = value ?? .list([]) else { throw refuse("\(what) is not a list of strings.") }
+            var strings: [String] = []
+            for item in items {
+                guard case .string(let text) = item, !text.isEmpty else { throw refuse("\(what) is not a list of strings.") }
+                strings.append(text)
+            }
+            return strings
+        }
+        guard case .list(let entries) = fields["publishers"] ?? .list([]) else {
+            throw refuse("publishers is not a list of {\"name\", \"prefixes\", \"keys\"}.")
+        }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        for (index, entry) in entries.enumerated() {
+            guard case .object(let entry) = entry, case .string(let name)? = entry["name"] else {
+                throw refuse("publishers[\(index)] is not an object with a name, prefixes and keys.")
+            }
+            let prefixes = try strings(entry["prefixes"], "publishers[\(index)].prefixes")
+            let keys = try strings(entry["keys"], "publishers[\(index)].keys").map { $0.hasPrefix("/") ? $0 : folder + "/" + $0 }
+            guard !prefixes.isEmpty, !keys.isEmpty else { throw refuse("publishers[\(index)] ('\(name.escapingControls)') needs prefixes and keys.") }
+            publishers.append(PublisherEntry(name: name, prefixes: prefixes, keyFiles: keys))
+        }
+        revokedKeys = try strings(fields["revokedKeys"], "revokedKeys")
+        for key in revokedKeys where key.count != 16 || !key.allSatisfy(\.isHexDigit) {
+            throw refuse("revokedKeys: '\(key.escapingControls)' is not a key id (16 hex digits, as minisign prints it).")
+        }
+        guard case .bool(let required) = fields["requireSignatures"] ?? .bool(false) else { throw refuse("requireSignatures is not true or false.") }
+        requireSignatures = required
     }
 
     /// The key the file keeps `name` under: the same name however written
@@ -97,7 +147,19 @@ package struct CommandConfig: Equatable, Sendable {
         let prefer = GraftValue.object(preferences.mapValues { .string($0) })
         let lines = preferences.keys.sorted().map { "    \(GraftValue.string($0).jsonText): \(GraftValue.string(preferences[$0]!).jsonText)" }
         let object = lines.isEmpty ? prefer.jsonText : "{\n" + lines.joined(separator: ",\n") + "\n  }"
-        return "{\n  \"version\": \(Self.currentVersion),\n  \"prefer\": \(object)\n}\n"
+        var text = "{\n  \"version\": \(Self.currentVersion),\n  \"prefer\": \(object)"
+        if !publishers.isEmpty {
+            let entries = publishers.map { entry in
+                GraftValue.object([
+                    "name": .string(entry.name), "prefixes": .list(entry.prefixes.map { .string($0) }),
+                    "keys": .list(entry.keyFiles.map { .string($0) }),
+                ]).jsonText
+            }
+            text += ",\n  \"publishers\": [\n    " + entries.joined(separator: ",\n    ") + "\n  ]"
+        }
+        if !revokedKeys.isEmpty { text += ",\n  \"revokedKeys\": " + GraftValue.list(revokedKeys.map { .string($0) }).jsonText }
+        if requireSignatures { text += ",\n  \"requireSignatures\": true" }
+        return text + "\n}\n"
     }
 
     /// Writes the file whole (a temporary file beside it, then rename),
@@ -110,6 +172,34 @@ package struct CommandConfig: Equatable, Sendable {
         } catch {
             throw GraftError(.permissionDenied, "could not write the config file \(path): \(error)", path: path)
         }
+    }
+
+    /// The signature policy of the file at the default path. Unlike its
+    /// preferences, a file that names publishers and does not read stops
+    /// the command (exit 2): ignoring it would load unsigned what it guards.
+    package static var lastingSignatures: SignaturePolicy {
+        guard let path = defaultPath else { return SignaturePolicy() }
+        func refuse(_ error: GraftError) -> Never {
+            writeToStandardError("error: \(error.code.rawValue): \(error.message)\n")
+            exit(2)
+        }
+        let config: CommandConfig
+        do {
+            config = try CommandConfig(contentsOf: path)
+        } catch {
+            let text = (try? BoundedFile.text(at: path, what: "the config file", code: .invalidConfig, limit: sizeLimit)) ?? ""
+            guard ["publishers", "revokedKeys", "requireSignatures"].contains(where: { text.contains($0) }) else { return SignaturePolicy() }
+            refuse(GraftError(error.code, error.message + " It names signature settings, so nothing loads until it is fixed.", path: path))
+        }
+        var publishers: [Publisher] = []
+        for entry in config.publishers {
+            do throws(GraftError) {
+                publishers.append(try Publisher(name: entry.name, prefixes: entry.prefixes, keyFiles: entry.keyFiles))
+            } catch {
+                refuse(GraftError(error.code, "the config file \(path): \(error.message)", path: path))
+            }
+        }
+        return SignaturePolicy(publishers: publishers, revokedKeys: Set(config.revokedKeys), requiresSignatures: config.requireSignatures)
     }
 
     /// The preferences of the file at the default path; a file that does not

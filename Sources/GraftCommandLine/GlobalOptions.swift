@@ -51,6 +51,19 @@ package struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp("When several plugins declare a component, validator or action name, the one that answers it bare, as NAME=PLUGIN_ID (repeatable); the others answer only as PLUGIN_ID/NAME.", valueName: "name=id"))
     package var preferences: [String] = []
 
+    @Option(
+        name: .customLong("publisher"),
+        help: ArgumentHelp("Trust a publisher's minisign public key to sign the plugins whose id starts with PREFIX, as PREFIX=KEYFILE (repeatable; two key files for one prefix while a key is rotated). Such a plugin then loads only with its signature, FILE.minisig.", valueName: "prefix=keyfile"))
+    package var publishers: [String] = []
+
+    @Flag(help: "Load only plugins signed by a trusted publisher (--publisher, or the config file's): every other plugin is refused.")
+    package var requireSignatures = defaults.requireSignatures
+
+    @Option(
+        name: .customLong("revoked-key"),
+        help: ArgumentHelp("Refuse every signature made with this key id (16 hex digits, as minisign prints it; repeatable).", valueName: "id"))
+    package var revokedKeys: [String] = []
+
     @Option(help: ArgumentHelp("How long an isolated plugin's call may take before its process is killed, in seconds (validators: a quarter of it).", valueName: "seconds"))
     package var callTimeout: Double = defaults.callTimeout
 
@@ -83,6 +96,9 @@ package struct GlobalOptions: ParsableArguments {
         settings.sandbox = sandbox
         settings.grants = grants
         settings.preferences = preferences
+        settings.publishers = publishers
+        settings.requireSignatures = requireSignatures
+        settings.revokedKeys = revokedKeys
         settings.callTimeout = callTimeout
         settings.memoryLimit = memoryLimit
         settings.dataLimit = dataLimit

@@ -25,6 +25,11 @@ package struct HostSettings: Equatable, Sendable {
     package var grants: [String] = []
     /// `--prefer NAME=PLUGIN_ID`, as given.
     package var preferences: [String] = []
+    /// `--publisher PREFIX=KEYFILE` values, as given.
+    package var publishers: [String] = []
+    package var requireSignatures = false
+    /// `--revoked-key ID` values, as given.
+    package var revokedKeys: [String] = []
     package var callTimeout: Double = 2
     package var memoryLimit: UInt64?
     /// `--data-limit MiB`: what each plugin's data folder may hold.
@@ -51,7 +56,7 @@ package struct HostSettings: Equatable, Sendable {
             limits: IsolationLimits(
                 call: .milliseconds(Int64(max(callTimeout, 0.001) * 1000)),
                 validator: .milliseconds(Int64(max(callTimeout, 0.004) * 250)), memory: memoryLimit.map { $0 == 0 ? nil : $0 << 20 } ?? IsolationLimits.defaultMemory),
-            sandbox: sandboxSettings, preferredPlugins: preferredPlugins)
+            sandbox: sandboxSettings, preferredPlugins: preferredPlugins, signatures: signaturePolicy)
         let host = GraftHost(configuration: configuration, logger: Logger(label: "graft.host"))
         host.loadPlugins()
         // Said whatever the log level (below warning the host's log says it): a mistyped --grant id is why a plugin is refused.
@@ -87,6 +92,47 @@ package struct HostSettings: Equatable, Sendable {
             preferred[parts[0]] = parts[1]
         }
         return preferred
+    }
+
+    /// The config file's publishers (`graft config`), then `--publisher`'s:
+    /// the key files given for one prefix are one publisher, named by its
+    /// first key file, so a key is rotated by giving both. A value or key
+    /// file that does not read is a usage error (exit 2, naming it),
+    /// reported before anything loads.
+    package var signaturePolicy: SignaturePolicy {
+        func refuse(_ error: GraftError) -> Never {
+            CommandFailure(error: error, json: json).report()
+            Glibc.exit(2)
+        }
+        var policy = CommandConfig.lastingSignatures
+        var keyFiles: [(prefix: String, files: [String])] = []
+        for value in publishers {
+            guard let equals = value.firstIndex(of: "="), equals != value.startIndex, value.index(after: equals) != value.endIndex else {
+                refuse(GraftError(.invalidKey, "--publisher \(value.escapingControls): expected PREFIX=KEYFILE, a plugin id prefix (com.acme.) and a minisign public key file."))
+            }
+            let prefix = String(value[..<equals]), file = String(value[value.index(after: equals)...])
+            if let index = keyFiles.firstIndex(where: { $0.prefix == prefix }) {
+                keyFiles[index].files.append(file)
+            } else {
+                keyFiles.append((prefix, [file]))
+            }
+        }
+        for (prefix, files) in keyFiles {
+            do throws(GraftError) {
+                let name = FilePaths.lastComponent(of: files[0]).split(separator: ".").first.map(String.init) ?? files[0]
+                policy.publishers.append(try Publisher(name: name, prefixes: [prefix], keyFiles: files))
+            } catch {
+                refuse(GraftError(error.code, "--publisher \(prefix.escapingControls)=…: \(error.message)", path: error.path))
+            }
+        }
+        for key in revokedKeys {
+            guard key.count == 16, key.allSatisfy(\.isHexDigit) else {
+                refuse(GraftError(.invalidKey, "--revoked-key \(key.escapingControls): expected a key id, 16 hex digits as minisign prints it."))
+            }
+            policy.revokedKeys.insert(key.uppercased())
+        }
+        if requireSignatures { policy.requiresSignatures = true }
+        return policy
     }
 
     /// The sandbox the options ask for; a `--grant` that does not read is a

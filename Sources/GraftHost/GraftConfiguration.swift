@@ -40,6 +40,10 @@ public struct GraftConfiguration: Sendable {
     /// the plugin registered first; every plugin answers its qualified names
     /// (`dev.graft.date-picker/iso_date`) whatever is chosen here.
     public var preferredPlugins: [String: String]
+    /// Which publishers sign which plugins (minisign signatures beside the
+    /// files), and whether every plugin must be signed. Default: none, and
+    /// signatures are not read.
+    public var signatures: SignaturePolicy
 
     /// `$XDG_CACHE_HOME/graft`, else `~/.cache/graft`; nil without either.
     public static var defaultCacheFolder: String? { RegistryCache.defaultFolder() }
@@ -56,8 +60,9 @@ public struct GraftConfiguration: Sendable {
         scanning: Scanning = Scanning(), cacheFolder: String? = GraftConfiguration.defaultCacheFolder,
         mapping: Mapping = .onFirstUse, lockFile: String? = nil, isolation: Isolation = .perPlugin,
         limits: IsolationLimits = IsolationLimits(), sandbox: SandboxSettings = SandboxSettings(),
-        preferredPlugins: [String: String] = [:]
+        preferredPlugins: [String: String] = [:], signatures: SignaturePolicy = SignaturePolicy()
     ) {
+        self.signatures = signatures
         self.preferredPlugins = preferredPlugins
         self.isolation = isolation
         self.sandbox = sandbox

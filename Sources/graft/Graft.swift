@@ -15,7 +15,7 @@ struct Graft: ParsableCommand {
         version: GraftHost.version,
         subcommands: [
             List.self, Inspect.self, Try.self, Run.self, Check.self, Validate.self, ActionCommand.self, Watch.self, WorkbenchCommand.self, Debug.self,
-            Quarantine.self, Lock.self, Config.self, New.self, BenchCommand.self, SDK.self,
+            Quarantine.self, Lock.self, Sign.self, Verify.self, Config.self, New.self, BenchCommand.self, SDK.self,
         ])
 
     /// The subcommand a mistyped first argument was likely meant to be.

@@ -173,8 +173,9 @@ extension GraftHost {
         if trust.violation(path: entry.path, realPath: entry.realPath, owner: status.st_uid, mode: status.st_mode, user: user) != nil {
             return nil
         }
-        // A locked host hashes every file it loads (see `checkPin`): not from here.
-        if pins != nil { return nil }
+        // A locked host hashes every file it loads (see `checkPin`), and a host
+        // that checks signatures reads each one: not from here.
+        if pins != nil || configuration.signatures.isActive { return nil }
         info.path = entry.path
         info.imagePath = entry.realPath
         return PluginTable.Entry(
@@ -222,6 +223,7 @@ extension GraftHost {
             let hash = try checkPin(file)
             let description = try describe(file, hash: hash)
             if let description, let hash { try checkPinnedPermissions(of: description, hash: hash) }
+            if let description { try checkSignature(file, declaring: description) }
             let plugin: LoadedPlugin
             if let description, isolates || when == .onFirstUse {
                 plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath)
@@ -229,6 +231,8 @@ extension GraftHost {
                 plugin = try loader.load(file, mapping: imageMapping, images: images)
                 if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
                 if description == nil, let hash { try checkPinnedPermissions(of: plugin.info, hash: hash) }
+                // Without a scanner nothing could say the id before the code was mapped.
+                if description == nil { try checkSignature(file, declaring: plugin.info) }
             }
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
@@ -271,6 +275,13 @@ extension GraftHost {
         cache?.remember(hash: hash, of: file.realPath, file.identity)
         if let violation = lock.violation(path: file.path, hash: hash, lockPath: lockPath) { throw violation }
         return hash
+    }
+
+    /// Refuses a file whose publisher's signature the host asks for and
+    /// does not hold (`SignaturePolicy`).
+    @discardableResult
+    func checkSignature(_ file: PluginFile, declaring info: PluginDescription) throws(GraftError) -> PluginSigner? {
+        try SignatureCheck.check(file, declaring: info, policy: configuration.signatures)
     }
 
     /// In locked mode: a pinned plugin may declare only the permissions its
@@ -346,12 +357,14 @@ extension GraftHost {
         try checkTrust(file)
         guard file.identity != identity(file) else { return (file, false) }
         try checkPin(file)
-        if let rescanned = try describe(file), !rescanned.declaresSame(as: plugin.info) {
+        let rescanned = try describe(file)
+        if let rescanned, !rescanned.declaresSame(as: plugin.info) {
             throw GraftError(
                 .invalidDescriptor,
                 "\(path) changed since it was registered and now declares other components, validators or actions; reload it (hot swap) to use the new build.",
                 path: path)
         }
+        try checkSignature(file, declaring: rescanned ?? plugin.info)
         return (file, true)
     }
 

@@ -10,11 +10,18 @@ enum ContentHash {
         return hex(hasher.finalize())
     }
 
+    /// A SHA-256 fed block by block, for a pass that also does other work.
+    struct Running {
+        private var hasher = SHA256()
+        mutating func update(_ block: UnsafeRawBufferPointer) { hasher.update(bufferPointer: block) }
+        func finish() -> String { ContentHash.hex(hasher.finalize()) }
+    }
+
     static func of(_ bytes: [UInt8]) -> String {
         hex(SHA256.hash(data: bytes))
     }
 
-    private static func hex(_ digest: SHA256.Digest) -> String {
+    fileprivate static func hex(_ digest: SHA256.Digest) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)

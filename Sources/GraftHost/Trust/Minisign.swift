@@ -1,0 +1,254 @@
+import CSodium
+import FoundationEssentials
+
+/// minisign's key and signature formats (https://jedisct1.github.io/minisign/),
+/// read and written, and its signatures checked and made with libsodium, as
+/// the `minisign` tool itself does: a publisher may sign with either.
+///
+/// A signature file holds an untrusted comment, the signature of the file
+/// (Ed25519 over the file's BLAKE2b-512, "prehashed", or over the file
+/// itself, "legacy"), a trusted comment, and a global signature over the
+/// file's signature and that comment. Only the trusted comment is bound to
+/// the key; Graft's names the plugin's id, version and SHA-256.
+package enum Minisign {
+    /// Why a key or a signature file cannot be used, in a sentence.
+    package struct Problem: Error, Sendable {
+        package let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// A public key: its 8-byte key number and its Ed25519 key.
+    package struct PublicKey: Sendable, Hashable {
+        package let keyNumber: [UInt8]
+        let key: [UInt8]
+
+        /// The key number as minisign prints it: 16 uppercase hex digits.
+        package var id: String { Minisign.keyID(keyNumber) }
+
+        /// From a public key file's text, or from its base64 line alone
+        /// (what `minisign -P` takes).
+        package init(text: String) throws(Problem) {
+            let lines = Minisign.lines(of: text)
+            guard let line = lines.first(where: { !$0.hasPrefix("untrusted comment:") }) else {
+                throw Problem("it holds no key (a minisign public key is a comment line and one line of base64)")
+            }
+            guard let bytes = Minisign.decode(line), bytes.count == 42 else {
+                throw Problem("its key line is not a minisign public key (42 bytes of base64)")
+            }
+            guard bytes[0] == UInt8(ascii: "E"), bytes[1] == UInt8(ascii: "d") else {
+                throw Problem("its key is not an Ed25519 minisign key")
+            }
+            keyNumber = Array(bytes[2..<10])
+            key = Array(bytes[10..<42])
+        }
+
+        init(keyNumber: [UInt8], key: [UInt8]) {
+            self.keyNumber = keyNumber
+            self.key = key
+        }
+
+        /// The key in a public key file's form.
+        package var text: String {
+            "untrusted comment: minisign public key \(id)\n" + Minisign.encode(Array("Ed".utf8) + keyNumber + key) + "\n"
+        }
+    }
+
+    /// A secret key, once its file is opened (with its password when sealed).
+    package struct SecretKey: Sendable {
+        package let keyNumber: [UInt8]
+        let key: [UInt8]
+
+        package var id: String { Minisign.keyID(keyNumber) }
+
+        /// The public half, which libsodium keeps in the last 32 bytes.
+        package var publicKey: PublicKey { PublicKey(keyNumber: keyNumber, key: Array(key[32..<64])) }
+
+        /// Whether the key file's text is sealed with a password (scrypt).
+        package static func isSealed(_ text: String) throws(Problem) -> Bool {
+            try fields(of: text).kdf == Array("Sc".utf8)
+        }
+
+        /// From a secret key file's text; `password` opens a sealed one.
+        package init(text: String, password: String?) throws(Problem) {
+            Minisign.start()
+            let fields = try Self.fields(of: text)
+            var sealed = fields.sealed
+            if fields.kdf == Array("Sc".utf8) {
+                guard let password else { throw Problem("it is sealed with a password, and none was given") }
+                var stream = [UInt8](repeating: 0, count: sealed.count)
+                let derived = password.utf8CString.withUnsafeBufferPointer { word in
+                    crypto_pwhash_scryptsalsa208sha256(
+                        &stream, UInt64(stream.count), word.baseAddress!, UInt64(word.count - 1), fields.salt,
+                        fields.opsLimit, Int(clamping: fields.memLimit))
+                }
+                guard derived == 0 else { throw Problem("its password could not be derived (out of memory?)") }
+                for index in sealed.indices { sealed[index] ^= stream[index] }
+            } else if fields.kdf != [0, 0] {
+                throw Problem("it is sealed in a way minisign does not write")
+            }
+            let keyNumber = Array(sealed[0..<8]), key = Array(sealed[8..<72]), check = Array(sealed[72..<104])
+            // minisign leaves an unsealed key's checksum empty (0.11 does).
+            let unchecked = fields.kdf == [0, 0] && check.allSatisfy { $0 == 0 }
+            guard unchecked || Minisign.blake2b(Array("Ed".utf8) + keyNumber + key, length: 32) == check else {
+                throw Problem(fields.kdf == [0, 0] ? "its checksum does not hold: the file is damaged" : "the password is wrong, or the file is damaged")
+            }
+            // The public half must be the seed's: else every signature would fail to verify.
+            var derivedPublic = [UInt8](repeating: 0, count: 32), derivedSecret = [UInt8](repeating: 0, count: 64)
+            guard crypto_sign_seed_keypair(&derivedPublic, &derivedSecret, Array(key[0..<32])) == 0, derivedPublic == Array(key[32..<64]) else {
+                throw Problem(fields.kdf == [0, 0] ? "its key does not hold together: the file is damaged" : "the password is wrong, or the file is damaged")
+            }
+            self.keyNumber = keyNumber
+            self.key = key
+        }
+
+        private static func fields(of text: String) throws(Problem) -> (kdf: [UInt8], salt: [UInt8], opsLimit: UInt64, memLimit: UInt64, sealed: [UInt8]) {
+            let lines = Minisign.lines(of: text)
+            guard let line = lines.first(where: { !$0.hasPrefix("untrusted comment:") }), let bytes = Minisign.decode(line), bytes.count == 158 else {
+                throw Problem("it is not a minisign secret key (a comment line and 158 bytes of base64)")
+            }
+            guard bytes[0..<2].elementsEqual("Ed".utf8), bytes[4..<6].elementsEqual("B2".utf8) else {
+                throw Problem("it is not an Ed25519 minisign secret key")
+            }
+            func littleEndian(_ range: Range<Int>) -> UInt64 { range.reversed().reduce(0) { $0 << 8 | UInt64(bytes[$1]) } }
+            return (Array(bytes[2..<4]), Array(bytes[6..<38]), littleEndian(38..<46), littleEndian(46..<54), Array(bytes[54..<158]))
+        }
+    }
+
+    /// A signature file, read.
+    package struct Signature: Sendable {
+        /// Over the file's BLAKE2b-512 ("ED"), or over the file itself ("Ed").
+        package let isPrehashed: Bool
+        package let keyNumber: [UInt8]
+        let signature: [UInt8]
+        package let trustedComment: String
+        let globalSignature: [UInt8]
+
+        package var keyID: String { Minisign.keyID(keyNumber) }
+
+        /// The longest signature file read: minisign's comments are short.
+        package static let maximumSize = 16 * 1024
+
+        package init(text: String) throws(Problem) {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+            guard lines.count >= 4, lines[0].hasPrefix("untrusted comment:") else {
+                throw Problem("it is not a minisign signature (an untrusted comment, a signature, a trusted comment and a global signature, one a line)")
+            }
+            guard let bytes = Minisign.decode(String(lines[1])), bytes.count == 74 else {
+                throw Problem("its second line is not a minisign signature (74 bytes of base64)")
+            }
+            switch (bytes[0], bytes[1]) {
+            case (UInt8(ascii: "E"), UInt8(ascii: "D")): isPrehashed = true
+            case (UInt8(ascii: "E"), UInt8(ascii: "d")): isPrehashed = false
+            default: throw Problem("its signature is of a kind minisign does not make")
+            }
+            let prefix = "trusted comment: "
+            guard lines[2].hasPrefix(prefix) else { throw Problem("its third line is not a trusted comment") }
+            guard let global = Minisign.decode(String(lines[3])), global.count == 64 else {
+                throw Problem("its fourth line is not a global signature (64 bytes of base64)")
+            }
+            keyNumber = Array(bytes[2..<10])
+            signature = Array(bytes[10..<74])
+            trustedComment = String(lines[2].dropFirst(prefix.count))
+            globalSignature = global
+        }
+
+        /// Checks the signature with `key`: of the file (`prehash` its
+        /// BLAKE2b-512, or `whole` the file, for a legacy signature), then of
+        /// the trusted comment. Says which failed, or nil.
+        package func problem(verifiedWith key: PublicKey, prehash: [UInt8], whole: () -> [UInt8]?) -> String? {
+            Minisign.start()
+            guard key.keyNumber == keyNumber else { return "it was made by key \(keyID), not \(key.id)" }
+            let message = isPrehashed ? prehash : (whole() ?? [])
+            guard crypto_sign_verify_detached(signature, message, UInt64(message.count), key.key) == 0 else {
+                return "it does not match the file: the file changed after it was signed, or the signature is another file's"
+            }
+            let global = signature + Array(trustedComment.utf8)
+            guard crypto_sign_verify_detached(globalSignature, global, UInt64(global.count), key.key) == 0 else {
+                return "its trusted comment was changed after it was signed"
+            }
+            return nil
+        }
+
+        /// A prehashed signature of a file whose BLAKE2b-512 is `prehash`,
+        /// with `trustedComment`, in a signature file's form.
+        package static func text(signing prehash: [UInt8], trustedComment: String, with key: SecretKey) -> String {
+            Minisign.start()
+            func sign(_ message: [UInt8]) -> [UInt8] {
+                var signature = [UInt8](repeating: 0, count: 64)
+                _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), key.key)
+                return signature
+            }
+            let signature = sign(prehash)
+            let global = sign(signature + Array(trustedComment.utf8))
+            return """
+                untrusted comment: signature from graft secret key \(key.id)
+                \(Minisign.encode(Array("ED".utf8) + key.keyNumber + signature))
+                trusted comment: \(trustedComment)
+                \(Minisign.encode(global))
+
+                """
+        }
+    }
+
+    /// A running BLAKE2b-512, for a file read in blocks. Its state is
+    /// libsodium's own size and alignment (Swift cannot import the aligned struct).
+    package final class Prehash {
+        private let state: UnsafeMutableRawPointer
+
+        package init() {
+            Minisign.start()
+            state = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
+            _ = crypto_generichash_init(OpaquePointer(state), nil, 0, 64)
+        }
+
+        deinit { state.deallocate() }
+
+        package func update(_ block: UnsafeRawBufferPointer) {
+            _ = crypto_generichash_update(OpaquePointer(state), block.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(block.count))
+        }
+
+        package func finish() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 64)
+            _ = crypto_generichash_final(OpaquePointer(state), &digest, 64)
+            return digest
+        }
+    }
+
+    // MARK: Helpers
+
+    private static let started: Bool = sodium_init() >= 0
+
+    /// libsodium ready (its own once: safe from any thread).
+    static func start() {
+        precondition(started, "libsodium could not start")
+    }
+
+    static func blake2b(_ bytes: [UInt8], length: Int) -> [UInt8] {
+        start()
+        var digest = [UInt8](repeating: 0, count: length)
+        _ = crypto_generichash(&digest, length, bytes, UInt64(bytes.count), nil, 0)
+        return digest
+    }
+
+    static func keyID(_ keyNumber: [UInt8]) -> String {
+        keyNumber.reversed().map { byte in
+            let digits = Array("0123456789ABCDEF")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        }.joined()
+    }
+
+    static func decode(_ line: String) -> [UInt8]? {
+        Data(base64Encoded: line).map { Array($0) }
+    }
+
+    /// A key file's lines that hold anything, without their surrounding blanks.
+    static func lines(of text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { line in
+            String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        }.filter { !$0.isEmpty }
+    }
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+    }
+}

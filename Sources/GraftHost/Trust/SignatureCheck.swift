@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Judges a plugin file by its publisher's signature (`SignaturePolicy`):
+/// reads `FILE.minisig` beside the file's real path as hostile input, checks
+/// it against the publisher that owns the plugin's id, and refuses with a
+/// code of its own for each way it can fail.
+enum SignatureCheck {
+    /// The file's SHA-256 (hex) and BLAKE2b-512, from one pass.
+    struct Hashes {
+        let sha256: String
+        let prehash: [UInt8]
+    }
+
+    /// The signer of `file`, which declares `info`; nil when the policy does
+    /// not ask for its signature. Throws the refusal.
+    static func check(_ file: PluginFile, declaring info: PluginDescription, policy: SignaturePolicy) throws(GraftError) -> PluginSigner? {
+        guard policy.isActive else { return nil }
+        let owner = policy.owner(of: info.id)
+        guard owner != nil || policy.requiresSignatures else { return nil }
+        let path = file.path
+        let signaturePath = file.realPath + ".minisig"
+        let why: String
+        switch owner {
+        case let owner? where owner.prefix.isEmpty: why = "it was to be checked against \(owner.publisher.name)"
+        case let owner?: why = "plugin '\(info.id)' falls under the prefix '\(owner.prefix)' of publisher '\(owner.publisher.name)'"
+        case nil: why = "this host requires every plugin to be signed"
+        }
+
+        guard let text = try readSignature(signaturePath, plugin: path) else {
+            throw GraftError(
+                .signatureMissing,
+                "\(path) has no signature (\(signaturePath)), and \(why). Its publisher signs it with `graft sign` or `minisign -S`.",
+                path: path)
+        }
+        let signature: Minisign.Signature
+        do throws(Minisign.Problem) {
+            signature = try Minisign.Signature(text: text)
+        } catch {
+            throw GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), cannot be used: \(error.reason).", path: path)
+        }
+        let keyID = signature.keyID
+        if policy.revokedKeys.contains(keyID) {
+            throw GraftError(.keyRevoked, "\(path) is signed with key \(keyID), which this host has revoked.", path: path)
+        }
+        let holders = policy.publishers.filter { $0.keys.contains { $0.id == keyID } }
+        guard let holder = holders.first else {
+            throw GraftError(
+                .publisherNotTrusted,
+                "\(path) is signed with key \(keyID), which no trusted publisher has, and \(why).", path: path)
+        }
+        guard let owner, let key = owner.publisher.keys.first(where: { $0.id == keyID }) else {
+            let may = holders.flatMap(\.prefixes).map { "'\($0)'" }.joined(separator: ", ")
+            throw GraftError(
+                .publisherMismatch,
+                "\(path) is signed by publisher '\(holder.name)' (key \(keyID)), which may sign ids under \(may) only, and \(why).",
+                path: path)
+        }
+        let signer = owner.publisher
+        let hashes = try hash(file)
+        if let problem = signature.problem(verifiedWith: key, prehash: hashes.prehash, whole: { file.read(at: 0, count: Int(file.size)) }) {
+            throw GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), does not hold: \(problem).", path: path)
+        }
+        let claims = Self.claims(in: signature.trustedComment)
+        for (name, expected) in [("id", info.id), ("version", info.version), ("sha256", hashes.sha256)] where claims[name] != expected {
+            let said = claims[name].map { "'\($0.escapingControls)'" } ?? "nothing"
+            throw GraftError(
+                .signatureMismatch,
+                "\(path): its signature by '\(signer.name)' (key \(keyID)) says \(name) \(said), but the file's \(name) is '\(expected)'. A signature binds one build of one plugin.",
+                path: path)
+        }
+        return PluginSigner(publisher: signer.name, keyID: keyID)
+    }
+
+    /// The `name:value` tokens of a trusted comment (minisign's own style:
+    /// `timestamp:…`), split at blanks; the first of each name counts.
+    static func claims(in comment: String) -> [String: String] {
+        var claims: [String: String] = [:]
+        for token in comment.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
+            guard let colon = token.firstIndex(of: ":") else { continue }
+            let name = String(token[..<colon])
+            if claims[name] == nil { claims[name] = String(token[token.index(after: colon)...]) }
+        }
+        return claims
+    }
+
+    /// The trusted comment Graft signs: what a loading host checks, then when.
+    static func trustedComment(id: String, version: String, sha256: String, time: Int) -> String {
+        "graft id:\(id) version:\(version) sha256:\(sha256) timestamp:\(time)"
+    }
+
+    /// The file's SHA-256 and BLAKE2b-512, read once.
+    static func hash(_ file: PluginFile) throws(GraftError) -> Hashes {
+        var sha = ContentHash.Running()
+        let blake = Minisign.Prehash()
+        try file.forEachBlock { block in
+            sha.update(block)
+            blake.update(block)
+        }
+        return Hashes(sha256: sha.finish(), prehash: blake.finish())
+    }
+
+    /// The signature file's text; nil when there is none. Anything but a
+    /// small regular file (a link, a FIFO, a folder, a huge file) is refused.
+    private static func readSignature(_ signaturePath: String, plugin path: String) throws(GraftError) -> String? {
+        func refuse(_ reason: String) -> GraftError {
+            GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), cannot be used: \(reason).", path: path)
+        }
+        let descriptor = open(signaturePath, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            switch errno {
+            case ENOENT: return nil
+            case ELOOP: throw refuse("it is a symbolic link (a signature is read only from a plain file)")
+            default: throw refuse(String(cString: strerror(errno)))
+            }
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw refuse("it is not a plain file")
+        }
+        let limit = Minisign.Signature.maximumSize
+        guard status.st_size <= limit else { throw refuse("it is \(status.st_size) bytes, more than a signature's \(limit)") }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw refuse(String(cString: strerror(errno))) }
+            if got == 0 { break }
+            count += got
+        }
+        guard count <= limit else { throw refuse("it grew past a signature's \(limit) bytes while read") }
+        guard let text = String(validating: bytes[0..<count], as: UTF8.self) else { throw refuse("it is not UTF-8 text") }
+        return text
+    }
+}

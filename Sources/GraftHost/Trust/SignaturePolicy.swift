@@ -1,0 +1,92 @@
+/// Which publishers a host trusts to sign which plugins, in minisign's
+/// format (`FILE.minisig` beside each plugin file). A plugin whose id falls
+/// under a publisher's prefix loads only with a valid signature from one of
+/// that publisher's keys, whose trusted comment names the plugin's id,
+/// version and SHA-256; with `requiresSignatures`, every plugin must be so
+/// signed. With no publisher and no requirement, signatures are not read.
+public struct SignaturePolicy: Sendable {
+    public var publishers: [Publisher]
+    /// Key ids (16 hex digits, as minisign prints them) refused whoever lists them.
+    public var revokedKeys: Set<String>
+    /// Whether a plugin under no publisher's prefix is refused (else it loads unsigned).
+    public var requiresSignatures: Bool
+
+    public init(publishers: [Publisher] = [], revokedKeys: Set<String> = [], requiresSignatures: Bool = false) {
+        self.publishers = publishers
+        self.revokedKeys = Set(revokedKeys.map { $0.uppercased() })
+        self.requiresSignatures = requiresSignatures
+    }
+
+    /// Whether any plugin's signature is read at all.
+    package var isActive: Bool { requiresSignatures || !publishers.isEmpty }
+
+    /// The publisher whose prefix is the longest that `id` starts with.
+    func owner(of id: String) -> (publisher: Publisher, prefix: String)? {
+        var best: (publisher: Publisher, prefix: String)?
+        for publisher in publishers {
+            for prefix in publisher.prefixes where id.hasPrefix(prefix) && prefix.count > (best?.prefix.count ?? -1) {
+                best = (publisher, prefix)
+            }
+        }
+        return best
+    }
+}
+
+/// A publisher: a name for messages, the plugin id prefixes it may sign
+/// (`com.acme.`), and its minisign public keys (several while a key is
+/// rotated).
+public struct Publisher: Sendable {
+    public let name: String
+    public let prefixes: [String]
+    let keys: [Minisign.PublicKey]
+
+    /// The ids of its keys, as minisign prints them.
+    public var keyIDs: [String] { keys.map(\.id) }
+
+    /// `keys`: each a minisign public key as its file holds it, or its
+    /// base64 line alone. A key that does not read is refused with
+    /// `invalid_key`.
+    public init(name: String, prefixes: [String], keys: [String]) throws(GraftError) {
+        var read: [Minisign.PublicKey] = []
+        for (index, text) in keys.enumerated() {
+            do throws(Minisign.Problem) {
+                read.append(try Minisign.PublicKey(text: text))
+            } catch {
+                throw GraftError(.invalidKey, "publisher '\(name)': key \(index + 1) cannot be used: \(error.reason).")
+            }
+        }
+        guard !prefixes.isEmpty, prefixes.allSatisfy({ !$0.isEmpty }) else {
+            throw GraftError(.invalidKey, "publisher '\(name)' names no plugin id prefix it may sign (com.acme., say).")
+        }
+        self.name = name
+        self.prefixes = prefixes
+        self.keys = read
+    }
+
+    /// A publisher that may sign any id with `key` (what `graft verify` asks).
+    init(name: String, anyPrefixWith key: Minisign.PublicKey) {
+        self.name = name
+        prefixes = [""]
+        keys = [key]
+    }
+
+    /// Reads each key file (`invalid_key` naming the file when one cannot be used).
+    public init(name: String, prefixes: [String], keyFiles: [String]) throws(GraftError) {
+        var texts: [String] = []
+        for path in keyFiles {
+            texts.append(try BoundedFile.text(at: path, what: "the public key file of publisher '\(name)'", code: .invalidKey, limit: 1 << 20))
+        }
+        do throws(GraftError) {
+            try self.init(name: name, prefixes: prefixes, keys: texts)
+        } catch {
+            let file = keyFiles.count == 1 ? "\(keyFiles[0]): " : ""
+            throw GraftError(.invalidKey, file + error.message, path: keyFiles.first)
+        }
+    }
+}
+
+/// Who signed a plugin, once its signature held.
+public struct PluginSigner: Sendable, Hashable, Codable {
+    public let publisher: String
+    public let keyID: String
+}
