@@ -18,7 +18,7 @@ browser=false
 for argument in "$@"; do
     case "$argument" in
         --browser) browser=true ;;
-        -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "prerequisites.sh: unknown option '$argument' (try --help)" >&2; exit 2 ;;
     esac
 done

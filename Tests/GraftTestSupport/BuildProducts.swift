@@ -87,12 +87,12 @@ public func graft(_ arguments: String..., environment: [String: String]? = nil) 
 /// The built `graft` with its registry cache in `cache` (`XDG_CACHE_HOME`), so
 /// that runs of one test share it and no two tests do; its config file
 /// (`graft config`) is there too, in `config/graft/`, never the developer's.
-public func graft(_ arguments: [String], cache: URL) throws -> CommandResult {
+public func graft(_ arguments: [String], cache: URL, input: String? = nil) throws -> CommandResult {
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_CACHE_HOME"] = cache.path
     environment["XDG_CONFIG_HOME"] = cache.appendingPathComponent("config").path
     environment["GRAFT_CONFIG"] = nil
-    return try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(120))
+    return try runCommand(BuildProducts.graft(), arguments, environment: environment, input: input, timeout: .seconds(120))
 }
 
 /// Runs blocking work (child processes, sockets, compilers) on a dispatch

@@ -1,0 +1,90 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+/// `graft sign`, `graft verify`, and the command line's trusted publishers
+/// (`--publisher`, `--require-signatures`, `--revoked-key`, the config file).
+@Suite("graft sign, verify and trusted publishers")
+struct SignCLITests {
+    static func minisign(_ arguments: [String], input: String? = nil) throws -> CommandResult {
+        let found = ["/usr/bin/minisign", "/usr/local/bin/minisign"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let tool = try #require(found, "minisign not found: run Scripts/prerequisites.sh")
+        return try runCommand(URL(fileURLWithPath: tool), arguments, input: input, timeout: .seconds(60))
+    }
+
+    @Test("graft sign with a sealed key writes what minisign -Vm and graft verify accept; graft verify exits 1 with the refusal's code")
+    func signAndVerify() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let pub = scratch.file("acme.pub").path, key = scratch.file("acme.key").path
+        let made = try Self.minisign(["-G", "-p", pub, "-s", key], input: "secret\nsecret\n")
+        #expect(made.status == 0, "minisign -G: \(made.stderr)")
+        let cache = scratch.file("cache")
+
+        let wrong = try graft(["sign", echo.path, "--secret-key", key], cache: cache, input: "guess\n")
+        #expect(wrong.status == 1 && wrong.stderr.contains("invalid_key") && wrong.stderr.contains(key), "\(wrong.stderr)")
+        let signed = try graft(["sign", echo.path, "--secret-key", key, "--json"], cache: cache, input: "secret\n")
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let said = try #require(try parseJSON(signed.stdout) as? [String: Any])
+        #expect(said["id"] as? String == "test.echo" && said["version"] as? String == "1.0.0")
+        let verifiedByMinisign = try Self.minisign(["-Vm", echo.path, "-p", pub])
+        #expect(verifiedByMinisign.status == 0, "\(verifiedByMinisign.stderr)")
+
+        let verified = try graft(["verify", echo.path, "--public-key", pub], cache: cache)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.contains("test.echo 1.0.0") && verified.stdout.contains(said["keyID"] as? String ?? "?"))
+
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PREFIX": "\"v2:\""])
+        let changed = try graft(["verify", echo.path, "--public-key", pub], cache: cache)
+        #expect(changed.status == 1 && changed.stderr.contains("signature_invalid"), "\(changed.stderr)")
+        try FileManager.default.removeItem(atPath: echo.path + ".minisig")
+        let missing = try graft(["verify", echo.path, "--public-key", pub], cache: cache)
+        #expect(missing.status == 1 && missing.stderr.contains("signature_missing"), "\(missing.stderr)")
+    }
+
+    @Test("--publisher, --require-signatures, --revoked-key and the config file's publishers judge what graft list loads")
+    func publishersOnTheCommandLine() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        try Fixtures.build("good_counter", into: folder)
+        let pub = scratch.file("acme.pub").path, key = scratch.file("acme.key").path
+        #expect(try Self.minisign(["-G", "-W", "-p", pub, "-s", key]).status == 0)
+        let cache = scratch.file("cache")
+        let common = ["list", "--json", "--only-plugin-path", "--plugin-path", folder.path]
+        func listed(_ extra: [String]) throws -> (ids: [String], failures: [String: String]) {
+            let result = try graft(common + extra, cache: cache)
+            let object = try #require(try parseJSON(result.stdout) as? [String: Any], "\(result.stderr)")
+            let ids = (object["plugins"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.sorted()
+            var failures: [String: String] = [:]
+            for failure in object["failures"] as? [[String: Any]] ?? [] {
+                failures[URL(fileURLWithPath: failure["path"] as? String ?? "").lastPathComponent] = failure["code"] as? String
+            }
+            return (ids, failures)
+        }
+
+        let unsigned = try listed(["--publisher", "test.echo=\(pub)"])
+        #expect(unsigned.ids == ["test.counter"] && unsigned.failures["libgood_echo.so"] == "signature_missing")
+        #expect(try graft(["sign", echo.path, "--secret-key", key], cache: cache).status == 0)
+        #expect(try listed(["--publisher", "test.echo=\(pub)"]).ids == ["test.counter", "test.echo"])
+        let required = try listed(["--publisher", "test.echo=\(pub)", "--require-signatures"])
+        #expect(required.ids == ["test.echo"] && required.failures["libgood_counter.so"] == "signature_missing")
+        let keyID = try #require(try Self.minisign(["-Vm", echo.path, "-p", pub]).status == 0 ? String(contentsOfFile: pub, encoding: .utf8).split(separator: " ").last.map { String($0.prefix(16)) } : nil)
+        let revoked = try listed(["--publisher", "test.echo=\(pub)", "--revoked-key", keyID])
+        #expect(revoked.failures["libgood_echo.so"] == "key_revoked")
+
+        // The same publisher from the config file, and a config whose key file is gone stops the command.
+        let config = cache.appendingPathComponent("config/graft/config.json")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(#"{"version": 1, "publishers": [{"name": "acme", "prefixes": ["test."], "keys": ["\#(pub)"]}], "requireSignatures": true}"#.utf8).write(to: config)
+        let fromConfig = try listed([])
+        #expect(fromConfig.ids == ["test.echo"] && fromConfig.failures["libgood_counter.so"] == "signature_missing")
+        try Data(#"{"version": 1, "publishers": [{"name": "acme", "prefixes": ["test."], "keys": ["gone.pub"]}]}"#.utf8).write(to: config)
+        let broken = try graft(common, cache: cache)
+        #expect(broken.status == 2 && broken.stderr.contains("invalid_key") && broken.stderr.contains("gone.pub"), "\(broken.stderr)")
+
+        let badValue = try graft(common + ["--publisher", "nokeyfile"], cache: scratch.file("cache-2"))
+        #expect(badValue.status == 2 && badValue.stderr.contains("--publisher nokeyfile"), "\(badValue.stderr)")
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+@testable import GraftHost
+
+/// Publishers' signatures (minisign's format, `FILE.minisig`): what loads,
+/// and each refusal with its own code, the host alive and other plugins usable.
+@Suite("Signatures by publishers")
+struct SignatureTests {
+    /// A minisign key pair made by the real `minisign` tool, unsealed.
+    struct KeyPair {
+        let publicKey: URL
+        let secretKey: URL
+        var publicText: String { (try? String(contentsOf: publicKey, encoding: .utf8)) ?? "" }
+        var id: String { (try? Minisign.PublicKey(text: publicText).id) ?? "" }
+    }
+
+    static func minisign(_ arguments: [String], input: String? = nil) throws -> CommandResult {
+        let found = ["/usr/bin/minisign", "/usr/local/bin/minisign"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let tool = try #require(found, "minisign not found: run Scripts/prerequisites.sh")
+        return try runCommand(URL(fileURLWithPath: tool), arguments, input: input, timeout: .seconds(60))
+    }
+
+    static func keyPair(_ name: String, in scratch: borrowing Scratch) throws -> KeyPair {
+        let pair = KeyPair(publicKey: scratch.file("\(name).pub"), secretKey: scratch.file("\(name).key"))
+        let made = try minisign(["-G", "-W", "-f", "-p", pair.publicKey.path, "-s", pair.secretKey.path])
+        #expect(made.status == 0, "minisign -G: \(made.stderr)")
+        return pair
+    }
+
+    /// Signs `file` with the `minisign` tool, its trusted comment naming
+    /// `id`, `version` and `sha256` (the file's own by default).
+    static func sign(
+        _ file: URL, with key: KeyPair, id: String, version: String = "1.0.0", sha256: String? = nil, legacy: Bool = false
+    ) throws {
+        let hash = try sha256 ?? GraftHost.contentHash(ofPluginAt: file.path)
+        let signed = try minisign(
+            ["-S", "-s", key.secretKey.path, "-m", file.path, "-t", "id:\(id) version:\(version) sha256:\(hash)"] + (legacy ? ["-l"] : []))
+        #expect(signed.status == 0, "minisign -S: \(signed.stderr)")
+    }
+
+    static func host(_ folder: URL, _ policy: SignaturePolicy, cache: URL, isolation: Isolation = .perPlugin, copies: Bool = false) -> GraftHost {
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: copies, cacheFolder: cache.path, isolation: isolation,
+                signatures: policy),
+            logger: quietLogger)
+        host.loadPlugins()
+        return host
+    }
+
+    static func publisher(_ name: String, _ prefixes: [String], _ keys: KeyPair...) throws -> Publisher {
+        try Publisher(name: name, prefixes: prefixes, keys: keys.map(\.publicText))
+    }
+
+    @Test("a plugin signed with the minisign tool loads under its publisher's prefix, prehashed and legacy; what Graft signs, minisign -Vm verifies")
+    func signedLoads() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch)
+        let policy = SignaturePolicy(publishers: [try Self.publisher("acme", ["test."], acme)])
+        for legacy in [false, true] {
+            try Self.sign(echo, with: acme, id: "test.echo", legacy: legacy)
+            let host = Self.host(folder, policy, cache: scratch.file("cache-\(legacy)"))
+            #expect(host.failures.isEmpty, "\(host.failures.map(\.error))")
+            #expect(try host.validate("is_even", value: 4).isValid)
+        }
+
+        // Graft's own signature: the minisign tool agrees, and so does a host.
+        let info = try #require(Self.host(folder, SignaturePolicy(), cache: scratch.file("cache-plain")).plugins.first)
+        let secret = try PluginSigning.secretKey(at: acme.secretKey.path) { nil }
+        let (text, _) = try PluginSigning.signature(ofPluginAt: echo.path, declaring: info, key: secret)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: echo.path + ".minisig"))
+        let verified = try Self.minisign(["-V", "-m", echo.path, "-p", acme.publicKey.path])
+        #expect(verified.status == 0, "minisign -V: \(verified.stderr)")
+        #expect(verified.stdout.contains("id:test.echo version:1.0.0 sha256:"))
+        #expect(Self.host(folder, policy, cache: scratch.file("cache-graft")).failures.isEmpty)
+        let key = try Minisign.PublicKey(text: acme.publicText)
+        #expect(try PluginSigning.verify(pluginAt: echo.path, declaring: info, key: key, name: "acme") == PluginSigner(publisher: "acme", keyID: acme.id))
+    }
+
+    @Test("every way a signature fails is refused with its own code, the host alive and the plugin beside it usable")
+    func refusals() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let counter = try Fixtures.build("good_counter", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch), stranger = try Self.keyPair("stranger", in: scratch)
+        let policy = SignaturePolicy(publishers: [try Self.publisher("acme", ["test.echo"], acme)])
+        let signaturePath = echo.path + ".minisig"
+        var round = 0
+
+        func expectRefusal(_ code: GraftError.Code, _ what: String, policy: SignaturePolicy = policy, sourceLocation: SourceLocation = #_sourceLocation) {
+            round += 1
+            let host = Self.host(folder, policy, cache: scratch.file("cache-\(round)"))
+            let failure = host.failures.first { $0.path == echo.path }
+            #expect(failure?.error.code == code, "\(what): \(failure.map { "\($0.error)" } ?? "loaded")", sourceLocation: sourceLocation)
+            #expect(failure?.error.message.contains(echo.path) == true, "\(what): the refusal names the file", sourceLocation: sourceLocation)
+            #expect(host.plugins.map(\.id) == ["test.counter"], "\(what)", sourceLocation: sourceLocation)
+            #expect((try? host.validate("inits_are", value: 1).isValid) == true, "\(what): the plugin beside it works", sourceLocation: sourceLocation)
+        }
+
+        expectRefusal(.signatureMissing, "no signature")
+
+        // A byte changed after signing.
+        try Self.sign(echo, with: acme, id: "test.echo")
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PREFIX": "\"echo;\""])
+        expectRefusal(.signatureInvalid, "one byte changed")
+
+        // Another file's signature, comment and all.
+        try Self.sign(counter, with: acme, id: "test.echo", sha256: try GraftHost.contentHash(ofPluginAt: echo.path))
+        try FileManager.default.removeItem(atPath: signaturePath)
+        try FileManager.default.moveItem(atPath: counter.path + ".minisig", toPath: signaturePath)
+        expectRefusal(.signatureInvalid, "another file's signature")
+
+        try Self.sign(echo, with: acme, id: "test.other")
+        expectRefusal(.signatureMismatch, "a comment naming another id")
+        try Self.sign(echo, with: acme, id: "test.echo", version: "0.9.0")
+        expectRefusal(.signatureMismatch, "a comment naming another version")
+
+        try Self.sign(echo, with: stranger, id: "test.echo")
+        expectRefusal(.publisherNotTrusted, "an untrusted key")
+        let twoPublishers = SignaturePolicy(publishers: [policy.publishers[0], try Self.publisher("stranger", ["test.x."], stranger)])
+        expectRefusal(.publisherMismatch, "a trusted key outside its prefixes", policy: twoPublishers)
+
+        try Self.sign(echo, with: acme, id: "test.echo")
+        expectRefusal(.keyRevoked, "a revoked key", policy: SignaturePolicy(publishers: policy.publishers, revokedKeys: [acme.id.lowercased()]))
+
+        // The comment edited after signing (the global signature no longer holds).
+        var lines = try String(contentsOfFile: signaturePath, encoding: .utf8).components(separatedBy: "\n")
+        lines[2] += " extra:1"
+        try lines.joined(separator: "\n").write(toFile: signaturePath, atomically: true, encoding: .utf8)
+        expectRefusal(.signatureInvalid, "an edited trusted comment")
+
+        try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: signaturePath))
+        expectRefusal(.signatureInvalid, "a garbage .minisig")
+        try Data(repeating: 0x41, count: 1 << 20).write(to: URL(fileURLWithPath: signaturePath))
+        expectRefusal(.signatureInvalid, "a huge .minisig")
+        try FileManager.default.removeItem(atPath: signaturePath)
+        #expect(mkfifo(signaturePath, 0o600) == 0)
+        expectRefusal(.signatureInvalid, "a FIFO .minisig")
+        try FileManager.default.removeItem(atPath: signaturePath)
+        try Self.sign(counter, with: acme, id: "test.echo")
+        try FileManager.default.createSymbolicLink(atPath: signaturePath, withDestinationPath: counter.path + ".minisig")
+        expectRefusal(.signatureInvalid, "a symlink .minisig")
+        try FileManager.default.removeItem(atPath: signaturePath)
+
+        // Signatures required: an unsigned plugin under no prefix is refused
+        // too, and one signed by a key that may not sign its id.
+        try Self.sign(echo, with: acme, id: "test.echo")
+        let signedByAcme = Self.host(folder, SignaturePolicy(publishers: policy.publishers, requiresSignatures: true), cache: scratch.file("cache-acme"))
+        #expect(signedByAcme.failures.first { $0.path == counter.path }?.error.code == .publisherMismatch)
+        try FileManager.default.removeItem(atPath: counter.path + ".minisig")
+        let required = Self.host(folder, SignaturePolicy(publishers: policy.publishers, requiresSignatures: true), cache: scratch.file("cache-required"))
+        #expect(required.plugins.map(\.id) == ["test.echo"])
+        #expect(required.failures.first { $0.path == counter.path }?.error.code == .signatureMissing)
+    }
+
+    @Test("a publisher rotates its key: builds signed with the old and the new key load without a change to the host, until the old one is revoked")
+    func rotation() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let old = try Self.keyPair("old", in: scratch), new = try Self.keyPair("new", in: scratch)
+        let rotating = SignaturePolicy(publishers: [try Self.publisher("acme", ["test."], old, new)])
+        try Self.sign(echo, with: old, id: "test.echo")
+        #expect(Self.host(folder, rotating, cache: scratch.file("cache-1")).failures.isEmpty)
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PLUGIN_VERSION": "\"1.1.0\""])
+        try Self.sign(echo, with: new, id: "test.echo", version: "1.1.0")
+        let updated = Self.host(folder, rotating, cache: scratch.file("cache-2"))
+        #expect(updated.plugins.map(\.version) == ["1.1.0"])
+        try Self.sign(echo, with: old, id: "test.echo", version: "1.1.0")
+        let revoked = SignaturePolicy(publishers: rotating.publishers, revokedKeys: [old.id])
+        #expect(Self.host(folder, revoked, cache: scratch.file("cache-3")).failures.first?.error.code == .keyRevoked)
+    }
+
+    @Test("hot swap refuses an unsigned or wrongly signed rebuild, and the running build keeps serving", arguments: [Isolation.inProcess, .perPlugin])
+    func swap(isolation: Isolation) throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch), stranger = try Self.keyPair("stranger", in: scratch)
+        try Self.sign(echo, with: acme, id: "test.echo")
+        let host = Self.host(folder, SignaturePolicy(publishers: [try Self.publisher("acme", ["test."], acme)]), cache: scratch.file("cache"), isolation: isolation, copies: true)
+        #expect(host.failures.isEmpty)
+        let instance = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "a"])
+        defer { instance.close() }
+
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PREFIX": "\"v2:\""])
+        guard case .failed(let unsigned) = host.reload(pluginAt: echo.path).outcome else {
+            Issue.record("a build its signature does not cover swapped in")
+            return
+        }
+        #expect(unsigned.code == .signatureInvalid)
+        try Self.sign(echo, with: stranger, id: "test.echo")
+        guard case .failed(let stranger) = host.reload(pluginAt: echo.path, force: true).outcome else {
+            Issue.record("a build signed by an untrusted key swapped in")
+            return
+        }
+        #expect(stranger.code == .publisherNotTrusted)
+        #expect(try instance.render().text == "echo:a", "the running build serves")
+        try Self.sign(echo, with: acme, id: "test.echo")
+        guard case .swapped = host.reload(pluginAt: echo.path, force: true).outcome else {
+            Issue.record("the rightly signed build did not swap in")
+            return
+        }
+        #expect(try instance.render().text == "v2:a")
+    }
+}
