@@ -87,4 +87,36 @@ struct SignCLITests {
         let badValue = try graft(common + ["--publisher", "nokeyfile"], cache: scratch.file("cache-2"))
         #expect(badValue.status == 2 && badValue.stderr.contains("--publisher nokeyfile"), "\(badValue.stderr)")
     }
+
+    @Test("graft lock --by-publisher pins signed plugins to their key and version; graft list shows the signer; a newer signed build loads --locked without locking again")
+    func lockByPublisher() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        try Fixtures.build("good_counter", into: folder)
+        let pub = scratch.file("acme.pub").path, key = scratch.file("acme.key").path
+        #expect(try Self.minisign(["-G", "-W", "-p", pub, "-s", key]).status == 0)
+        let cache = scratch.file("cache"), lock = scratch.file("graft.lock").path
+        #expect(try graft(["sign", echo.path, "--secret-key", key], cache: cache).status == 0)
+        let common = ["--only-plugin-path", "--plugin-path", folder.path, "--lock-file", lock, "--publisher", "test.echo=\(pub)"]
+
+        let listed = try graft(["list"] + common, cache: cache)
+        #expect(listed.stdout.contains("signed by: acme (key "), "\(listed.stdout)")
+        let locked = try graft(["lock", "--by-publisher", "--json"] + common, cache: cache)
+        #expect(locked.status == 0, "\(locked.stderr)")
+        let pins = try #require((try parseJSON(locked.stdout) as? [String: Any])?["plugins"] as? [[String: Any]])
+        let echoPin = try #require(pins.first { $0["id"] as? String == "test.echo" })
+        #expect(echoPin["minimumVersion"] as? String == "1.0.0" && echoPin["publisherKey"] is String && echoPin["sha256"] is NSNull)
+        #expect((pins.first { $0["id"] as? String == "test.counter" }?["sha256"] as? String)?.count == 64, "the unsigned plugin is pinned by hash")
+
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PLUGIN_VERSION": "\"1.1.0\"", "ECHO_PREFIX": "\"v2:\""])
+        #expect(try graft(["sign", echo.path, "--secret-key", key], cache: cache).status == 0)
+        let updated = try graft(["try", "echo", "--locked"] + common, cache: cache)
+        #expect(updated.status == 0 && updated.stdout.contains("v2:"), "\(updated.stdout) \(updated.stderr)")
+        try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PLUGIN_VERSION": "\"0.9.0\""])
+        #expect(try graft(["sign", echo.path, "--secret-key", key], cache: cache).status == 0)
+        let rollback = try graft(["list", "--json", "--locked"] + common, cache: cache)
+        let failures = try #require((try parseJSON(rollback.stdout) as? [String: Any])?["failures"] as? [[String: Any]])
+        #expect(failures.first?["code"] as? String == "version_rollback")
+    }
 }

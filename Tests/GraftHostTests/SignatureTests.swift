@@ -208,4 +208,65 @@ struct SignatureTests {
         }
         #expect(try instance.render().text == "v2:a")
     }
+
+    @Test("a lock entry that pins a publisher: a newer signed build loads without locking again; an older one is version_rollback, another key's publisher_mismatch, an unsigned one signature_missing, at load and at hot swap")
+    func publisherPin() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch), stranger = try Self.keyPair("stranger", in: scratch)
+        let lock = scratch.file("graft.lock")
+        let keyLine = try #require(acme.publicText.split(separator: "\n").last.map(String.init))
+        try LockFile(plugins: [.init(id: "test.echo", version: "1.0.0", file: "libgood_echo.so", publisherKey: keyLine, minimumVersion: "1.0.0")])
+            .write(to: lock.path)
+        var round = 0
+        func locked(copies: Bool = false) -> GraftHost {
+            round += 1
+            let host = GraftHost(
+                configuration: GraftConfiguration(
+                    searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: copies, cacheFolder: scratch.file("cache-\(round)").path,
+                    lockFile: lock.path),
+                logger: quietLogger)
+            host.loadPlugins()
+            return host
+        }
+        func build(_ version: String, signedBy key: KeyPair?) throws {
+            try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PLUGIN_VERSION": "\"\(version)\""])
+            try? FileManager.default.removeItem(atPath: echo.path + ".minisig")
+            if let key { try Self.sign(echo, with: key, id: "test.echo", version: version) }
+        }
+
+        try build("1.0.0", signedBy: acme)
+        let first = locked(copies: true)
+        #expect(first.failures.isEmpty, "\(first.failures.map(\.error))")
+        #expect(first.plugins.first?.signer?.keyID == acme.id)
+        try build("1.1.0", signedBy: acme)
+        #expect(locked().plugins.map(\.version) == ["1.1.0"], "a newer build its publisher signed loads with the same lock")
+        #expect(first.reload(pluginAt: echo.path).newVersion == "1.1.0", "and swaps in")
+
+        try build("0.9.0", signedBy: acme)
+        #expect(locked().failures.first?.error.code == .versionRollback)
+        guard case .failed(let rollback) = first.reload(pluginAt: echo.path).outcome else {
+            Issue.record("a rollback swapped in")
+            return
+        }
+        #expect(rollback.code == .versionRollback)
+        #expect(first.plugins.map(\.version) == ["1.1.0"], "the running build keeps serving")
+
+        try build("1.2.0", signedBy: stranger)
+        #expect(locked().failures.first?.error.code == .publisherMismatch)
+        try build("1.2.0", signedBy: nil)
+        #expect(locked().failures.first?.error.code == .signatureMissing)
+    }
+
+    @Test("versions are ordered as people write them")
+    func versionOrder() {
+        #expect(VersionOrder.isOlder("1.9.2", than: "1.10.0"))
+        #expect(!VersionOrder.isOlder("1.10.0", than: "1.9.2"))
+        #expect(VersionOrder.isOlder("2.0.0-beta", than: "2.0.0"))
+        #expect(!VersionOrder.isOlder("2.0.0", than: "2.0.0-beta"))
+        #expect(!VersionOrder.isOlder("1.0", than: "1.0.0"))
+        #expect(VersionOrder.isOlder("1.0.0", than: "1.0.1"))
+        #expect(!VersionOrder.isOlder("1.0.0", than: "1.0.0"))
+    }
 }

@@ -131,6 +131,7 @@ public struct PluginReport: Sendable {
             let mapped = plugin.isMapped ? "mapped" : "maps on first use"
             lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [ABI \(plugin.abi), loaded, \(mapped), \(unloading)]")
             lines.append("  path: \(plugin.path)")
+            if let signer = plugin.signer { lines.append("  signed by: \(signer.publisher.escapingControls) (key \(signer.keyID))") }
             if !plugin.permissions.isEmpty {
                 lines.append("  permissions:")
                 for request in plugin.permissions {
@@ -254,6 +255,13 @@ extension JSONWriter {
             if let denials = sandbox?.denials[plugin.path] {
                 writer.key("sandboxDenied")
                 writer.list(count: denials.count) { $0.string(denials[$1]) }
+            }
+            if let signer = plugin.signer {
+                writer.key("signer")
+                writer.object { writer in
+                    writer.member("keyID", signer.keyID)
+                    writer.member("publisher", signer.publisher)
+                }
             }
             writer.member("status", "loaded")
             writer.key("validators")

@@ -35,6 +35,9 @@ enum PluginReportLayout {
             "  path    \(plugin["path"]?.stringValue ?? "?")",
             "  status  \(plugin["status"]?.stringValue ?? "?") · ABI \(plugin["abi"]?.stringValue ?? "?") · \(unloading)",
         ]
+        if let signer = plugin["signer"] {
+            lines.append("  signed  \((signer["publisher"]?.stringValue ?? "?").escapingControls) · key \(signer["keyID"]?.stringValue ?? "?")")
+        }
         for permission in plugin["permissions"]?.listValue ?? [] {
             let granted = permission["granted"]?.boolValue.map { $0 ? " (granted)" : " (not granted)" } ?? ""
             lines.append(

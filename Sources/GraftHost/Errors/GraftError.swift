@@ -27,6 +27,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case publisherNotTrusted = "publisher_not_trusted"
         case publisherMismatch = "publisher_mismatch"
         case keyRevoked = "key_revoked"
+        case versionRollback = "version_rollback"
         case invalidKey = "invalid_key"
         case scannerUnavailable = "scanner_unavailable"
         case pluginMemoryLimit = "plugin_memory_limit"

@@ -77,8 +77,8 @@ extension GraftHost {
             try checkPin(file)
             // A build that crashes or hangs while loading does so in the
             // scanner child; the running build keeps serving.
-            let description = try describe(file, mapping: .copy)
-            if let description { try checkSignature(file, declaring: description) }
+            var description = try describe(file, mapping: .copy)
+            if let described = description { description?.signer = try checkSignature(file, declaring: described, hash: hash) }
             if let description, let runner = runner(for: description) {
                 // Isolated: the new build runs in a new child, which must
                 // create every live instance's component before it takes over.
@@ -94,7 +94,7 @@ extension GraftHost {
                 // Mapped from a private copy: the file may be rewritten again
                 // while this build runs.
                 plugin = try loader.load(file, mapping: .copy, images: images)
-                if description == nil { try checkSignature(file, declaring: plugin.info) }
+                if description == nil { try checkSignature(file, declaring: plugin.info, hash: hash) }
             }
             if old == nil { try register(plugin, file: file) }
         } catch {

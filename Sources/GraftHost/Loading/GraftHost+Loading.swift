@@ -221,9 +221,11 @@ extension GraftHost {
             }
             try checkTrust(file)
             let hash = try checkPin(file)
-            let description = try describe(file, hash: hash)
-            if let description, let hash { try checkPinnedPermissions(of: description, hash: hash) }
-            if let description { try checkSignature(file, declaring: description) }
+            var description = try describe(file, hash: hash)
+            if let described = description {
+                if let hash { try checkPinnedPermissions(of: described, hash: hash) }
+                description?.signer = try checkSignature(file, declaring: described, hash: hash)
+            }
             let plugin: LoadedPlugin
             if let description, isolates || when == .onFirstUse {
                 plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath)
@@ -232,7 +234,7 @@ extension GraftHost {
                 if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
                 if description == nil, let hash { try checkPinnedPermissions(of: plugin.info, hash: hash) }
                 // Without a scanner nothing could say the id before the code was mapped.
-                if description == nil { try checkSignature(file, declaring: plugin.info) }
+                if description == nil { try checkSignature(file, declaring: plugin.info, hash: hash) }
             }
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
@@ -278,10 +280,14 @@ extension GraftHost {
     }
 
     /// Refuses a file whose publisher's signature the host asks for and
-    /// does not hold (`SignaturePolicy`).
+    /// does not hold (`SignaturePolicy`), and in locked mode a file that its
+    /// lock entry's publisher pin refuses (`hash` is then the file's);
+    /// returns who signed it, when either checked.
     @discardableResult
-    func checkSignature(_ file: PluginFile, declaring info: PluginDescription) throws(GraftError) -> PluginSigner? {
-        try SignatureCheck.check(file, declaring: info, policy: configuration.signatures)
+    func checkSignature(_ file: PluginFile, declaring info: PluginDescription, hash: String?) throws(GraftError) -> PluginSigner? {
+        let signer = try SignatureCheck.check(file, declaring: info, policy: configuration.signatures)
+        guard let hash, case .success(let lock) = pins, let lockPath = configuration.lockFile else { return signer }
+        return try lock.publisherViolation(of: file, declaring: info, hash: hash, lockPath: lockPath) ?? signer
     }
 
     /// In locked mode: a pinned plugin may declare only the permissions its
@@ -356,7 +362,7 @@ extension GraftHost {
         let file = try PluginFile(opening: path)
         try checkTrust(file)
         guard file.identity != identity(file) else { return (file, false) }
-        try checkPin(file)
+        let hash = try checkPin(file)
         let rescanned = try describe(file)
         if let rescanned, !rescanned.declaresSame(as: plugin.info) {
             throw GraftError(
@@ -364,7 +370,7 @@ extension GraftHost {
                 "\(path) changed since it was registered and now declares other components, validators or actions; reload it (hot swap) to use the new build.",
                 path: path)
         }
-        try checkSignature(file, declaring: rescanned ?? plugin.info)
+        try checkSignature(file, declaring: rescanned ?? plugin.info, hash: hash)
         return (file, true)
     }
 

@@ -43,6 +43,9 @@ public struct PluginDescription: Sendable, Hashable {
     public package(set) var actions: [ActionContract]
     /// What the plugin asks of the sandbox, each with its reason (ABI 1.2).
     public package(set) var permissions: [PermissionRequest] = []
+    /// Who signed the file, when the host checked its signature (see
+    /// `SignaturePolicy`); nil when it did not.
+    public package(set) var signer: PluginSigner?
     /// Whether the image is mapped into this process: false for a plugin
     /// known from the scanner or the registry cache that nothing has used yet.
     package var isMapped: Bool = true

@@ -23,7 +23,14 @@ package struct LockFile: Sendable, Hashable, Codable {
         package var version: String
         /// The file's name (not its folder: a locked set of plugins may be installed anywhere).
         package var file: String
-        package var sha256: String
+        /// The content pinned; nil in an entry that pins a publisher instead.
+        package var sha256: String?
+        /// A publisher pin: the minisign public key (its base64 line) that
+        /// must sign every build of this plugin, in place of one build's hash.
+        package var publisherKey: String?
+        /// With a publisher pin: the oldest version that may load (older
+        /// signed builds are refused with `version_rollback`).
+        package var minimumVersion: String?
         /// The permissions granted with the pin, as text (`network:443`);
         /// absent in lock files written before permissions existed: none.
         package var permissions: [String]?
@@ -38,6 +45,15 @@ package struct LockFile: Sendable, Hashable, Codable {
             self.sha256 = sha256
             self.permissions = permissions.isEmpty ? nil : permissions.map(\.description).sorted()
             self.dataLimit = permissions.contains(.dataFolder) ? dataLimit : nil
+        }
+
+        /// A publisher pin: any build of plugin `id` in `file` that `key`
+        /// signed, at `minimumVersion` or later.
+        package init(id: String, version: String, file: String, publisherKey key: String, minimumVersion: String, permissions: [Permission] = [], dataLimit: UInt64? = nil) {
+            self.init(id: id, version: version, file: file, sha256: "", permissions: permissions, dataLimit: dataLimit)
+            sha256 = nil
+            publisherKey = key
+            self.minimumVersion = minimumVersion
         }
 
         /// The granted permissions that read (`init(contentsOf:)` refuses a lock whose entries do not).
@@ -69,8 +85,19 @@ package struct LockFile: Sendable, Hashable, Codable {
                 .invalidConfig, "the lock file \(path) has version \(version); this Graft reads version \(Self.currentVersion).",
                 path: path)
         }
-        for pin in plugins where pin.sha256.count != 64 || !pin.sha256.allSatisfy(\.isHexDigit) {
-            throw GraftError(.invalidConfig, "the lock file \(path) pins \(pin.file) with '\(pin.sha256)', which is not a SHA-256.", path: path)
+        for pin in plugins {
+            if let key = pin.publisherKey {
+                guard (try? Minisign.PublicKey(text: key)) != nil, pin.minimumVersion != nil, pin.sha256 == nil else {
+                    throw GraftError(
+                        .invalidConfig,
+                        "the lock file \(path) pins \(pin.file) to a publisher, but its publisherKey is not a minisign public key, or it lacks a minimumVersion, or it pins a sha256 too.",
+                        path: path)
+                }
+            } else if let sha256 = pin.sha256, sha256.count == 64, sha256.allSatisfy(\.isHexDigit) {
+                continue
+            } else {
+                throw GraftError(.invalidConfig, "the lock file \(path) pins \(pin.file) with '\(pin.sha256 ?? "nothing")', which is not a SHA-256.", path: path)
+            }
         }
         for pin in plugins {
             for text in pin.permissions ?? [] where Permission(text) == nil {
@@ -98,7 +125,7 @@ package struct LockFile: Sendable, Hashable, Codable {
     /// may not load: it declares a permission its entry did not grant when
     /// it was locked. Nil when it may (or `hash` is not pinned: `violation` says so).
     func permissionViolation(of info: PluginDescription, hash: String, lockPath: String) -> GraftError? {
-        guard let pin = plugins.first(where: { $0.sha256 == hash }) else { return nil }
+        guard let pin = pin(path: info.path, hash: hash) else { return nil }
         let granted = pin.granted
         let more = info.permissions.filter { !$0.permission.isCovered(by: granted) }
         guard !more.isEmpty else { return nil }
@@ -106,6 +133,40 @@ package struct LockFile: Sendable, Hashable, Codable {
             .pluginNotPinned,
             "\(info.path) (\(info.id)) declares \(more.map { "\($0.permission) (\($0.reason.escapingControls))" }.joined(separator: ", ")), which its entry in \(lockPath) does not grant; run `graft lock` again to grant it, if you accept.",
             path: info.path)
+    }
+
+    /// Why the file of `info`, with content `hash`, may not load under its
+    /// publisher pin (when its hash is not pinned itself): it is another
+    /// plugin than the entry's, its signature does not hold for the pinned
+    /// key (`SignatureCheck`'s codes; another key: `publisher_mismatch`), or
+    /// it is older than the entry's minimum (`version_rollback`). Returns who
+    /// signed it, or nil when no publisher pin applies.
+    func publisherViolation(of file: PluginFile, declaring info: PluginDescription, hash: String, lockPath: String) throws(GraftError) -> PluginSigner? {
+        guard !plugins.contains(where: { $0.sha256 == hash }), let pin = pin(path: info.path, hash: hash),
+            let text = pin.publisherKey, let key = try? Minisign.PublicKey(text: text)
+        else { return nil }
+        let path = info.path
+        guard pin.id == info.id else {
+            throw GraftError(
+                .pluginNotPinned,
+                "\(path) is plugin '\(info.id)', but \(lockPath) pins \(pin.file) to the publisher of '\(pin.id)'; run `graft lock` again if the change is yours.",
+                path: path)
+        }
+        let lock = Publisher(name: "the key \(lockPath) pins", anyPrefixWith: key)
+        let signer: PluginSigner?
+        do throws(GraftError) {
+            signer = try SignatureCheck.check(file, declaring: info, policy: SignaturePolicy(publishers: [lock], requiresSignatures: true))
+        } catch where error.code == .publisherNotTrusted {
+            throw GraftError(
+                .publisherMismatch, "\(error.message) \(lockPath) pins '\(info.id)' to key \(key.id).", path: path)
+        }
+        if let minimum = pin.minimumVersion, VersionOrder.isOlder(info.version, than: minimum) {
+            throw GraftError(
+                .versionRollback,
+                "\(path) is '\(info.id)' \(info.version), older than \(minimum), the oldest \(lockPath) allows: a rollback to an older build is refused even when its publisher signed it.",
+                path: path)
+        }
+        return signer
     }
 
     /// The data folder limits the lock sets, by plugin id.
@@ -122,9 +183,18 @@ package struct LockFile: Sendable, Hashable, Codable {
         return grants
     }
 
-    /// Why the file `path` with content `hash` may not load, or nil.
+    /// The entry that lets the file `path` with content `hash` load: the one
+    /// pinning its hash, else a publisher pin for its file name.
+    func pin(path: String, hash: String) -> Pin? {
+        if let pinned = plugins.first(where: { $0.sha256 == hash }) { return pinned }
+        let name = FilePaths.lastComponent(of: path)
+        return plugins.first { $0.file == name && $0.publisherKey != nil }
+    }
+
+    /// Why the file `path` with content `hash` may not load, or nil (a
+    /// publisher pin is judged once the file's id is known: `publisherViolation`).
     func violation(path: String, hash: String, lockPath: String) -> GraftError? {
-        if plugins.contains(where: { $0.sha256 == hash }) { return nil }
+        if pin(path: path, hash: hash) != nil { return nil }
         let name = FilePaths.lastComponent(of: path)
         let pinned = plugins.filter { $0.file == name }
         if pinned.isEmpty {
@@ -135,7 +205,7 @@ package struct LockFile: Sendable, Hashable, Codable {
         }
         return GraftError(
             .hashMismatch,
-            "\(path) has SHA-256 \(hash), but \(lockPath) pins \(name) (\(pinned.map { "\($0.id) \($0.version)" }.joined(separator: ", "))) at \(pinned.map(\.sha256).joined(separator: " or ")); it changed since it was locked. Run `graft lock` again if the change is yours.",
+            "\(path) has SHA-256 \(hash), but \(lockPath) pins \(name) (\(pinned.map { "\($0.id) \($0.version)" }.joined(separator: ", "))) at \(pinned.compactMap(\.sha256).joined(separator: " or ")); it changed since it was locked. Run `graft lock` again if the change is yours.",
             path: path)
     }
 }
@@ -145,5 +215,29 @@ extension GraftHost {
     /// (streamed from the file, never read whole).
     package static func contentHash(ofPluginAt path: String) throws(GraftError) -> String {
         try ContentHash.of(PluginFile(opening: path))
+    }
+}
+
+/// Orders version strings as people write them: dotted numbers compared as
+/// numbers (`1.10.0` after `1.9.2`), a part that is not a number as text,
+/// and a pre-release (`2.0.0-beta`) before its release.
+enum VersionOrder {
+    static func isOlder(_ version: String, than other: String) -> Bool {
+        func split(_ text: String) -> (parts: [Substring], prerelease: Substring?) {
+            let dash = text.firstIndex(of: "-")
+            return (text[..<(dash ?? text.endIndex)].split(separator: "."), dash.map { text[text.index(after: $0)...] })
+        }
+        let (left, leftPre) = split(version), (right, rightPre) = split(other)
+        for index in 0..<max(left.count, right.count) {
+            let a = index < left.count ? left[index] : "0", b = index < right.count ? right[index] : "0"
+            if a == b { continue }
+            if let x = UInt64(a), let y = UInt64(b) { return x < y }
+            return a < b
+        }
+        switch (leftPre, rightPre) {
+        case (nil, _): return false
+        case (_?, nil): return true
+        case (let x?, let y?): return x < y
+        }
     }
 }

@@ -20,6 +20,14 @@ public struct SignaturePolicy: Sendable {
     /// Whether any plugin's signature is read at all.
     package var isActive: Bool { requiresSignatures || !publishers.isEmpty }
 
+    /// The base64 line of the trusted key `id` (what a lock's publisher pin keeps).
+    package func keyLine(id: String) -> String? {
+        for publisher in publishers {
+            if let key = publisher.keys.first(where: { $0.id == id }) { return key.text.split(separator: "\n").last.map(String.init) }
+        }
+        return nil
+    }
+
     /// The publisher whose prefix is the longest that `id` starts with.
     func owner(of id: String) -> (publisher: Publisher, prefix: String)? {
         var best: (publisher: Publisher, prefix: String)?
