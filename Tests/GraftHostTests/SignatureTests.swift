@@ -269,4 +269,34 @@ struct SignatureTests {
         #expect(VersionOrder.isOlder("1.0.0", than: "1.0.1"))
         #expect(!VersionOrder.isOlder("1.0.0", than: "1.0.0"))
     }
+
+    @Test("the registry cache keeps a signature that held, by the plugin file and its signature file: a warm host trusts it only while both are the same and the key is still trusted for the id")
+    func cachedVerdict() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch), stranger = try Self.keyPair("stranger", in: scratch)
+        let cache = scratch.file("cache")
+        let policy = SignaturePolicy(publishers: [try Self.publisher("acme", ["test."], acme)])
+        try Self.sign(echo, with: acme, id: "test.echo")
+        #expect(Self.host(folder, policy, cache: cache).failures.isEmpty)
+        let real = try #require(FilePaths.realPath(echo.path))
+        let identity = try PluginFile(opening: echo.path).identity
+        #expect(RegistryCache(folder: cache.path).signature(real, identity)?.keyID == acme.id, "the verdict is kept")
+
+        let warm = Self.host(folder, policy, cache: cache)
+        #expect(warm.failures.isEmpty)
+        #expect(warm.plugins.first?.signer == PluginSigner(publisher: "acme", keyID: acme.id), "the warm host says who signed it")
+        #expect(Self.host(folder, SignaturePolicy(publishers: policy.publishers, revokedKeys: [acme.id]), cache: cache).failures.first?.error.code == .keyRevoked)
+        let otherKey = SignaturePolicy(publishers: [try Self.publisher("acme", ["test."], stranger)])
+        #expect(Self.host(folder, otherKey, cache: cache).failures.first?.error.code == .publisherNotTrusted)
+
+        // A new signature file (written by rename, as graft sign and minisign do) is read again.
+        try Self.sign(echo, with: acme, id: "test.other")
+        #expect(Self.host(folder, policy, cache: cache).failures.first?.error.code == .signatureMismatch)
+        try Self.sign(echo, with: acme, id: "test.echo")
+        #expect(Self.host(folder, policy, cache: cache).failures.isEmpty)
+        try FileManager.default.removeItem(atPath: echo.path + ".minisig")
+        #expect(Self.host(folder, policy, cache: cache).failures.first?.error.code == .signatureMissing)
+    }
 }

@@ -41,8 +41,9 @@ final class RegistryCache: @unchecked Sendable {
     private var saveFailureReported = false
 
     /// 2: components carry their interactions (ABI 1.1); 3: plugins carry
-    /// their permissions (ABI 1.2); 4: components carry their stories (ABI 1.3).
-    static let formatVersion: UInt16 = 4
+    /// their permissions (ABI 1.2); 4: components carry their stories (ABI 1.3);
+    /// 5: entries carry the signature that held.
+    static let formatVersion: UInt16 = 5
     static let magic = Array("GRFTCACH".utf8)
     /// Entries beyond this are dropped, oldest scans first.
     static let maximumEntries = 20_000
@@ -60,6 +61,8 @@ final class RegistryCache: @unchecked Sendable {
         var hash: String?
         /// When the entry was written (seconds since the epoch), to keep the newest.
         var written: Int64
+        /// The publisher's signature that last held for the file (see `SignatureCheck.quick`).
+        var signature: SignatureCheck.Record?
     }
 
     enum Outcome: Sendable {
@@ -100,15 +103,30 @@ final class RegistryCache: @unchecked Sendable {
         }
     }
 
+    /// The signature record of `realPath`'s entry while its file is still `identity`.
+    func signature(_ realPath: String, _ identity: FileIdentity) -> SignatureCheck.Record? {
+        lock.withLock { entries[realPath].flatMap { $0.identity == identity ? $0.signature : nil } }
+    }
+
+    /// Keeps `signature` with the entry of `realPath` while the file is unchanged.
+    func remember(signature: SignatureCheck.Record, of realPath: String, _ identity: FileIdentity) {
+        lock.withLock {
+            guard entries[realPath]?.identity == identity, entries[realPath]?.signature != signature else { return }
+            entries[realPath]!.signature = signature
+            changed = true
+        }
+    }
+
     func record(_ realPath: String, _ identity: FileIdentity, _ outcome: Outcome, hash: String? = nil) {
         lock.lock()
         defer { lock.unlock() }
         removed.remove(realPath)
         recorded.insert(realPath)
-        // A hash already known for the same file stays with the new entry.
-        let known = entries[realPath].flatMap { $0.identity == identity ? $0.hash : nil }
+        // A hash or a signature already known for the same file stays with the new entry.
+        let same = entries[realPath].flatMap { $0.identity == identity ? $0 : nil }
         entries[realPath] = Entry(
-            realPath: realPath, identity: identity, outcome: outcome, hash: hash ?? known, written: Int64(time(nil)))
+            realPath: realPath, identity: identity, outcome: outcome, hash: hash ?? same?.hash, written: Int64(time(nil)),
+            signature: same?.signature)
         changed = true
     }
 
@@ -267,13 +285,16 @@ final class RegistryCache: @unchecked Sendable {
         writer.bytes.reserveCapacity(4096 + entries.count * 512)
         writer.list(entries.keys.sorted().map { entries[$0]! }) { writer, entry in
             writer.string(entry.realPath)
-            writer.u64(entry.identity.device)
-            writer.u64(entry.identity.inode)
-            writer.i64(entry.identity.size)
-            writer.i64(entry.identity.modified)
-            writer.i64(entry.identity.changed)
+            writer.identity(entry.identity)
             writer.i64(entry.written)
             writer.optional(entry.hash)
+            writer.bool(entry.signature != nil)
+            if let signature = entry.signature {
+                writer.identity(signature.signatureFile)
+                writer.string(signature.keyID)
+                writer.u32(UInt32(signature.key.count))
+                writer.bytes += signature.key
+            }
             switch entry.outcome {
             case .described(let info):
                 writer.u8(Kind.described.rawValue)
@@ -313,11 +334,15 @@ final class RegistryCache: @unchecked Sendable {
         }
         let list = try reader.list { (reader) throws(Wire.Violation) -> Entry in
             let realPath = try reader.string()
-            let identity = FileIdentity(
-                device: try reader.u64(), inode: try reader.u64(), size: try reader.i64(), modified: try reader.i64(),
-                changed: try reader.i64())
+            let identity = try reader.identity()
             let written = try reader.i64()
             let hash = try reader.optional()
+            var signature: SignatureCheck.Record?
+            if try reader.bool() {
+                let file = try reader.identity(), keyID = try reader.string(), count = try reader.u32()
+                guard count == 32 else { throw Wire.Violation(description: "a signature key of \(count) bytes") }
+                signature = SignatureCheck.Record(signatureFile: file, keyID: keyID, key: Array(try reader.raw(Int(count))))
+            }
             let outcome: Outcome
             switch try reader.u8() {
             case Kind.described.rawValue:
@@ -328,9 +353,25 @@ final class RegistryCache: @unchecked Sendable {
             case let kind:
                 throw Wire.Violation(description: "unknown entry kind \(kind)")
             }
-            return Entry(realPath: realPath, identity: identity, outcome: outcome, hash: hash, written: written)
+            return Entry(realPath: realPath, identity: identity, outcome: outcome, hash: hash, written: written, signature: signature)
         }
         guard reader.isAtEnd else { throw Wire.Violation(description: "trailing bytes") }
         return Dictionary(list.map { ($0.realPath, $0) }, uniquingKeysWith: { _, last in last })
+    }
+}
+
+extension WireWriter {
+    fileprivate mutating func identity(_ identity: FileIdentity) {
+        u64(identity.device)
+        u64(identity.inode)
+        i64(identity.size)
+        i64(identity.modified)
+        i64(identity.changed)
+    }
+}
+
+extension WireReader {
+    fileprivate mutating func identity() throws(Wire.Violation) -> FileIdentity {
+        FileIdentity(device: try u64(), inode: try u64(), size: try i64(), modified: try i64(), changed: try i64())
     }
 }

@@ -173,9 +173,15 @@ extension GraftHost {
         if trust.violation(path: entry.path, realPath: entry.realPath, owner: status.st_uid, mode: status.st_mode, user: user) != nil {
             return nil
         }
-        // A locked host hashes every file it loads (see `checkPin`), and a host
-        // that checks signatures reads each one: not from here.
-        if pins != nil || configuration.signatures.isActive { return nil }
+        // A locked host hashes every file it loads (see `checkPin`): not from here.
+        if pins != nil { return nil }
+        // A signature the cache saw hold for this file and this signature
+        // file, by a key still trusted for the id; anything else is checked in full.
+        switch SignatureCheck.quick(info, realPath: entry.realPath, record: cache.signature(entry.realPath, identity), policy: configuration.signatures) {
+        case .notAsked: break
+        case .signed(let signer): info.signer = signer
+        case .unknown: return nil
+        }
         info.path = entry.path
         info.imagePath = entry.realPath
         return PluginTable.Entry(
@@ -285,7 +291,9 @@ extension GraftHost {
     /// returns who signed it, when either checked.
     @discardableResult
     func checkSignature(_ file: PluginFile, declaring info: PluginDescription, hash: String?) throws(GraftError) -> PluginSigner? {
-        let signer = try SignatureCheck.check(file, declaring: info, policy: configuration.signatures)
+        let checked = try SignatureCheck.checkRecording(file, declaring: info, policy: configuration.signatures)
+        if let checked { cache?.remember(signature: checked.record, of: file.realPath, file.identity) }
+        let signer = checked?.signer
         guard let hash, case .success(let lock) = pins, let lockPath = configuration.lockFile else { return signer }
         return try lock.publisherViolation(of: file, declaring: info, hash: hash, lockPath: lockPath) ?? signer
     }

@@ -13,9 +13,52 @@ enum SignatureCheck {
         let prehash: [UInt8]
     }
 
+    /// A signature that held, as the registry cache keeps it with its
+    /// file's entry: the next host that finds the same plugin file, the same
+    /// signature file (device, inode, size and times, as the cache knows
+    /// plugin files) and the same key trusted for its id need not hash and
+    /// verify again (`quick`).
+    struct Record: Sendable, Hashable {
+        /// The signature file's device, inode, size and times when it held.
+        var signatureFile: FileIdentity
+        var keyID: String
+        var key: [UInt8]
+    }
+
+    /// What the cache's record says of a plugin whose file is unchanged.
+    enum QuickVerdict {
+        /// The policy does not ask for this plugin's signature.
+        case notAsked
+        /// The recorded signature still holds under today's policy.
+        case signed(PluginSigner)
+        /// Only a full check can tell (no record, another signature file, a
+        /// key no longer trusted for the id): it also gives the refusal.
+        case unknown
+    }
+
+    static func quick(_ info: PluginDescription, realPath: String, record: Record?, policy: SignaturePolicy) -> QuickVerdict {
+        guard policy.isActive else { return .notAsked }
+        let owner = policy.owner(of: info.id)
+        guard let owner else { return policy.requiresSignatures ? .unknown : .notAsked }
+        // One lstat: a signature file rewritten, replaced or removed is checked in full.
+        var status = stat()
+        guard let record, lstat(realPath + ".minisig", &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            FileIdentity(status) == record.signatureFile, !policy.revokedKeys.contains(record.keyID),
+            owner.publisher.keys.contains(where: { $0.id == record.keyID && $0.key == record.key })
+        else { return .unknown }
+        return .signed(PluginSigner(publisher: owner.publisher.name, keyID: record.keyID))
+    }
+
     /// The signer of `file`, which declares `info`; nil when the policy does
     /// not ask for its signature. Throws the refusal.
     static func check(_ file: PluginFile, declaring info: PluginDescription, policy: SignaturePolicy) throws(GraftError) -> PluginSigner? {
+        try checkRecording(file, declaring: info, policy: policy)?.signer
+    }
+
+    /// `check`, with what the registry cache keeps of a signature that held.
+    static func checkRecording(
+        _ file: PluginFile, declaring info: PluginDescription, policy: SignaturePolicy
+    ) throws(GraftError) -> (signer: PluginSigner, record: Record)? {
         guard policy.isActive else { return nil }
         let owner = policy.owner(of: info.id)
         guard owner != nil || policy.requiresSignatures else { return nil }
@@ -28,7 +71,7 @@ enum SignatureCheck {
         case nil: why = "this host requires every plugin to be signed"
         }
 
-        guard let text = try readSignature(signaturePath, plugin: path) else {
+        guard let (text, signatureFile) = try readSignature(signaturePath, plugin: path) else {
             throw GraftError(
                 .signatureMissing,
                 "\(path) has no signature (\(signaturePath)), and \(why). Its publisher signs it with `graft sign` or `minisign -S`.",
@@ -70,7 +113,7 @@ enum SignatureCheck {
                 "\(path): its signature by '\(signer.name)' (key \(keyID)) says \(name) \(said), but the file's \(name) is '\(expected)'. A signature binds one build of one plugin.",
                 path: path)
         }
-        return PluginSigner(publisher: signer.name, keyID: keyID)
+        return (PluginSigner(publisher: signer.name, keyID: keyID), Record(signatureFile: signatureFile, keyID: keyID, key: key.key))
     }
 
     /// The `name:value` tokens of a trusted comment (minisign's own style:
@@ -103,7 +146,7 @@ enum SignatureCheck {
 
     /// The signature file's text; nil when there is none. Anything but a
     /// small regular file (a link, a FIFO, a folder, a huge file) is refused.
-    private static func readSignature(_ signaturePath: String, plugin path: String) throws(GraftError) -> String? {
+    private static func readSignature(_ signaturePath: String, plugin path: String) throws(GraftError) -> (text: String, identity: FileIdentity)? {
         func refuse(_ reason: String) -> GraftError {
             GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), cannot be used: \(reason).", path: path)
         }
@@ -133,6 +176,6 @@ enum SignatureCheck {
         }
         guard count <= limit else { throw refuse("it grew past a signature's \(limit) bytes while read") }
         guard let text = String(validating: bytes[0..<count], as: UTF8.self) else { throw refuse("it is not UTF-8 text") }
-        return text
+        return (text, FileIdentity(status))
     }
 }
