@@ -6,9 +6,9 @@ import Testing
 /// runs, reports every figure and ratio, and leaves nothing behind.
 @Suite("graft bench discovery")
 struct DiscoveryBenchTests {
-    static let timed = ["floor", "cold_scan", "warm_list", "host_start"]
+    static let timed = ["floor", "cold_scan", "cold_scan_signed", "warm_list", "host_start"]
 
-    @Test("graft bench discovery --json reports the floor, cold scan, warm list, host start and process figures, and cleans up")
+    @Test("graft bench discovery --json reports the floor, cold scan, warm list, host start, process and signed figures, and cleans up")
     func figures() throws {
         let scratch = try Scratch()
         let part = try benchPart("discovery", ["--discovery-plugins", "5"], scratch: scratch)
@@ -20,7 +20,7 @@ struct DiscoveryBenchTests {
             }
         }
         let ratios = try #require(part["ratios"] as? [String: Double])
-        for ratio in ["warm list / floor", "cold scan / floor", "host start / floor"] {
+        for ratio in ["warm list / floor", "cold scan / floor", "host start / floor", "cold scan: signed / unsigned", "signed graft list / unsigned (process)"] {
             #expect(ratios[ratio].map { $0 > 0 } == true, "\(ratio) in \(ratios)")
         }
         #expect(part["graft_list_plugins"] as? Int == 5)

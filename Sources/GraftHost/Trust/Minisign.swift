@@ -63,6 +63,22 @@ package enum Minisign {
         /// The public half, which libsodium keeps in the last 32 bytes.
         package var publicKey: PublicKey { PublicKey(keyNumber: keyNumber, key: Array(key[32..<64])) }
 
+        /// A new key pair with a random key number (benches and tests; a
+        /// publisher makes its key with `minisign -G`).
+        package static func generated() -> SecretKey {
+            Minisign.start()
+            var publicKey = [UInt8](repeating: 0, count: 32), secretKey = [UInt8](repeating: 0, count: 64)
+            var keyNumber = [UInt8](repeating: 0, count: 8)
+            crypto_sign_keypair(&publicKey, &secretKey)
+            randombytes_buf(&keyNumber, 8)
+            return SecretKey(keyNumber: keyNumber, key: secretKey)
+        }
+
+        private init(keyNumber: [UInt8], key: [UInt8]) {
+            self.keyNumber = keyNumber
+            self.key = key
+        }
+
         /// Whether the key file's text is sealed with a password (scrypt).
         package static func isSealed(_ text: String) throws(Problem) -> Bool {
             try fields(of: text).kdf == Array("Sc".utf8)

@@ -7,9 +7,14 @@ package enum PluginSigning {
     /// `info`: prehashed, its trusted comment naming the id, version and
     /// SHA-256 (`SignatureCheck.trustedComment`).
     package static func signature(ofPluginAt path: String, declaring info: PluginDescription, key: Minisign.SecretKey) throws(GraftError) -> (text: String, sha256: String) {
+        try signature(ofPluginAt: path, id: info.id, version: info.version, key: key)
+    }
+
+    /// The same for a plugin whose id and version the caller knows.
+    package static func signature(ofPluginAt path: String, id: String, version: String, key: Minisign.SecretKey) throws(GraftError) -> (text: String, sha256: String) {
         let file = try PluginFile(opening: path)
         let hashes = try SignatureCheck.hash(file)
-        let comment = SignatureCheck.trustedComment(id: info.id, version: info.version, sha256: hashes.sha256, time: Int(Date().timeIntervalSince1970))
+        let comment = SignatureCheck.trustedComment(id: id, version: version, sha256: hashes.sha256, time: Int(Date().timeIntervalSince1970))
         return (Minisign.Signature.text(signing: hashes.prehash, trustedComment: comment, with: key), hashes.sha256)
     }
 

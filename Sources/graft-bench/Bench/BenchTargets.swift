@@ -58,6 +58,8 @@ struct BenchTarget: Sendable, Equatable {
         BenchTarget("discovery", "cold scan / floor", .atMost(2)),
         BenchTarget("discovery", "host start / floor", .atMost(0.2)),
         BenchTarget("discovery", "graft list / gst-inspect (process)", .atMost(1)),
+        BenchTarget("discovery", "signed graft list / unsigned (process)", .atMost(1.1)),
+        BenchTarget("discovery", "cold scan: signed / unsigned", .atMost(1.2)),
         BenchTarget("isolation", "same CPU: render / ping-pong (p50)", .atMost(1)),
         BenchTarget("isolation", "same CPU: cycle / ping-pong (p50)", .atMost(3)),
         BenchTarget("isolation", "same CPU: validator / ping-pong (p50)", .atMost(2)),

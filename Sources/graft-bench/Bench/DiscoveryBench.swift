@@ -47,6 +47,12 @@ enum DiscoveryBench {
             if let previousTemporary { setenv("TMPDIR", previousTemporary, 1) } else { unsetenv("TMPDIR") }
         }
         let builds = try buildPlugins(count, into: root.appendingPathComponent("builds"))
+        // Signatures: every copy in a folder of its own signed by one publisher, whose key the host requires.
+        let signingKey = Minisign.SecretKey.generated()
+        let publicKeyFile = root.appendingPathComponent("bench.pub")
+        try Data(signingKey.publicKey.text.utf8).write(to: publicKeyFile)
+        let signatures = SignaturePolicy(
+            publishers: [try Publisher(name: "bench", prefixes: ["bench."], keys: [signingKey.publicKey.text])], requiresSignatures: true)
         let floorProgram = try DiscoveryFloor.build(into: root)
 
         // The `graft` beside this one (the release build, when this is it),
@@ -96,6 +102,7 @@ enum DiscoveryBench {
         }
 
         var floor: [Double] = [], cold: [Double] = [], coldUnsandboxed: [Double] = [], warm: [Double] = [], start: [Double] = []
+        var coldSigned: [Double] = [], signedProcess: [Double] = [], unsignedProcess: [Double] = [], signedRatios: [Double] = []
         var graftProcess: [Double] = [], gstProcess: [Double] = [], processRatios: [Double] = []
         var graftPlugins: Int?
         for round in 0...rounds {
@@ -118,12 +125,24 @@ enum DiscoveryBench {
                 searchPath: SearchPath(folders: [unsandboxedPlugins.path]), cacheFolder: cacheHome.path + "/graft-unsandboxed",
                 mapping: .onFirstUse, sandbox: SandboxSettings(mode: .off))
 
+            // The same cold scan of signed copies, signatures required, into the same cache.
+            let signedPlugins = base.appendingPathComponent("plugins-signed")
+            for (index, copy) in try copies(of: builds, into: signedPlugins).enumerated() {
+                let (text, _) = try PluginSigning.signature(ofPluginAt: copy, id: "bench.p\(index)", version: "1.0.0", key: signingKey)
+                try Data(text.utf8).write(to: URL(fileURLWithPath: copy + ".minisig"))
+            }
+            let signed = GraftConfiguration(
+                searchPath: SearchPath(folders: [signedPlugins.path]), cacheFolder: cacheHome.path + "/graft", mapping: .onFirstUse,
+                signatures: signatures)
+
             let floorNs = try DiscoveryFloor.run(floorProgram, files: floorFiles)
-            let coldNs: Double, coldUnsandboxedNs: Double
+            let coldNs: Double, coldUnsandboxedNs: Double, coldSignedNs: Double
             if round.isMultiple(of: 2) {
                 coldNs = try timeHost(configuration, expecting: count, listing: false)
                 coldUnsandboxedNs = try timeHost(unsandboxed, expecting: count, listing: false)
+                coldSignedNs = try timeHost(signed, expecting: count, listing: false)
             } else {
+                coldSignedNs = try timeHost(signed, expecting: count, listing: false)
                 coldUnsandboxedNs = try timeHost(unsandboxed, expecting: count, listing: false)
                 coldNs = try timeHost(configuration, expecting: count, listing: false)
             }
@@ -139,12 +158,37 @@ enum DiscoveryBench {
             if recorded {
                 floor.append(floorNs)
                 cold.append(coldNs)
+                coldSigned.append(coldSignedNs)
                 coldUnsandboxed.append(coldUnsandboxedNs)
                 warm.append(warmNs)
                 start.append(startNs)
             }
 
             guard let graft else { continue }
+            // The signed copies listed with signatures required, and without, taking turns.
+            let signedArguments = ["list", "--json", "--only-plugin-path", "--plugin-path", signedPlugins.path]
+            let requiring = signedArguments + ["--publisher", "bench.=\(publicKeyFile.path)", "--require-signatures"]
+            if !recorded {
+                let listed = try spawn(graft, requiring, environment: environment(cacheHome: cacheHome), capturingOutput: true)
+                let json = try? GraftValue(json: String(decoding: listed.output, as: UTF8.self))
+                guard listed.status == 0, case .list(let plugins)? = json?.objectValue?["plugins"], plugins.count == count,
+                    case .list(let failures)? = json?.objectValue?["failures"], failures.isEmpty
+                else { throw Failure(description: "graft list with signatures required did not list all \(count) signed plugins (status \(listed.status))") }
+            }
+            for pair in 0..<processPairsPerRound {
+                let signedFirst = (round + pair).isMultiple(of: 2)
+                let early = signedFirst ? try spawn(graft, requiring, environment: environment(cacheHome: cacheHome)) : nil
+                let unsigned = try spawn(graft, signedArguments, environment: environment(cacheHome: cacheHome))
+                let signedList = try early ?? spawn(graft, requiring, environment: environment(cacheHome: cacheHome))
+                guard signedList.status == 0, unsigned.status == 0 else {
+                    throw Failure(description: "graft list exited with status \(signedList.status) (signed) and \(unsigned.status)")
+                }
+                if recorded {
+                    signedProcess.append(signedList.nanoseconds)
+                    unsignedProcess.append(unsigned.nanoseconds)
+                    signedRatios.append(signedList.nanoseconds / unsigned.nanoseconds)
+                }
+            }
             // Fewer than all when gst-inspect has fewer: the first of this round's
             // copies, listed once untimed to warm the cache for them.
             let listedFolder = listedCount == count ? plugins : base.appendingPathComponent("plugins-listed")
@@ -191,6 +235,13 @@ enum DiscoveryBench {
         part.ratio("cold scan, sandbox off / floor", roundRatio(coldUnsandboxed, floor))
         part.ratio("cold scan: sandboxed / sandbox off", roundRatio(cold, coldUnsandboxed))
         part.ratio("host start / floor", roundRatio(start, floor))
+        spread(&part, "cold_scan_signed", coldSigned, plugins: count)
+        part.ratio("cold scan: signed / unsigned", roundRatio(coldSigned, cold))
+        if !signedRatios.isEmpty {
+            part.figure("graft_list_signed_process_p50_ms", Stopwatch.median(signedProcess) / 1e6, "ms per process, \(count) signed plugins, signatures required")
+            part.figure("graft_list_unsigned_process_p50_ms", Stopwatch.median(unsignedProcess) / 1e6, "ms per process, the same plugins, no signature read")
+            part.ratio("signed graft list / unsigned (process)", Stopwatch.median(signedRatios))
+        }
         part.ratio("warm list / floor, p99", Stopwatch.p99(warm) / Stopwatch.p99(floor))
         part.ratio("cold scan / floor, p99", Stopwatch.p99(cold) / Stopwatch.p99(floor))
         part.ratio("host start / floor, p99", Stopwatch.p99(start) / Stopwatch.p99(floor))
@@ -210,6 +261,8 @@ enum DiscoveryBench {
             "floor: a C program (cc -O2) doing dlopen(RTLD_NOW|RTLD_LOCAL), dlsym(graft_entry), entry, ABI major, init, get_factory x3 and every descriptor for each file; its loop timed inside it")
         part.notes.append("cold scan: GraftHost(configuration:) + loadPlugins(), new inodes, empty cache: every file through graft-child (sandboxed, the default), cache written; the same with the sandbox off, on its own copies, taking turns going first")
         part.notes.append("warm list: GraftHost(configuration:) + loadPlugins() + host.plugins, the cache the cold scan wrote; host start: the same without host.plugins")
+        part.notes.append(
+            "signed: the same plugins, each with a minisign signature (prehashed) by one publisher whose key the host requires for bench.*; the cold scan on their own copies, taking turns with the others; `graft list --json` of them with --publisher and --require-signatures against without, warm cache, taking turns going first")
         if !graftProcess.isEmpty {
             part.notes.append(
                 "processes: spawn to reaped, output to /dev/null; `graft list --json --only-plugin-path` of \(listedCount) plugins (warm cache, XDG_CACHE_HOME) against `gst-inspect-1.0` of as many (warm registry, its own XDG_CACHE_HOME, GST_PLUGIN_SYSTEM_PATH_1_0 a folder of links to the first of its system plugins), taking turns going first")
