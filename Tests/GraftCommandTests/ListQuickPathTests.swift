@@ -13,11 +13,13 @@ import Testing
 struct ListQuickPathTests {
     static let flags = [
         "--json", "--only-plugin-path", "--no-cache", "--quarantined", "--allow-untrusted", "--no-scanner", "--locked",
-        "--in-process",
+        "--in-process", "--require-signatures",
     ]
     static let paths: [[String]] = [
         ["--plugin-path", "/a"], ["--plugin-path=/b"], ["--plugin-path=/c=d"], ["--plugin-path", "dir with space"],
         ["--plugin-path", "ünïcode/plugins"], ["--plugin-path", "relative/x.so"], ["--plugin-path", "list"],
+        ["--publisher", "com.acme.=acme.pub"], ["--publisher=dev.=/keys/dev.pub"], ["--revoked-key", "B176A21430B5B962"],
+        ["--revoked-key=0123456789ABCDEF"],
     ]
     /// Forms the quick path must leave to ArgumentParser: help, options it does
     /// not read, values that look like options, repeats, mistakes.
@@ -25,7 +27,8 @@ struct ListQuickPathTests {
         ["--help"], ["-h"], ["help"], ["--json=true"], ["--plugin-path"], ["--plugin-path", "-x"], ["--plugin-path="],
         ["--plugin-path", "--json"], ["--"], ["extra"], ["-j"], ["--JSON"], ["--version"], ["--log-level", "debug"],
         ["--isolation", "shared"], ["--scan-timeout", "3"], ["--lock-file", "x.lock"], ["--json", "--json"],
-        ["--memory-limit", "64"], ["--call-timeout", "1"], ["--quarantined", "--quarantined"],
+        ["--memory-limit", "64"], ["--call-timeout", "1"], ["--quarantined", "--quarantined"], ["--publisher"],
+        ["--publisher", "--json"], ["--revoked-key="], ["--require-signatures", "--require-signatures"],
     ]
 
     /// What ArgumentParser makes of `graft ARGUMENTS`, as a list request; nil when it refuses or it is not `list`.

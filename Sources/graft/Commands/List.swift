@@ -45,6 +45,8 @@ extension ListRequest {
     /// option, a flag given twice, a mistake) gets nil and goes to
     /// ArgumentParser, which stays the parser of record: GraftCommandTests
     /// check that both read every form accepted here the same way.
+    private static let repeatable = ["--plugin-path", "--publisher", "--revoked-key"]
+
     init?(quick arguments: [String]) {
         guard arguments.first == "list" else { return nil }
         var seen: Set<String> = []
@@ -52,17 +54,23 @@ extension ListRequest {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
-            if argument == "--plugin-path" || argument.hasPrefix("--plugin-path=") {
+            // The repeatable options with a value: search folders, and a
+            // signed host's publishers and revoked keys.
+            if let option = Self.repeatable.first(where: { argument == $0 || argument.hasPrefix($0 + "=") }) {
                 let value: String
-                if argument == "--plugin-path" {
+                if argument == option {
                     guard index < arguments.count else { return nil }
                     value = arguments[index]
                     index += 1
                 } else {
-                    value = String(argument.dropFirst("--plugin-path=".count))
+                    value = String(argument.dropFirst(option.count + 1))
                 }
                 guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
-                settings.pluginPaths.append(value)
+                switch option {
+                case "--plugin-path": settings.pluginPaths.append(value)
+                case "--publisher": settings.publishers.append(value)
+                default: settings.revokedKeys.append(value)
+                }
                 continue
             }
             guard seen.insert(argument).inserted else { return nil }
@@ -75,6 +83,7 @@ extension ListRequest {
             case "--no-scanner": settings.noScanner = true
             case "--locked": settings.locked = true
             case "--in-process": settings.inProcess = true
+            case "--require-signatures": settings.requireSignatures = true
             default: return nil
             }
         }
