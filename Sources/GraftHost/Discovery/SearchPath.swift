@@ -93,6 +93,12 @@ public struct SearchPath: Sendable, Hashable {
         var path: String
         var realPath: String
         var status: stat
+        /// What `stat` says of `FILE.minisig` beside a plain (not linked)
+        /// file, when discovery was asked to look (`signatures`): nil when
+        /// there is no plain file of that name.
+        var signature: FileIdentity?
+        /// Whether `signature` was looked for.
+        var signatureLooked = false
     }
 
     /// Every `.so` file on the path, in search order, each real file once;
@@ -100,7 +106,7 @@ public struct SearchPath: Sendable, Hashable {
     /// that is not UTF-8, a dangling symlink, a symlink loop. Subfolders are
     /// searched to `maximumDepth`; symlinked folders are followed, but never
     /// into a folder already visited (no loops).
-    func discoverEntries() -> (entries: [Entry], problems: [PluginFailure]) {
+    func discoverEntries(signatures: Bool = false) -> (entries: [Entry], problems: [PluginFailure]) {
         var files: [Entry] = []
         var problems: [PluginFailure] = []
         var seenFiles: Set<String> = []
@@ -148,6 +154,14 @@ public struct SearchPath: Sendable, Hashable {
                     // A plain entry's real path is its folder's; only a link needs resolving.
                     let isLink = type == 10 /* DT_LNK */ || type == 0 /* DT_UNKNOWN */
                     add(path, realPath: isLink ? nil : real + "/" + name, status: status)
+                    // A signed host's signature beside it, from the folder already open (no path walk).
+                    if signatures, !isLink, files.last?.path == path {
+                        var signature = stat()
+                        let found = fstatat(descriptor, name + ".minisig", &signature, AT_SYMLINK_NOFOLLOW) == 0
+                            && (signature.st_mode & S_IFMT) == S_IFREG
+                        files[files.count - 1].signature = found ? FileIdentity(signature) : nil
+                        files[files.count - 1].signatureLooked = true
+                    }
                 }
             }
             if depth < Self.maximumDepth {

@@ -14,7 +14,7 @@ extension GraftHost {
     /// something of theirs is used (`GraftConfiguration.mapping`): into this
     /// process, or into their runner child when the host isolates them.
     public func loadPlugins() {
-        let (entries, problems) = searchPath.discoverEntries()
+        let (entries, problems) = searchPath.discoverEntries(signatures: configuration.signatures.isActive && cache != nil)
         for problem in problems { recordFailure(problem.error, path: problem.path) }
         scanTogether(entries)
         defer { table.dropScans() }
@@ -177,7 +177,8 @@ extension GraftHost {
         if pins != nil { return nil }
         // A signature the cache saw hold for this file and this signature
         // file, by a key still trusted for the id; anything else is checked in full.
-        switch SignatureCheck.quick(info, realPath: entry.realPath, record: cache.signature(entry.realPath, identity), policy: configuration.signatures) {
+        let signatureFile = { entry.signatureLooked ? entry.signature : SignatureCheck.signatureFile(besides: entry.realPath) }
+        switch SignatureCheck.quick(info, signatureFile: signatureFile(), record: cache.signature(entry.realPath, identity), policy: configuration.signatures) {
         case .notAsked: break
         case .signed(let signer): info.signer = signer
         case .unknown: return nil

@@ -36,14 +36,14 @@ enum SignatureCheck {
         case unknown
     }
 
-    static func quick(_ info: PluginDescription, realPath: String, record: Record?, policy: SignaturePolicy) -> QuickVerdict {
+    /// `signatureFile`: what `stat` says of the signature file now, nil
+    /// when there is none; a signature file rewritten, replaced or removed
+    /// since the record is checked in full.
+    static func quick(_ info: PluginDescription, signatureFile: @autoclosure () -> FileIdentity?, record: Record?, policy: SignaturePolicy) -> QuickVerdict {
         guard policy.isActive else { return .notAsked }
         let owner = policy.owner(of: info.id)
         guard let owner else { return policy.requiresSignatures ? .unknown : .notAsked }
-        // One lstat: a signature file rewritten, replaced or removed is checked in full.
-        var status = stat()
-        guard let record, lstat(realPath + ".minisig", &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
-            FileIdentity(status) == record.signatureFile, !policy.revokedKeys.contains(record.keyID),
+        guard let record, signatureFile() == record.signatureFile, !policy.revokedKeys.contains(record.keyID),
             owner.publisher.keys.contains(where: { $0.id == record.keyID && $0.key == record.key })
         else { return .unknown }
         return .signed(PluginSigner(publisher: owner.publisher.name, keyID: record.keyID))
@@ -131,6 +131,13 @@ enum SignatureCheck {
     /// The trusted comment Graft signs: what a loading host checks, then when.
     static func trustedComment(id: String, version: String, sha256: String, time: Int) -> String {
         "graft id:\(id) version:\(version) sha256:\(sha256) timestamp:\(time)"
+    }
+
+    /// What `lstat` says of the signature file beside `realPath`, when it is a plain file.
+    static func signatureFile(besides realPath: String) -> FileIdentity? {
+        var status = stat()
+        guard lstat(realPath + ".minisig", &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileIdentity(status)
     }
 
     /// The file's SHA-256 and BLAKE2b-512, read once.
