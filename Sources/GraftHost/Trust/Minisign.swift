@@ -21,9 +21,9 @@ package enum Minisign {
     package struct PublicKey: Sendable, Hashable {
         package let keyNumber: [UInt8]
         let key: [UInt8]
-
-        /// The key number as minisign prints it: 16 uppercase hex digits.
-        package var id: String { Minisign.keyID(keyNumber) }
+        /// The key number as minisign prints it: 16 uppercase hex digits
+        /// (kept: a warm host compares it once per signed plugin).
+        package let id: String
 
         /// From a public key file's text, or from its base64 line alone
         /// (what `minisign -P` takes).
@@ -40,11 +40,13 @@ package enum Minisign {
             }
             keyNumber = Array(bytes[2..<10])
             key = Array(bytes[10..<42])
+            id = Minisign.keyID(keyNumber)
         }
 
         init(keyNumber: [UInt8], key: [UInt8]) {
             self.keyNumber = keyNumber
             self.key = key
+            id = Minisign.keyID(keyNumber)
         }
 
         /// The key in a public key file's form.
