@@ -30,6 +30,9 @@ package struct HostSettings: Equatable, Sendable {
     package var requireSignatures = false
     /// `--revoked-key ID` values, as given.
     package var revokedKeys: [String] = []
+    /// False for a host that only reads a plugin to sign or verify it: no
+    /// publisher, from the options or the config file, judges it.
+    package var checksSignatures = true
     package var callTimeout: Double = 2
     package var memoryLimit: UInt64?
     /// `--data-limit MiB`: what each plugin's data folder may hold.
@@ -104,6 +107,7 @@ package struct HostSettings: Equatable, Sendable {
             CommandFailure(error: error, json: json).report()
             Glibc.exit(2)
         }
+        guard checksSignatures else { return SignaturePolicy() }
         var policy = CommandConfig.lastingSignatures
         var keyFiles: [(prefix: String, files: [String])] = []
         for value in publishers {

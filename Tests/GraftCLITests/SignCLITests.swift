@@ -120,3 +120,48 @@ struct SignCLITests {
         #expect(failures.first?["code"] as? String == "version_rollback")
     }
 }
+
+/// docs/Publishing.md, run: every `sh` block in order, in a scratch folder,
+/// with the built graft first on PATH; then what its sentences promise.
+@Suite("The publishing guide's commands")
+struct PublishingGuideTests {
+    static let guide = Fixtures.root.appendingPathComponent("docs/Publishing.md")
+
+    /// The guide's shell blocks, continuation lines joined.
+    static func blocks() throws -> [String] {
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        return text.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+            .map { $0.replacingOccurrences(of: "\\\n", with: " ") }
+    }
+
+    @Test("each block of the guide runs and exits 0, and the host refuses what the guide says it refuses")
+    func guideRuns() throws {
+        let scratch = try Scratch()
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = BuildProducts.folder.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["PKG_CONFIG_PATH"] = "/nonexistent"
+        environment["GRAFT_PLUGIN_PATH"] = nil
+        environment["GRAFT_CONFIG"] = nil
+        environment["XDG_CACHE_HOME"] = scratch.file("cache").path
+        environment["XDG_CONFIG_HOME"] = scratch.file("config").path
+        let blocks = try Self.blocks()
+        #expect(blocks.count >= 7, "\(blocks.count) blocks")
+        func run(_ script: String) throws -> CommandResult {
+            try runCommand(URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", "cd '\(scratch.url.path)'\n" + script], environment: environment)
+        }
+        for block in blocks {
+            let result = try run(block)
+            #expect(result.status == 0, "\(block)\n\(result.stdout)\n\(result.stderr)")
+        }
+        // The last block revoked the key that signed the build: it no longer loads, with its code.
+        let revoked = try run(
+            "graft list --json --only-plugin-path --plugin-path weather/build --publisher com.example.=acme-2027.pub --revoked-key \"$(awk 'NR == 1 { print $NF }' acme.pub)\"")
+        #expect(revoked.stdout.contains("\"key_revoked\""), "\(revoked.stdout) \(revoked.stderr)")
+        let trusted = try run("graft list --json --only-plugin-path --plugin-path weather/build --publisher com.example.=acme.pub")
+        #expect(trusted.stdout.contains("\"signer\""), "\(trusted.stdout) \(trusted.stderr)")
+        let unsigned = try run("rm weather/build/libweather.so.minisig && graft list --json --only-plugin-path --plugin-path weather/build --publisher com.example.=acme.pub")
+        #expect(unsigned.stdout.contains("\"signature_missing\""), "\(unsigned.stdout) \(unsigned.stderr)")
+        let made = try run("make -C weather sign KEY=../acme.key && graft verify weather/build/libweather.so --public-key acme.pub")
+        #expect(made.status == 0 && made.stdout.contains("com.example.weather"), "make sign: \(made.stdout) \(made.stderr)")
+    }
+}

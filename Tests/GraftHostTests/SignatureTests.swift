@@ -78,7 +78,12 @@ struct SignatureTests {
         #expect(verified.stdout.contains("id:test.echo version:1.0.0 sha256:"))
         #expect(Self.host(folder, policy, cache: scratch.file("cache-graft")).failures.isEmpty)
         let key = try Minisign.PublicKey(text: acme.publicText)
-        #expect(try PluginSigning.verify(pluginAt: echo.path, declaring: info, key: key, name: "acme") == PluginSigner(publisher: "acme", keyID: acme.id))
+        #expect(try PluginSigning.verify(pluginAt: echo.path, declaring: info, key: key, name: "acme") == PluginSigner(publisher: "acme", key: key))
+
+        // Written with Windows line ends (a checkout with autocrlf): minisign reads it, so does Graft.
+        let crlf = try String(contentsOfFile: echo.path + ".minisig", encoding: .utf8).replacingOccurrences(of: "\n", with: "\r\n")
+        try crlf.write(toFile: echo.path + ".minisig", atomically: true, encoding: .utf8)
+        #expect(Self.host(folder, policy, cache: scratch.file("cache-crlf")).failures.isEmpty)
     }
 
     @Test("every way a signature fails is refused with its own code, the host alive and the plugin beside it usable")
@@ -136,16 +141,21 @@ struct SignatureTests {
 
         try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: signaturePath))
         expectRefusal(.signatureInvalid, "a garbage .minisig")
-        try Data(repeating: 0x41, count: 1 << 20).write(to: URL(fileURLWithPath: signaturePath))
-        expectRefusal(.signatureInvalid, "a huge .minisig")
+        try Self.sign(echo, with: acme, id: "test.echo")
+        let valid = try String(contentsOfFile: signaturePath, encoding: .utf8)
+        try (valid + String(repeating: "padding after the signature\n", count: 1000)).write(toFile: signaturePath, atomically: true, encoding: .utf8)
+        expectRefusal(.signatureInvalid, "a valid signature padded past 16 KiB")
         try FileManager.default.removeItem(atPath: signaturePath)
         #expect(mkfifo(signaturePath, 0o600) == 0)
         expectRefusal(.signatureInvalid, "a FIFO .minisig")
         try FileManager.default.removeItem(atPath: signaturePath)
-        try Self.sign(counter, with: acme, id: "test.echo")
-        try FileManager.default.createSymbolicLink(atPath: signaturePath, withDestinationPath: counter.path + ".minisig")
+        // A link to a signature that holds: refused for being a link.
+        try Self.sign(echo, with: acme, id: "test.echo")
+        try FileManager.default.moveItem(atPath: signaturePath, toPath: scratch.file("elsewhere.minisig").path)
+        try FileManager.default.createSymbolicLink(atPath: signaturePath, withDestinationPath: scratch.file("elsewhere.minisig").path)
         expectRefusal(.signatureInvalid, "a symlink .minisig")
         try FileManager.default.removeItem(atPath: signaturePath)
+        try Self.sign(counter, with: acme, id: "test.echo")
 
         // Signatures required: an unsigned plugin under no prefix is refused
         // too, and one signed by a key that may not sign its id.
@@ -268,6 +278,9 @@ struct SignatureTests {
         #expect(!VersionOrder.isOlder("1.0", than: "1.0.0"))
         #expect(VersionOrder.isOlder("1.0.0", than: "1.0.1"))
         #expect(!VersionOrder.isOlder("1.0.0", than: "1.0.0"))
+        #expect(VersionOrder.isOlder("2.0.0-beta.9", than: "2.0.0-beta.10"))
+        #expect(VersionOrder.isOlder("2.0.0-beta", than: "2.0.0-beta.1"))
+        #expect(!VersionOrder.isOlder("2.0.0-rc.1", than: "2.0.0-beta.2"))
     }
 
     @Test("the registry cache keeps a signature that held, by the plugin file and its signature file: a warm host trusts it only while both are the same and the key is still trusted for the id")
@@ -286,7 +299,7 @@ struct SignatureTests {
 
         let warm = Self.host(folder, policy, cache: cache)
         #expect(warm.failures.isEmpty)
-        #expect(warm.plugins.first?.signer == PluginSigner(publisher: "acme", keyID: acme.id), "the warm host says who signed it")
+        #expect(warm.plugins.first?.signer == PluginSigner(publisher: "acme", key: try Minisign.PublicKey(text: acme.publicText)), "the warm host says who signed it")
         #expect(Self.host(folder, SignaturePolicy(publishers: policy.publishers, revokedKeys: [acme.id]), cache: cache).failures.first?.error.code == .keyRevoked)
         let otherKey = SignaturePolicy(publishers: [try Self.publisher("acme", ["test."], stranger)])
         #expect(Self.host(folder, otherKey, cache: cache).failures.first?.error.code == .publisherNotTrusted)
@@ -298,5 +311,71 @@ struct SignatureTests {
         #expect(Self.host(folder, policy, cache: cache).failures.isEmpty)
         try FileManager.default.removeItem(atPath: echo.path + ".minisig")
         #expect(Self.host(folder, policy, cache: cache).failures.first?.error.code == .signatureMissing)
+    }
+
+    @Test("two keys may share a key id (whoever makes a key chooses it): a key of another publisher with Acme's id signs nothing of Acme's, and the lock keeps the key that verified")
+    func keyIDCollision() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch), evil = try Self.keyPair("evil", in: scratch)
+        // Evil's key with Acme's key number: a public key file is "Ed", the number, the key.
+        let acmeKey = try Minisign.PublicKey(text: acme.publicText), evilKey = try Minisign.PublicKey(text: evil.publicText)
+        let forged = Data(Array("Ed".utf8) + acmeKey.keyNumber + Array(Data(base64Encoded: evilKey.line)!.dropFirst(10))).base64EncodedString()
+        // Evil signs with its secret key, then writes Acme's number into the signature line.
+        try Self.sign(echo, with: evil, id: "test.echo")
+        var lines = try String(contentsOfFile: echo.path + ".minisig", encoding: .utf8).components(separatedBy: "\n")
+        var signatureBytes = Array(Data(base64Encoded: lines[1])!)
+        signatureBytes.replaceSubrange(2..<10, with: acmeKey.keyNumber)
+        lines[1] = Data(signatureBytes).base64EncodedString()
+        try lines.joined(separator: "\n").write(toFile: echo.path + ".minisig", atomically: true, encoding: .utf8)
+        let policy = SignaturePolicy(publishers: [
+            try Publisher(name: "acme", prefixes: ["test.echo"], keys: [acme.publicText]),
+            try Publisher(name: "evil", prefixes: ["test.evil."], keys: [forged]),
+        ])
+        let host = Self.host(folder, policy, cache: scratch.file("cache"))
+        #expect(host.failures.first?.error.code == .signatureInvalid, "\(host.failures.map(\.error))")
+        #expect(host.plugins.isEmpty)
+    }
+
+    @Test("a host that judges signatures maps nothing it could not judge first: without a scanner, a plugin is refused before its code runs")
+    func noScanner() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let marker = scratch.file("marker")
+        try Fixtures.build("good_marker", into: folder, defines: ["MARKER_PATH": "\"\(marker.path)\""])
+        let acme = try Self.keyPair("acme", in: scratch)
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [folder.path]), scanning: Scanning(inChild: false), cacheFolder: nil, mapping: .atStart,
+                isolation: .inProcess, sandbox: SandboxSettings(mode: .off),
+                signatures: SignaturePolicy(publishers: [try Self.publisher("acme", ["test."], acme)], requiresSignatures: true)),
+            logger: quietLogger)
+        host.loadPlugins()
+        #expect(host.failures.first?.error.code == .scannerUnavailable, "\(host.failures.map(\.error))")
+        #expect(!FileManager.default.fileExists(atPath: marker.path), "the plugin's constructor never ran")
+    }
+
+    @Test("a publisher pin refuses a build signed with a key the host revoked")
+    func revokedUnderPin() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch)
+        try Self.sign(echo, with: acme, id: "test.echo")
+        let lock = scratch.file("graft.lock")
+        try LockFile(plugins: [.init(id: "test.echo", version: "1.0.0", file: "libgood_echo.so", publisherKey: try Minisign.PublicKey(text: acme.publicText).line, minimumVersion: "1.0.0")])
+            .write(to: lock.path)
+        func host(_ revoked: Set<String>) -> GraftHost {
+            let host = GraftHost(
+                configuration: GraftConfiguration(
+                    searchPath: SearchPath(folders: [folder.path]), cacheFolder: nil, lockFile: lock.path,
+                    signatures: SignaturePolicy(revokedKeys: revoked)),
+                logger: quietLogger)
+            host.loadPlugins()
+            return host
+        }
+        #expect(host([]).failures.isEmpty)
+        #expect(host([acme.id]).failures.first?.error.code == .keyRevoked)
     }
 }

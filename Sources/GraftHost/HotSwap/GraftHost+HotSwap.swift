@@ -93,8 +93,10 @@ extension GraftHost {
             } else {
                 // Mapped from a private copy: the file may be rewritten again
                 // while this build runs.
+                if description == nil { try requireScanForSignatures(file) }
                 plugin = try loader.load(file, mapping: .copy, images: images)
-                if description == nil { try checkSignature(file, declaring: plugin.info, hash: hash) }
+                // What runs must be what was scanned (and judged): a plugin may not say one id to its scanner and another here.
+                if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
             }
             if old == nil { try register(plugin, file: file) }
         } catch {

@@ -177,11 +177,13 @@ extension GraftHost {
         if pins != nil { return nil }
         // A signature the cache saw hold for this file and this signature
         // file, by a key still trusted for the id; anything else is checked in full.
-        let signatureFile = { entry.signatureLooked ? entry.signature : SignatureCheck.signatureFile(besides: entry.realPath) }
-        switch SignatureCheck.quick(info, signatureFile: signatureFile(), record: cache.signature(entry.realPath, identity), policy: configuration.signatures) {
-        case .notAsked: break
-        case .signed(let signer): info.signer = signer
-        case .unknown: return nil
+        if configuration.signatures.isActive {
+            let signatureFile = entry.signatureLooked ? entry.signature : SignatureCheck.signatureFile(besides: entry.realPath)
+            switch SignatureCheck.quick(info, signatureFile: signatureFile, record: cache.signature(entry.realPath, identity), policy: configuration.signatures) {
+            case .notAsked: break
+            case .signed(let signer): info.signer = signer
+            case .unknown: return nil
+            }
         }
         info.path = entry.path
         info.imagePath = entry.realPath
@@ -237,11 +239,10 @@ extension GraftHost {
             if let description, isolates || when == .onFirstUse {
                 plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath)
             } else {
+                if description == nil { try requireScanForSignatures(file) }
                 plugin = try loader.load(file, mapping: imageMapping, images: images)
                 if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
                 if description == nil, let hash { try checkPinnedPermissions(of: plugin.info, hash: hash) }
-                // Without a scanner nothing could say the id before the code was mapped.
-                if description == nil { try checkSignature(file, declaring: plugin.info, hash: hash) }
             }
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
@@ -296,7 +297,20 @@ extension GraftHost {
         if let checked { cache?.remember(signature: checked.record, of: file.realPath, file.identity) }
         let signer = checked?.signer
         guard let hash, case .success(let lock) = pins, let lockPath = configuration.lockFile else { return signer }
-        return try lock.publisherViolation(of: file, declaring: info, hash: hash, lockPath: lockPath) ?? signer
+        return try lock.publisherViolation(
+            of: file, declaring: info, hash: hash, lockPath: lockPath, revokedKeys: configuration.signatures.revokedKeys) ?? signer
+    }
+
+    /// A host that judges signatures (its policy, or a lock's publisher pins)
+    /// judges a file before any of its code runs here: only what its scanner
+    /// child read of it can be judged, so without one the file is refused.
+    func requireScanForSignatures(_ file: PluginFile) throws(GraftError) {
+        let pinsPublishers = (try? pins?.get())?.pinsPublishers ?? false
+        guard configuration.signatures.isActive || pinsPublishers else { return }
+        throw GraftError(
+            .scannerUnavailable,
+            "\(file.path) was not loaded: this host checks publishers' signatures, which it does before any plugin code runs in it, from what its scanner child read; it has no scanner (--no-scanner, Scanning(inChild: false)).",
+            path: file.path)
     }
 
     /// In locked mode: a pinned plugin may declare only the permissions its
@@ -409,7 +423,7 @@ extension GraftHost {
         }
     }
 
-    private func declaredDifferently(_ path: String) -> GraftError {
+    func declaredDifferently(_ path: String) -> GraftError {
         GraftError(
             .invalidDescriptor,
             "\(path) declared other components, validators or actions when loaded into the host than when it was scanned; a plugin must describe itself the same way every time. It is not used.",

@@ -141,7 +141,9 @@ package struct LockFile: Sendable, Hashable, Codable {
     /// key (`SignatureCheck`'s codes; another key: `publisher_mismatch`), or
     /// it is older than the entry's minimum (`version_rollback`). Returns who
     /// signed it, or nil when no publisher pin applies.
-    func publisherViolation(of file: PluginFile, declaring info: PluginDescription, hash: String, lockPath: String) throws(GraftError) -> PluginSigner? {
+    func publisherViolation(
+        of file: PluginFile, declaring info: PluginDescription, hash: String, lockPath: String, revokedKeys: Set<String>
+    ) throws(GraftError) -> PluginSigner? {
         guard !plugins.contains(where: { $0.sha256 == hash }), let pin = pin(path: info.path, hash: hash),
             let text = pin.publisherKey, let key = try? Minisign.PublicKey(text: text)
         else { return nil }
@@ -155,7 +157,8 @@ package struct LockFile: Sendable, Hashable, Codable {
         let lock = Publisher(name: "the key \(lockPath) pins", anyPrefixWith: key)
         let signer: PluginSigner?
         do throws(GraftError) {
-            signer = try SignatureCheck.check(file, declaring: info, policy: SignaturePolicy(publishers: [lock], requiresSignatures: true))
+            signer = try SignatureCheck.check(
+                file, declaring: info, policy: SignaturePolicy(publishers: [lock], revokedKeys: revokedKeys, requiresSignatures: true))
         } catch where error.code == .publisherNotTrusted {
             throw GraftError(
                 .publisherMismatch, "\(error.message) \(lockPath) pins '\(info.id)' to key \(key.id).", path: path)
@@ -190,6 +193,9 @@ package struct LockFile: Sendable, Hashable, Codable {
         let name = FilePaths.lastComponent(of: path)
         return plugins.first { $0.file == name && $0.publisherKey != nil }
     }
+
+    /// Whether any entry pins a publisher rather than a hash.
+    var pinsPublishers: Bool { plugins.contains { $0.publisherKey != nil } }
 
     /// Why the file `path` with content `hash` may not load, or nil (a
     /// publisher pin is judged once the file's id is known: `publisherViolation`).
@@ -228,16 +234,26 @@ enum VersionOrder {
             return (text[..<(dash ?? text.endIndex)].split(separator: "."), dash.map { text[text.index(after: $0)...] })
         }
         let (left, leftPre) = split(version), (right, rightPre) = split(other)
+        if let order = compare(left, right, missing: "0") { return order }
+        switch (leftPre, rightPre) {
+        case (nil, _): return false
+        case (_?, nil): return true
+        case (let x?, let y?):
+            // beta.9 before beta.10: a pre-release's parts compare as the version's do.
+            return compare(x.split(separator: "."), y.split(separator: "."), missing: nil) ?? false
+        }
+    }
+
+    /// Whether `left` comes first (nil: they are the same). A missing part is
+    /// `missing`, or (nil) comes first, as a shorter pre-release does.
+    private static func compare(_ left: [Substring], _ right: [Substring], missing: Substring?) -> Bool? {
         for index in 0..<max(left.count, right.count) {
-            let a = index < left.count ? left[index] : "0", b = index < right.count ? right[index] : "0"
+            guard let a = index < left.count ? left[index] : missing else { return true }
+            guard let b = index < right.count ? right[index] : missing else { return false }
             if a == b { continue }
             if let x = UInt64(a), let y = UInt64(b) { return x < y }
             return a < b
         }
-        switch (leftPre, rightPre) {
-        case (nil, _): return false
-        case (_?, nil): return true
-        case (let x?, let y?): return x < y
-        }
+        return nil
     }
 }

@@ -49,10 +49,11 @@ package enum Minisign {
             id = Minisign.keyID(keyNumber)
         }
 
+        /// The key's base64 line, as `minisign -P` takes it.
+        package var line: String { Minisign.encode(Array("Ed".utf8) + keyNumber + key) }
+
         /// The key in a public key file's form.
-        package var text: String {
-            "untrusted comment: minisign public key \(id)\n" + Minisign.encode(Array("Ed".utf8) + keyNumber + key) + "\n"
-        }
+        package var text: String { "untrusted comment: minisign public key \(id)\n" + line + "\n" }
     }
 
     /// A secret key, once its file is opened (with its password when sealed).
@@ -147,7 +148,8 @@ package enum Minisign {
         package static let maximumSize = 16 * 1024
 
         package init(text: String) throws(Problem) {
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+            // "\r\n" is one Character: both line ends are split on.
+            let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             guard lines.count >= 4, lines[0].hasPrefix("untrusted comment:") else {
                 throw Problem("it is not a minisign signature (an untrusted comment, a signature, a trusted comment and a global signature, one a line)")
             }

@@ -39,14 +39,15 @@ enum SignatureCheck {
     /// `signatureFile`: what `stat` says of the signature file now, nil
     /// when there is none; a signature file rewritten, replaced or removed
     /// since the record is checked in full.
-    static func quick(_ info: PluginDescription, signatureFile: @autoclosure () -> FileIdentity?, record: Record?, policy: SignaturePolicy) -> QuickVerdict {
+    static func quick(_ info: PluginDescription, signatureFile: FileIdentity?, record: Record?, policy: SignaturePolicy) -> QuickVerdict {
         guard policy.isActive else { return .notAsked }
         let owner = policy.owner(of: info.id)
         guard let owner else { return policy.requiresSignatures ? .unknown : .notAsked }
-        guard let record, signatureFile() == record.signatureFile, !policy.revokedKeys.contains(record.keyID),
+        guard let record, signatureFile == record.signatureFile, !policy.revokedKeys.contains(record.keyID),
             owner.publisher.keys.contains(where: { $0.id == record.keyID && $0.key == record.key })
         else { return .unknown }
-        return .signed(PluginSigner(publisher: owner.publisher.name, keyID: record.keyID))
+        guard let key = owner.publisher.keys.first(where: { $0.id == record.keyID && $0.key == record.key }) else { return .unknown }
+        return .signed(PluginSigner(publisher: owner.publisher.name, key: key))
     }
 
     /// The signer of `file`, which declares `info`; nil when the policy does
@@ -85,25 +86,41 @@ enum SignatureCheck {
         }
         let keyID = signature.keyID
         if policy.revokedKeys.contains(keyID) {
-            throw GraftError(.keyRevoked, "\(path) is signed with key \(keyID), which this host has revoked.", path: path)
+            throw GraftError(.keyRevoked, "\(path): its signature names key \(keyID), which this host has revoked.", path: path)
         }
         let holders = policy.publishers.filter { $0.keys.contains { $0.id == keyID } }
         guard let holder = holders.first else {
             throw GraftError(
                 .publisherNotTrusted,
-                "\(path) is signed with key \(keyID), which no trusted publisher has, and \(why).", path: path)
+                "\(path): its signature names key \(keyID), which no trusted publisher has, and \(why).", path: path)
         }
-        guard let owner, let key = owner.publisher.keys.first(where: { $0.id == keyID }) else {
+        guard let owner, owner.publisher.keys.contains(where: { $0.id == keyID }) else {
             let may = holders.flatMap(\.prefixes).map { "'\($0)'" }.joined(separator: ", ")
             throw GraftError(
                 .publisherMismatch,
-                "\(path) is signed by publisher '\(holder.name)' (key \(keyID)), which may sign ids under \(may) only, and \(why).",
+                "\(path): its signature names key \(keyID) of publisher '\(holder.name)', which may sign ids under \(may) only, and \(why).",
                 path: path)
         }
         let signer = owner.publisher
+        if !signature.isPrehashed, file.size > Self.legacyLimit {
+            throw GraftError(
+                .signatureInvalid,
+                "\(signaturePath), the signature of \(path), is minisign's legacy kind, which is checked over the whole file in memory, and the file is over \(Self.legacyLimit >> 20) MiB; sign it prehashed (minisign's default, and graft sign's).",
+                path: path)
+        }
         let hashes = try hash(file)
-        if let problem = signature.problem(verifiedWith: key, prehash: hashes.prehash, whole: { file.read(at: 0, count: Int(file.size)) }) {
-            throw GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), does not hold: \(problem).", path: path)
+        // Key ids are chosen by whoever makes a key: every key of the owner with this id is tried.
+        var failure = "no key of '\(signer.name)' with id \(keyID)"
+        var verified: Minisign.PublicKey?
+        for candidate in owner.publisher.keys where candidate.id == keyID {
+            guard let problem = signature.problem(verifiedWith: candidate, prehash: hashes.prehash, whole: { file.read(at: 0, count: file.size) }) else {
+                verified = candidate
+                break
+            }
+            failure = problem
+        }
+        guard let key = verified else {
+            throw GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), does not hold: \(failure).", path: path)
         }
         let claims = Self.claims(in: signature.trustedComment)
         for (name, expected) in [("id", info.id), ("version", info.version), ("sha256", hashes.sha256)] where claims[name] != expected {
@@ -113,18 +130,21 @@ enum SignatureCheck {
                 "\(path): its signature by '\(signer.name)' (key \(keyID)) says \(name) \(said), but the file's \(name) is '\(expected)'. A signature binds one build of one plugin.",
                 path: path)
         }
-        return (PluginSigner(publisher: signer.name, keyID: keyID), Record(signatureFile: signatureFile, keyID: keyID, key: key.key))
+        return (PluginSigner(publisher: signer.name, key: key), Record(signatureFile: signatureFile, keyID: keyID, key: key.key))
     }
 
     /// The `name:value` tokens of a trusted comment (minisign's own style:
-    /// `timestamp:…`), split at blanks; the first of each name counts.
+    /// `timestamp:…`), split at blanks. A name given twice counts as not
+    /// given: a comment may not say two ids.
     static func claims(in comment: String) -> [String: String] {
-        var claims: [String: String] = [:]
+        var claims: [String: String] = [:], repeated: Set<String> = []
         for token in comment.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
             guard let colon = token.firstIndex(of: ":") else { continue }
             let name = String(token[..<colon])
-            if claims[name] == nil { claims[name] = String(token[token.index(after: colon)...]) }
+            if claims[name] != nil { repeated.insert(name) }
+            claims[name] = String(token[token.index(after: colon)...])
         }
+        for name in repeated { claims[name] = nil }
         return claims
     }
 
@@ -139,6 +159,9 @@ enum SignatureCheck {
         guard lstat(realPath + ".minisig", &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         return FileIdentity(status)
     }
+
+    /// The largest file a legacy signature (over the whole file, in memory) is checked for.
+    static let legacyLimit = 64 << 20
 
     /// The file's SHA-256 and BLAKE2b-512, read once.
     static func hash(_ file: PluginFile) throws(GraftError) -> Hashes {

@@ -7,7 +7,9 @@
 public struct SignaturePolicy: Sendable {
     public var publishers: [Publisher]
     /// Key ids (16 hex digits, as minisign prints them) refused whoever lists them.
-    public var revokedKeys: Set<String>
+    public var revokedKeys: Set<String> {
+        didSet { revokedKeys = Set(revokedKeys.map { $0.uppercased() }) }
+    }
     /// Whether a plugin under no publisher's prefix is refused (else it loads unsigned).
     public var requiresSignatures: Bool
 
@@ -20,19 +22,13 @@ public struct SignaturePolicy: Sendable {
     /// Whether any plugin's signature is read at all.
     package var isActive: Bool { requiresSignatures || !publishers.isEmpty }
 
-    /// The base64 line of the trusted key `id` (what a lock's publisher pin keeps).
-    package func keyLine(id: String) -> String? {
-        for publisher in publishers {
-            if let key = publisher.keys.first(where: { $0.id == id }) { return key.text.split(separator: "\n").last.map(String.init) }
-        }
-        return nil
-    }
-
     /// The publisher whose prefix is the longest that `id` starts with.
     func owner(of id: String) -> (publisher: Publisher, prefix: String)? {
         var best: (publisher: Publisher, prefix: String)?
         for publisher in publishers {
-            for prefix in publisher.prefixes where id.hasPrefix(prefix) && prefix.count > (best?.prefix.count ?? -1) {
+            // Bytes, not characters: `com.acme.` + a combining mark is one
+            // character longer than `com.acme.`, and must still be Acme's.
+            for prefix in publisher.prefixes where id.utf8.starts(with: prefix.utf8) && prefix.utf8.count > (best?.prefix.utf8.count ?? -1) {
                 best = (publisher, prefix)
             }
         }
@@ -94,7 +90,23 @@ public struct Publisher: Sendable {
 }
 
 /// Who signed a plugin, once its signature held.
-public struct PluginSigner: Sendable, Hashable, Codable {
+public struct PluginSigner: Sendable, Hashable {
     public let publisher: String
     public let keyID: String
+    /// The key that verified the signature, as a minisign public key's base64
+    /// line (what `graft lock --by-publisher` pins: key ids are chosen by
+    /// whoever makes a key, so two keys may share one).
+    package let keyLine: String
+
+    init(publisher: String, key: Minisign.PublicKey) {
+        self.publisher = publisher
+        keyID = key.id
+        keyLine = key.line
+    }
+
+    public static func == (left: PluginSigner, right: PluginSigner) -> Bool {
+        left.publisher == right.publisher && left.keyLine == right.keyLine
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(keyLine) }
 }

@@ -41,9 +41,9 @@ struct Lock: ParsableCommand {
         for plugin in host.plugins {
             let file = FilePaths.lastComponent(of: plugin.path), permissions = plugin.permissions.map(\.permission)
             let dataLimit = sandbox.dataFolderLimit(forPlugin: plugin.id)
-            if byPublisher, let signer = plugin.signer, let key = policy.keyLine(id: signer.keyID) {
+            if byPublisher, let signer = plugin.signer {
                 pins.append(LockFile.Pin(
-                    id: plugin.id, version: plugin.version, file: file, publisherKey: key, minimumVersion: plugin.version,
+                    id: plugin.id, version: plugin.version, file: file, publisherKey: signer.keyLine, minimumVersion: plugin.version,
                     permissions: permissions, dataLimit: dataLimit))
             } else {
                 pins.append(LockFile.Pin(

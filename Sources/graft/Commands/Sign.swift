@@ -36,7 +36,8 @@ struct Sign: ParsableCommand {
         } catch {
             throw CommandFailure(error: error, json: options.json, exitCode: 1)
         }
-        let signaturePath = file + ".minisig"
+        // Beside the file itself: where a host looks, when the plugin is reached through a link.
+        let signaturePath = FilePaths.resolvingSymlinks(file) + ".minisig"
         do throws(GraftError) {
             let (text, sha256) = try PluginSigning.signature(ofPluginAt: file, declaring: info, key: key)
             do {
@@ -105,8 +106,7 @@ private func describeOne(_ path: String, options: GlobalOptions) throws(GraftErr
     settings.pluginPaths = [path]
     settings.onlyPluginPath = true
     settings.noCache = true
-    settings.publishers = []
-    settings.requireSignatures = false
+    settings.checksSignatures = false
     let host = settings.makeHost()
     if let plugin = host.plugins.first { return plugin }
     throw host.failures.first?.error ?? GraftError(.pluginNotFound, "\(path) holds no plugin.", path: path)
