@@ -84,6 +84,14 @@ struct SignCLITests {
         let broken = try graft(common, cache: cache)
         #expect(broken.status == 2 && broken.stderr.contains("invalid_key") && broken.stderr.contains("gone.pub"), "\(broken.stderr)")
 
+        // graft check warns of a plugin a host trusting the publisher would refuse, and still says the file is fine.
+        try FileManager.default.removeItem(at: config)
+        let checked = try graft(["check", echo.path, "--publisher", "test.echo=\(pub)", "--only-plugin-path"], cache: cache)
+        #expect(checked.status == 0 && !checked.stdout.contains("warning: signature"), "\(checked.stdout) \(checked.stderr)")
+        try FileManager.default.removeItem(atPath: echo.path + ".minisig")
+        let unsignedCheck = try graft(["check", echo.path, "--publisher", "test.echo=\(pub)", "--only-plugin-path"], cache: cache)
+        #expect(unsignedCheck.status == 0 && unsignedCheck.stdout.contains("warning: signature_missing"), "\(unsignedCheck.stdout) \(unsignedCheck.stderr)")
+
         let badValue = try graft(common + ["--publisher", "nokeyfile"], cache: scratch.file("cache-2"))
         #expect(badValue.status == 2 && badValue.stderr.contains("--publisher nokeyfile"), "\(badValue.stderr)")
     }

@@ -27,6 +27,18 @@ package enum PluginSigning {
         return try SignatureCheck.check(file, declaring: info, policy: anyone)
     }
 
+    /// Why a host with `policy` would refuse the plugin at `path`, which
+    /// declares `info`, for its signature; nil when it would not (signed,
+    /// or not asked to be).
+    package static func refusal(ofPluginAt path: String, declaring info: PluginDescription, policy: SignaturePolicy) -> GraftError? {
+        do throws(GraftError) {
+            _ = try SignatureCheck.check(try PluginFile(opening: path), declaring: info, policy: policy)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// The secret key file at `path`, opened with `password` when sealed
     /// (asked only then); `invalid_key` naming the file when it cannot be used.
     package static func secretKey(at path: String, password: () -> String?) throws(GraftError) -> Minisign.SecretKey {

@@ -81,10 +81,13 @@ struct Check: ParsableCommand {
     private func checkPlugin(at path: String) throws {
         let check = GraftHost.check(pluginAt: path, scanning: options.scanning, sandbox: options.settings.sandboxSettings)
         let clashes = check.plugin.map { clashesOnSearchPath($0, at: path) } ?? []
+        // A warning, not a problem of the file: hosts that trust a publisher for its id would refuse it unsigned.
+        let unsigned = check.plugin.flatMap { PluginSigning.refusal(ofPluginAt: path, declaring: $0, policy: options.settings.signaturePolicy) }
         if options.json {
             var object: [String: GraftValue] = [
                 "path": .string(path), "ok": .bool(check.isClean), "problems": .list(check.problems.map(\.json)),
                 "clashes": .list(clashes.map { .string($0) }),
+                "signature": unsigned.map { .object(["code": .string($0.code.rawValue), "message": .string($0.message)]) } ?? .null,
             ]
             if let plugin = check.plugin { object["plugin"] = PluginReport.json(plugin: plugin) }
             Output.json(.object(object))
@@ -92,6 +95,7 @@ struct Check: ParsableCommand {
             Output.line("\(path): ok — \(plugin.id) \(plugin.version), ABI \(plugin.abi)")
             Output.line("  \(plugin.components.count) component(s), \(plugin.validators.count) validator(s), \(plugin.actions.count) action(s)")
             for clash in clashes { Output.line("  warning: \(clash)") }
+            if let unsigned { Output.line("  warning: \(unsigned.code.rawValue): \(unsigned.message)") }
         } else {
             Output.line("\(path): \(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")")
             for problem in check.problems { Output.line("  \(problem.code.rawValue): \(problem.message)") }
