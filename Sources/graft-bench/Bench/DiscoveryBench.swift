@@ -131,8 +131,11 @@ enum DiscoveryBench {
                 let (text, _) = try PluginSigning.signature(ofPluginAt: copy, id: "bench.p\(index)", version: "1.0.0", key: signingKey)
                 try Data(text.utf8).write(to: URL(fileURLWithPath: copy + ".minisig"))
             }
+            // Its own cache: the others' figures read a cache of their own plugins only, as before.
+            let signedCacheHome = base.appendingPathComponent("cache-signed")
+            try makeFolder(signedCacheHome)
             let signed = GraftConfiguration(
-                searchPath: SearchPath(folders: [signedPlugins.path]), cacheFolder: cacheHome.path + "/graft", mapping: .onFirstUse,
+                searchPath: SearchPath(folders: [signedPlugins.path]), cacheFolder: signedCacheHome.path + "/graft", mapping: .onFirstUse,
                 signatures: signatures)
 
             let floorNs = try DiscoveryFloor.run(floorProgram, files: floorFiles)
@@ -169,7 +172,7 @@ enum DiscoveryBench {
             let signedArguments = ["list", "--json", "--only-plugin-path", "--plugin-path", signedPlugins.path]
             let requiring = signedArguments + ["--publisher", "bench.=\(publicKeyFile.path)", "--require-signatures"]
             if !recorded {
-                let listed = try spawn(graft, requiring, environment: environment(cacheHome: cacheHome), capturingOutput: true)
+                let listed = try spawn(graft, requiring, environment: environment(cacheHome: signedCacheHome), capturingOutput: true)
                 let json = try? GraftValue(json: String(decoding: listed.output, as: UTF8.self))
                 guard listed.status == 0, case .list(let plugins)? = json?.objectValue?["plugins"], plugins.count == count,
                     case .list(let failures)? = json?.objectValue?["failures"], failures.isEmpty
@@ -177,9 +180,9 @@ enum DiscoveryBench {
             }
             for pair in 0..<processPairsPerRound {
                 let signedFirst = (round + pair).isMultiple(of: 2)
-                let early = signedFirst ? try spawn(graft, requiring, environment: environment(cacheHome: cacheHome)) : nil
-                let unsigned = try spawn(graft, signedArguments, environment: environment(cacheHome: cacheHome))
-                let signedList = try early ?? spawn(graft, requiring, environment: environment(cacheHome: cacheHome))
+                let early = signedFirst ? try spawn(graft, requiring, environment: environment(cacheHome: signedCacheHome)) : nil
+                let unsigned = try spawn(graft, signedArguments, environment: environment(cacheHome: signedCacheHome))
+                let signedList = try early ?? spawn(graft, requiring, environment: environment(cacheHome: signedCacheHome))
                 guard signedList.status == 0, unsigned.status == 0 else {
                     throw Failure(description: "graft list exited with status \(signedList.status) (signed) and \(unsigned.status)")
                 }
