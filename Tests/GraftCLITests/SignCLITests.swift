@@ -12,6 +12,16 @@ struct SignCLITests {
         return try runCommand(URL(fileURLWithPath: tool), arguments, input: input, timeout: .seconds(60))
     }
 
+    /// test.echo and test.counter in `plugins/`, and an unsealed minisign key pair, acme.pub and acme.key.
+    static func echoAndCounter(in scratch: borrowing Scratch) throws -> (folder: URL, echo: URL, pub: String, key: String) {
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        try Fixtures.build("good_counter", into: folder)
+        let pub = scratch.file("acme.pub").path, key = scratch.file("acme.key").path
+        #expect(try Self.minisign(["-G", "-W", "-p", pub, "-s", key]).status == 0)
+        return (folder, echo, pub, key)
+    }
+
     @Test("graft sign with a sealed key writes what minisign -Vm and graft verify accept; graft verify exits 1 with the refusal's code")
     func signAndVerify() throws {
         let scratch = try Scratch()
@@ -46,11 +56,7 @@ struct SignCLITests {
     @Test("--publisher, --require-signatures, --revoked-key and the config file's publishers judge what graft list loads")
     func publishersOnTheCommandLine() throws {
         let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        let echo = try Fixtures.build("good_echo", into: folder)
-        try Fixtures.build("good_counter", into: folder)
-        let pub = scratch.file("acme.pub").path, key = scratch.file("acme.key").path
-        #expect(try Self.minisign(["-G", "-W", "-p", pub, "-s", key]).status == 0)
+        let (folder, echo, pub, key) = try Self.echoAndCounter(in: scratch)
         let cache = scratch.file("cache")
         let common = ["list", "--json", "--only-plugin-path", "--plugin-path", folder.path]
         func listed(_ extra: [String]) throws -> (ids: [String], failures: [String: String]) {
@@ -99,11 +105,7 @@ struct SignCLITests {
     @Test("graft lock --by-publisher pins signed plugins to their key and version; graft list shows the signer; a newer signed build loads --locked without locking again")
     func lockByPublisher() throws {
         let scratch = try Scratch()
-        let folder = scratch.url.appendingPathComponent("plugins")
-        let echo = try Fixtures.build("good_echo", into: folder)
-        try Fixtures.build("good_counter", into: folder)
-        let pub = scratch.file("acme.pub").path, key = scratch.file("acme.key").path
-        #expect(try Self.minisign(["-G", "-W", "-p", pub, "-s", key]).status == 0)
+        let (folder, echo, pub, key) = try Self.echoAndCounter(in: scratch)
         let cache = scratch.file("cache"), lock = scratch.file("graft.lock").path
         #expect(try graft(["sign", echo.path, "--secret-key", key], cache: cache).status == 0)
         let common = ["--only-plugin-path", "--plugin-path", folder.path, "--lock-file", lock, "--publisher", "test.echo=\(pub)"]
