@@ -112,6 +112,8 @@ struct SignCLITests {
 
         let listed = try graft(["list"] + common, cache: cache)
         #expect(listed.stdout.contains("signed by: acme (key "), "\(listed.stdout)")
+        let inspected = try graft(["inspect", "echo"] + common, cache: cache)
+        #expect(inspected.stdout.contains("signed by: acme (key "), "\(inspected.stdout)")
         let locked = try graft(["lock", "--by-publisher", "--json"] + common, cache: cache)
         #expect(locked.status == 0, "\(locked.stderr)")
         let pins = try #require((try parseJSON(locked.stdout) as? [String: Any])?["plugins"] as? [[String: Any]])

@@ -378,4 +378,57 @@ struct SignatureTests {
         #expect(host([]).failures.isEmpty)
         #expect(host([acme.id]).failures.first?.error.code == .keyRevoked)
     }
+
+    @Test("hot swap refuses each broken signature with its code, and the running build keeps serving")
+    func swapRefusals() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins")
+        let echo = try Fixtures.build("good_echo", into: folder)
+        let acme = try Self.keyPair("acme", in: scratch), stranger = try Self.keyPair("stranger", in: scratch)
+        try Self.sign(echo, with: acme, id: "test.echo")
+        let policy = SignaturePolicy(publishers: [try Self.publisher("acme", ["test.echo"], acme), try Self.publisher("stranger", ["test.x."], stranger)])
+        let host = Self.host(folder, policy, cache: scratch.file("cache"), isolation: .inProcess, copies: true)
+        #expect(host.failures.isEmpty)
+        let instance = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "a"])
+        defer { instance.close() }
+        let signaturePath = echo.path + ".minisig"
+        var build = 0
+        func rebuilt() throws {
+            build += 1
+            try Fixtures.build("good_echo", into: folder, defines: ["ECHO_PREFIX": "\"v\(build):\""])
+            try? FileManager.default.removeItem(atPath: signaturePath)
+        }
+        let cases: [(String, GraftError.Code, () throws -> Void)] = [
+            ("no signature", .signatureMissing, {}),
+            ("another id", .signatureMismatch, { try Self.sign(echo, with: acme, id: "test.other") }),
+            ("another version", .signatureMismatch, { try Self.sign(echo, with: acme, id: "test.echo", version: "2.0.0") }),
+            ("a key outside its prefixes", .publisherMismatch, { try Self.sign(echo, with: stranger, id: "test.echo") }),
+            ("garbage", .signatureInvalid, { try Data("garbage".utf8).write(to: URL(fileURLWithPath: signaturePath)) }),
+            ("a FIFO", .signatureInvalid, { #expect(mkfifo(signaturePath, 0o600) == 0) }),
+            ("a symlink", .signatureInvalid, {
+                try Self.sign(echo, with: acme, id: "test.echo")
+                try FileManager.default.moveItem(atPath: signaturePath, toPath: scratch.file("moved.minisig").path)
+                try FileManager.default.createSymbolicLink(atPath: signaturePath, withDestinationPath: scratch.file("moved.minisig").path)
+            }),
+        ]
+        for (what, code, breakIt) in cases {
+            try rebuilt()
+            try breakIt()
+            guard case .failed(let error) = host.reload(pluginAt: echo.path, force: true).outcome else {
+                Issue.record("\(what): the build swapped in")
+                continue
+            }
+            #expect(error.code == code, "\(what): \(error)")
+            #expect(try instance.render().text == "echo:a", "\(what): the running build serves")
+            try? FileManager.default.removeItem(at: scratch.file("moved.minisig"))
+        }
+        let revoked = Self.host(folder, SignaturePolicy(publishers: policy.publishers, revokedKeys: [acme.id]), cache: scratch.file("cache-r"), isolation: .inProcess, copies: true)
+        try rebuilt()
+        try Self.sign(echo, with: acme, id: "test.echo")
+        guard case .failed(let error) = revoked.reload(pluginAt: echo.path, force: true).outcome else {
+            Issue.record("a build signed with a revoked key swapped in")
+            return
+        }
+        #expect(error.code == .keyRevoked)
+    }
 }

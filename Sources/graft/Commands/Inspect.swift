@@ -23,11 +23,13 @@ struct Inspect: ParsableCommand {
         }
         // What the component's plugin asks of the sandbox, and whether it has it.
         let granted = host.sandboxSettings.grants[registered.pluginID] ?? []
-        let permissions = host.plugins.first { $0.id == registered.pluginID }?.permissions ?? []
+        let plugin = host.plugins.first { $0.id == registered.pluginID }
+        let permissions = plugin?.permissions ?? []
         if options.json {
             guard case .object(var object) = PluginReport.json(component: registered.contract) else { return }
             object["plugin"] = .string(registered.pluginID)
             object["path"] = .string(registered.pluginPath)
+            object["signer"] = plugin?.signer.map { .object(["publisher": .string($0.publisher), "keyID": .string($0.keyID)]) } ?? .null
             object["permissions"] = .list(permissions.map { request in
                 .object([
                     "permission": .string(request.permission.description), "reason": .string(request.reason),
@@ -37,6 +39,7 @@ struct Inspect: ParsableCommand {
             Output.json(.object(object))
         } else {
             Output.line("plugin: \(registered.pluginID)  (\(registered.pluginPath))")
+            if let signer = plugin?.signer { Output.line("signed by: \(signer.publisher.escapingControls) (key \(signer.keyID))") }
             for request in permissions {
                 let state = request.permission.isCovered(by: granted) ? "granted" : "not granted"
                 Output.line("permission: \(request.permission)  \(state)  — \(request.reason.escapingControls)")
