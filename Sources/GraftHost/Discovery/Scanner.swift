@@ -107,7 +107,11 @@ final class Scanner: @unchecked Sendable {
     /// first (a crash, a timeout, a broken frame) is scanned again alone, on
     /// a new child, and only that verdict counts: a plugin whose thread kills
     /// or stops its scanner later cannot get the next plugin quarantined.
-    func scan(_ files: [PluginFile], mapping: PluginLoader.ImageSource = .descriptorName) -> [ScanOutcome?] {
+    /// `meanwhile` is called before each wait for an answer, with the child
+    /// at work: the caller's own work on the files goes there.
+    func scan(
+        _ files: [PluginFile], mapping: PluginLoader.ImageSource = .descriptorName, meanwhile: () -> Void = {}
+    ) -> [ScanOutcome?] {
         lock.lock()
         defer { lock.unlock() }
         var outcomes = [ScanOutcome?](repeating: nil, count: files.count)
@@ -135,6 +139,7 @@ final class Scanner: @unchecked Sendable {
                 continue
             }
             inFlight.removeFirst()
+            meanwhile()
             let outcome = answer(to: id, for: files[index], from: child)
             if self.child == nil, answered > 0, alone != index, case .crashed = outcome {
                 // Others ran in that child first, and any of them may have

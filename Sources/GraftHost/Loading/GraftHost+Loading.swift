@@ -112,6 +112,8 @@ extension GraftHost {
         scanner.startAhead()
         second?.startAhead()
         let kept = Locked<[FileIdentity: ScanOutcome]>([:])
+        let signatures = Locked<[FileIdentity: SignatureCheck.Evidence]>([:])
+        let policy = configuration.signatures
         // A chunk at a time: each file stays open while it is scanned, and a
         // folder of thousands must not take the descriptors the scanners need.
         for start in stride(from: 0, to: unknown.count, by: Self.filesPerChunk) {
@@ -122,7 +124,18 @@ extension GraftHost {
                 let scanning = half == 0 ? scanner : second!
                 scanning.startAhead()
                 let files = openForScanning(half == 0 ? chunk[..<split] : chunk[split...])
-                let outcomes = scanning.scan(files.map(\.file), mapping: imageMapping)
+                // Signatures are read, hashed and verified while the child
+                // maps the files: what they declare is judged at each load.
+                var evidence: [FileIdentity: SignatureCheck.Evidence] = [:]
+                var gathered = 0
+                func gatherNext() {
+                    guard policy.isActive, gathered < files.count else { return }
+                    let file = files[gathered].file
+                    gathered += 1
+                    evidence[file.identity] = SignatureCheck.gather(file, policy: policy)
+                }
+                let outcomes = scanning.scan(files.map(\.file), mapping: imageMapping, meanwhile: gatherNext)
+                while gathered < files.count, policy.isActive { gatherNext() }
                 var found: [FileIdentity: ScanOutcome] = [:]
                 for ((file, hash), outcome) in zip(files, outcomes) {
                     switch outcome {
@@ -133,9 +146,10 @@ extension GraftHost {
                     if let outcome { found[file.identity] = outcome }
                 }
                 kept.withLock { $0.merge(found) { first, _ in first } }
+                signatures.withLock { $0.merge(evidence) { first, _ in first } }
             }
         }
-        table.keepScans(kept.withLock { $0 })
+        table.keepScans(kept.withLock { $0 }, signatures: signatures.withLock { $0 })
     }
 
     /// `entries` opened, checked against the trust rules and the pins, with
@@ -293,7 +307,8 @@ extension GraftHost {
     /// returns who signed it, when either checked.
     @discardableResult
     func checkSignature(_ file: PluginFile, declaring info: PluginDescription, hash: String?) throws(GraftError) -> PluginSigner? {
-        let checked = try SignatureCheck.checkRecording(file, declaring: info, policy: configuration.signatures)
+        let checked = try SignatureCheck.checkRecording(
+            file, declaring: info, policy: configuration.signatures, evidence: table.takeSignatureEvidence(of: file.identity))
         if let checked { cache?.remember(signature: checked.record, of: file.realPath, file.identity) }
         let signer = checked?.signer
         guard let hash, case .success(let lock) = pins, let lockPath = configuration.lockFile else { return signer }

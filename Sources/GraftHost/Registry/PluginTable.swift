@@ -102,6 +102,8 @@ final class PluginTable: Sendable {
         /// What the scanners said of files scanned together at the start of
         /// `loadPlugins`, until each file's own load takes it.
         var scanned: [FileIdentity: ScanOutcome] = [:]
+        /// What was learnt of those files' signatures while they were scanned.
+        var signatures: [FileIdentity: SignatureCheck.Evidence] = [:]
 
         /// Who answers a bare name: the override, the preferred plugin, or
         /// the first registered; nil when nobody declares it.
@@ -462,14 +464,30 @@ final class PluginTable: Sendable {
 
     // MARK: Scanned together
 
-    /// Keeps what the scanners said of files scanned together.
-    func keepScans(_ outcomes: [FileIdentity: ScanOutcome]) { state.withLock { $0.scanned = outcomes } }
+    /// Keeps what the scanners said of files scanned together, and what was
+    /// learnt of their signatures meanwhile.
+    func keepScans(_ outcomes: [FileIdentity: ScanOutcome], signatures: [FileIdentity: SignatureCheck.Evidence]) {
+        state.withLock { state in
+            state.scanned = outcomes
+            state.signatures = signatures
+        }
+    }
 
     /// What the scanners said of `file`, taken: nil when it was not scanned together.
     func takeScan(of file: FileIdentity) -> ScanOutcome? { state.withLock { $0.scanned.removeValue(forKey: file) } }
 
+    /// What was learnt of `file`'s signature while it was scanned, taken.
+    func takeSignatureEvidence(of file: FileIdentity) -> SignatureCheck.Evidence? {
+        state.withLock { $0.signatures.removeValue(forKey: file) }
+    }
+
     /// Drops what no load took.
-    func dropScans() { state.withLock { $0.scanned = [:] } }
+    func dropScans() {
+        state.withLock { state in
+            state.scanned = [:]
+            state.signatures = [:]
+        }
+    }
 }
 
 extension PluginTable.State {

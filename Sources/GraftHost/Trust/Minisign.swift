@@ -142,18 +142,22 @@ package enum Minisign {
         package let trustedComment: String
         let globalSignature: [UInt8]
 
-        package var keyID: String { Minisign.keyID(keyNumber) }
+        /// The key number as minisign prints it.
+        package let keyID: String
 
         /// The longest signature file read: minisign's comments are short.
         package static let maximumSize = 16 * 1024
 
         package init(text: String) throws(Problem) {
-            // "\r\n" is one Character: both line ends are split on.
-            let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-            guard lines.count >= 4, lines[0].hasPrefix("untrusted comment:") else {
+            // Split as bytes (a host reads a signature per plugin on a cold
+            // start), at "\n", each line without a "\r" before it.
+            let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+                line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+            }
+            guard lines.count >= 4, lines[0].starts(with: "untrusted comment:".utf8) else {
                 throw Problem("it is not a minisign signature (an untrusted comment, a signature, a trusted comment and a global signature, one a line)")
             }
-            guard let bytes = Minisign.decode(String(lines[1])), bytes.count == 74 else {
+            guard let bytes = Minisign.decode(lines[1], length: 74) else {
                 throw Problem("its second line is not a minisign signature (74 bytes of base64)")
             }
             switch (bytes[0], bytes[1]) {
@@ -161,14 +165,15 @@ package enum Minisign {
             case (UInt8(ascii: "E"), UInt8(ascii: "d")): isPrehashed = false
             default: throw Problem("its signature is of a kind minisign does not make")
             }
-            let prefix = "trusted comment: "
-            guard lines[2].hasPrefix(prefix) else { throw Problem("its third line is not a trusted comment") }
-            guard let global = Minisign.decode(String(lines[3])), global.count == 64 else {
+            let prefix = "trusted comment: ".utf8
+            guard lines[2].starts(with: prefix) else { throw Problem("its third line is not a trusted comment") }
+            guard let global = Minisign.decode(lines[3], length: 64) else {
                 throw Problem("its fourth line is not a global signature (64 bytes of base64)")
             }
             keyNumber = Array(bytes[2..<10])
+            keyID = Minisign.keyID(keyNumber)
             signature = Array(bytes[10..<74])
-            trustedComment = String(lines[2].dropFirst(prefix.count))
+            trustedComment = String(Substring(lines[2].dropFirst(prefix.count)))
             globalSignature = global
         }
 
@@ -251,14 +256,32 @@ package enum Minisign {
     }
 
     static func keyID(_ keyNumber: [UInt8]) -> String {
-        keyNumber.reversed().map { byte in
-            let digits = Array("0123456789ABCDEF")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        }.joined()
+        let digits = Array("0123456789ABCDEF".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(keyNumber.count * 2)
+        for byte in keyNumber.reversed() {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func decode(_ line: String) -> [UInt8]? {
         Data(base64Encoded: line).map { Array($0) }
+    }
+
+    /// Exactly `length` bytes of base64 (minisign's padded alphabet), or nil.
+    static func decode(_ line: Substring.UTF8View, length: Int) -> [UInt8]? {
+        start()
+        let text = Array(line)
+        var bytes = [UInt8](repeating: 0, count: length)
+        var count = 0
+        let status = text.withUnsafeBufferPointer { text in
+            text.withMemoryRebound(to: CChar.self) { text in
+                sodium_base642bin(&bytes, length, text.baseAddress, text.count, nil, &count, nil, sodium_base64_VARIANT_ORIGINAL)
+            }
+        }
+        return status == 0 && count == length ? bytes : nil
     }
 
     /// A key file's lines that hold anything, without their surrounding blanks.

@@ -8,7 +8,7 @@ import Glibc
 /// code of its own for each way it can fail.
 enum SignatureCheck {
     /// The file's SHA-256 (hex) and BLAKE2b-512, from one pass.
-    struct Hashes {
+    struct Hashes: Sendable {
         let sha256: String
         let prehash: [UInt8]
     }
@@ -56,9 +56,49 @@ enum SignatureCheck {
         try checkRecording(file, declaring: info, policy: policy)?.signer
     }
 
-    /// `check`, with what the registry cache keeps of a signature that held.
+    /// What can be learnt of a file's signature before the scanner says
+    /// what the file declares: the signature file read and parsed, the
+    /// file hashed, and the signature checked against every trusted key with
+    /// its key id. A cold start gathers it while the scanner child reads the
+    /// file (`gather`); `checkRecording` then judges it against the owner of
+    /// the declared id, in the same order and with the same refusals as
+    /// without it.
+    struct Evidence: Sendable {
+        /// The signature file and its identity; nil when there is none; or why it cannot be used.
+        let signature: Result<(signature: Minisign.Signature, file: FileIdentity)?, GraftError>
+        /// The file's hashes, when the signature could be checked at all.
+        var hashes: Result<Hashes, GraftError>?
+        /// Each key tried, and why it did not hold (nil: it held).
+        var tried: [(key: Minisign.PublicKey, problem: String?)] = []
+    }
+
+    /// The evidence for `file` under `policy` (nil when the policy asks for
+    /// no signature), gathered on any thread.
+    static func gather(_ file: PluginFile, policy: SignaturePolicy) -> Evidence? {
+        guard policy.isActive else { return nil }
+        var evidence = Evidence(signature: Result { () throws(GraftError) in try readParsed(file) })
+        guard case .success(let read?) = evidence.signature else { return evidence }
+        let signature = read.signature, keyID = signature.keyID
+        guard !policy.revokedKeys.contains(keyID), signature.isPrehashed || file.size <= legacyLimit else { return evidence }
+        var keys: [Minisign.PublicKey] = []
+        for publisher in policy.publishers {
+            for key in publisher.keys where key.id == keyID && !keys.contains(key) { keys.append(key) }
+        }
+        guard !keys.isEmpty else { return evidence }
+        let hashes = Result { () throws(GraftError) in try hash(file) }
+        evidence.hashes = hashes
+        guard case .success(let hashed) = hashes else { return evidence }
+        for key in keys {
+            evidence.tried.append((key, signature.problem(verifiedWith: key, prehash: hashed.prehash, whole: { file.read(at: 0, count: file.size) })))
+        }
+        return evidence
+    }
+
+    /// `check`, with what the registry cache keeps of a signature that
+    /// held; `evidence`, gathered earlier from the same open file, saves
+    /// reading, hashing and verifying again.
     static func checkRecording(
-        _ file: PluginFile, declaring info: PluginDescription, policy: SignaturePolicy
+        _ file: PluginFile, declaring info: PluginDescription, policy: SignaturePolicy, evidence: Evidence? = nil
     ) throws(GraftError) -> (signer: PluginSigner, record: Record)? {
         guard policy.isActive else { return nil }
         let owner = policy.owner(of: info.id)
@@ -72,17 +112,11 @@ enum SignatureCheck {
         case nil: why = "this host requires every plugin to be signed"
         }
 
-        guard let (text, signatureFile) = try readSignature(signaturePath, plugin: path) else {
+        guard let (signature, signatureFile) = try (evidence?.signature ?? Result { () throws(GraftError) in try readParsed(file) }).get() else {
             throw GraftError(
                 .signatureMissing,
                 "\(path) has no signature (\(signaturePath)), and \(why). Its publisher signs it with `graft sign` or `minisign -S`.",
                 path: path)
-        }
-        let signature: Minisign.Signature
-        do throws(Minisign.Problem) {
-            signature = try Minisign.Signature(text: text)
-        } catch {
-            throw GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), cannot be used: \(error.reason).", path: path)
         }
         let keyID = signature.keyID
         if policy.revokedKeys.contains(keyID) {
@@ -108,12 +142,15 @@ enum SignatureCheck {
                 "\(signaturePath), the signature of \(path), is minisign's legacy kind, which is checked over the whole file in memory, and the file is over \(Self.legacyLimit >> 20) MiB; sign it prehashed (minisign's default, and graft sign's).",
                 path: path)
         }
-        let hashes = try hash(file)
+        let hashes = try (evidence?.hashes ?? Result { () throws(GraftError) in try hash(file) }).get()
         // Key ids are chosen by whoever makes a key: every key of the owner with this id is tried.
         var failure = "no key of '\(signer.name)' with id \(keyID)"
         var verified: Minisign.PublicKey?
         for candidate in owner.publisher.keys where candidate.id == keyID {
-            guard let problem = signature.problem(verifiedWith: candidate, prehash: hashes.prehash, whole: { file.read(at: 0, count: file.size) }) else {
+            let problem =
+                evidence?.tried.first(where: { $0.key == candidate }).map(\.problem)
+                ?? signature.problem(verifiedWith: candidate, prehash: hashes.prehash, whole: { file.read(at: 0, count: file.size) })
+            guard let problem else {
                 verified = candidate
                 break
             }
@@ -123,7 +160,9 @@ enum SignatureCheck {
             throw GraftError(.signatureInvalid, "\(signaturePath), the signature of \(path), does not hold: \(failure).", path: path)
         }
         let claims = Self.claims(in: signature.trustedComment)
-        for (name, expected) in [("id", info.id), ("version", info.version), ("sha256", hashes.sha256)] where claims[name] != expected {
+        // Compared as bytes: a claim in another Unicode form is another id.
+        for (name, expected) in [("id", info.id), ("version", info.version), ("sha256", hashes.sha256)]
+        where !(claims[name].map { $0.utf8.elementsEqual(expected.utf8) } ?? false) {
             let said = claims[name].map { "'\($0.escapingControls)'" } ?? "nothing"
             throw GraftError(
                 .signatureMismatch,
@@ -133,16 +172,27 @@ enum SignatureCheck {
         return (PluginSigner(publisher: signer.name, key: key), Record(signatureFile: signatureFile, keyID: keyID, key: key.key))
     }
 
+    /// The signature beside `file`'s real path, read and parsed; nil when there is none.
+    private static func readParsed(_ file: PluginFile) throws(GraftError) -> (signature: Minisign.Signature, file: FileIdentity)? {
+        let signaturePath = file.realPath + ".minisig"
+        guard let (text, identity) = try readSignature(signaturePath, plugin: file.path) else { return nil }
+        do throws(Minisign.Problem) {
+            return (try Minisign.Signature(text: text), identity)
+        } catch {
+            throw GraftError(.signatureInvalid, "\(signaturePath), the signature of \(file.path), cannot be used: \(error.reason).", path: file.path)
+        }
+    }
+
     /// The `name:value` tokens of a trusted comment (minisign's own style:
     /// `timestamp:…`), split at blanks. A name given twice counts as not
     /// given: a comment may not say two ids.
     static func claims(in comment: String) -> [String: String] {
         var claims: [String: String] = [:], repeated: Set<String> = []
-        for token in comment.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
-            guard let colon = token.firstIndex(of: ":") else { continue }
-            let name = String(token[..<colon])
+        for token in comment.utf8.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+            guard let colon = token.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = String(Substring(token[..<colon]))
             if claims[name] != nil { repeated.insert(name) }
-            claims[name] = String(token[token.index(after: colon)...])
+            claims[name] = String(Substring(token[token.index(after: colon)...]))
         }
         for name in repeated { claims[name] = nil }
         return claims
@@ -195,7 +245,8 @@ enum SignatureCheck {
         }
         let limit = Minisign.Signature.maximumSize
         guard status.st_size <= limit else { throw refuse("it is \(status.st_size) bytes, more than a signature's \(limit)") }
-        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        // One byte more than `stat` said: a file that grew while read is seen.
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) + 1)
         var count = 0
         while count < bytes.count {
             let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
@@ -204,7 +255,7 @@ enum SignatureCheck {
             if got == 0 { break }
             count += got
         }
-        guard count <= limit else { throw refuse("it grew past a signature's \(limit) bytes while read") }
+        guard count < bytes.count else { throw refuse("it grew while it was read") }
         guard let text = String(validating: bytes[0..<count], as: UTF8.self) else { throw refuse("it is not UTF-8 text") }
         return (text, FileIdentity(status))
     }
