@@ -102,6 +102,81 @@ struct SignCLITests {
         #expect(badValue.status == 2 && badValue.stderr.contains("--publisher nokeyfile"), "\(badValue.stderr)")
     }
 
+    @Test("graft list refuses each broken signature with its own code, lists the plugin beside it, and exits 0")
+    func listRefusesEachBrokenSignature() throws {
+        let scratch = try Scratch()
+        let (folder, echo, pub, key) = try Self.echoAndCounter(in: scratch)
+        let strangerPub = scratch.file("stranger.pub").path, strangerKey = scratch.file("stranger.key").path
+        #expect(try Self.minisign(["-G", "-W", "-p", strangerPub, "-s", strangerKey]).status == 0)
+        let signaturePath = echo.path + ".minisig"
+        let hash = String(try runCommand(URL(fileURLWithPath: "/usr/bin/sha256sum"), [echo.path]).stdout.prefix(64))
+        var round = 0
+
+        func listed(_ extra: [String] = []) throws -> (ids: [String], echoFailure: String?) {
+            // A cache of its own each time: every list scans and judges anew.
+            round += 1
+            let result = try graft(
+                ["list", "--json", "--only-plugin-path", "--plugin-path", folder.path, "--publisher", "test.echo=\(pub)"] + extra,
+                cache: scratch.file("cache-\(round)"))
+            #expect(result.status == 0, "\(result.stderr)")
+            let object = try #require(try parseJSON(result.stdout) as? [String: Any], "\(result.stderr)")
+            let ids = (object["plugins"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.sorted()
+            let failure = (object["failures"] as? [[String: Any]] ?? []).first { $0["path"] as? String == echo.path }
+            return (ids, failure?["code"] as? String)
+        }
+        func expectRefusal(_ code: String, _ what: String, _ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let (ids, failure) = try listed(extra)
+            #expect(failure == code, "\(what): \(failure ?? "loaded")", sourceLocation: sourceLocation)
+            #expect(ids == ["test.counter"], "\(what): the plugin beside it is listed", sourceLocation: sourceLocation)
+        }
+        func sign(with secretKey: String, id: String = "test.echo", version: String = "1.0.0") throws {
+            try? FileManager.default.removeItem(atPath: signaturePath)
+            let made = try Self.minisign(["-S", "-s", secretKey, "-m", echo.path, "-t", "graft id:\(id) version:\(version) sha256:\(hash)"])
+            #expect(made.status == 0, "minisign -S: \(made.stderr)")
+        }
+
+        try sign(with: key)
+        #expect(try listed().ids == ["test.counter", "test.echo"], "signed with minisign -S, it loads")
+
+        // One byte changed: a letter of the compiler's note in .comment, which no loader reads.
+        let original = try Data(contentsOf: echo)
+        var changed = original
+        let note = try #require(changed.firstRange(of: Data("GCC:".utf8)), "the fixture carries a .comment")
+        changed[note.lowerBound] = UInt8(ascii: "X")
+        try changed.write(to: echo)
+        try expectRefusal("signature_invalid", "one byte changed in the .so")
+        try original.write(to: echo)
+
+        // Another file's signature: test.counter's own, put beside test.echo.
+        let counter = folder.appendingPathComponent("libgood_counter.so").path
+        #expect(try graft(["sign", counter, "--secret-key", key], cache: scratch.file("cache-sign")).status == 0)
+        try FileManager.default.removeItem(atPath: signaturePath)
+        try FileManager.default.moveItem(atPath: counter + ".minisig", toPath: signaturePath)
+        try expectRefusal("signature_invalid", "a signature taken from another file")
+
+        try sign(with: key, id: "test.other")
+        try expectRefusal("signature_mismatch", "a trusted comment naming another id")
+        try sign(with: key, version: "0.9.0")
+        try expectRefusal("signature_mismatch", "a trusted comment naming another version")
+        try sign(with: strangerKey)
+        try expectRefusal("publisher_not_trusted", "an untrusted key")
+        try expectRefusal("publisher_mismatch", "the right key for an id outside its prefixes", ["--publisher", "test.x.=\(strangerPub)"])
+
+        try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: signaturePath))
+        try expectRefusal("signature_invalid", "a garbage .minisig")
+        try sign(with: key)
+        let valid = try String(contentsOfFile: signaturePath, encoding: .utf8)
+        try (valid + String(repeating: "padding after the signature\n", count: 1000)).write(toFile: signaturePath, atomically: true, encoding: .utf8)
+        try expectRefusal("signature_invalid", "a .minisig of more than 16 KiB")
+        try FileManager.default.removeItem(atPath: signaturePath)
+        #expect(mkfifo(signaturePath, 0o600) == 0)
+        try expectRefusal("signature_invalid", "a FIFO for a .minisig")
+        try FileManager.default.removeItem(atPath: signaturePath)
+        try valid.write(toFile: signaturePath + ".real", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: signaturePath, withDestinationPath: signaturePath + ".real")
+        try expectRefusal("signature_invalid", "a symbolic link for a .minisig")
+    }
+
     @Test("graft lock --by-publisher pins signed plugins to their key and version; graft list shows the signer; a newer signed build loads --locked without locking again")
     func lockByPublisher() throws {
         let scratch = try Scratch()
