@@ -237,6 +237,36 @@ extension WorkbenchTests {
             await running.stop()
         }
 
+        @Test("a signed plugin: the Plugins page and its component's docs name the publisher and the key; an unsigned one says so")
+        func signerShown() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            let echo = try Fixtures.build("good_echo", into: folder)
+            try FileManager.default.copyItem(at: try BuildProducts.plugin("DatePicker"), to: folder.appendingPathComponent("libDatePicker.so"))
+            let key = Minisign.SecretKey.generated()
+            let signed = try PluginSigning.signature(ofPluginAt: echo.path, id: "test.echo", version: "1.0.0", key: key)
+            try signed.text.write(toFile: echo.path + ".minisig", atomically: true, encoding: .utf8)
+            let policy = SignaturePolicy(publishers: [try Publisher(name: "acme", prefixes: ["test.echo"], keys: [key.publicKey.text])])
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false, signatures: policy)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver(niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url + "#/plugins")
+                try browser.wait(for: "the signer chip", "return !!document.querySelector('.signer .chip')")
+                #expect(try browser.execute("return document.querySelectorAll('.signer .chip').length") == 1, "the date picker is not signed")
+                #expect(try browser.execute("return document.querySelector('article[data-id=\"test.echo\"] .signer .chip').textContent").stringValue == "acme · key \(key.id)")
+                try browser.navigate(url + "#/component/echo%401")
+                try browser.wait(for: "the docs", "return !!document.getElementById('docs-signer')")
+                #expect(try browser.execute("return document.getElementById('docs-signer').textContent").stringValue == "acme (key \(key.id))")
+                try browser.navigate(url + "#/component/date_picker%402")
+                try browser.wait(for: "the date picker's docs", "return document.getElementById('docs-signer')?.textContent === 'not signed'")
+                #expect(try browser.execute("return document.getElementById('docs-signer').textContent") == "not signed")
+            }
+            await running.stop()
+        }
+
         @Test("at 600 px no page scrolls sideways")
         func narrowWindow() async throws {
             let scratch = try Scratch()

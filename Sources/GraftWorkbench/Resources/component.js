@@ -120,6 +120,8 @@ function docsView(contract, plugin) {
     el('dl', { class: 'docs-facts', id: 'docs-facts' },
       el('dt', { text: 'Plugin' }), el('dd', {}, plugin ? [plugin.name, ' ', el('code', { text: plugin.id })] : '(not loaded)'),
       el('dt', { text: 'Vendor' }), el('dd', { text: (plugin && plugin.vendor) || '—' }),
+      el('dt', { text: 'Signed by' }), el('dd', { id: 'docs-signer',
+        text: plugin && plugin.signer ? `${plugin.signer.publisher} (key ${plugin.signer.keyID})` : 'not signed' }),
       el('dt', { text: 'Version' }), el('dd', { text: `component ${contract.version}${plugin ? ` · plugin ${plugin.version}` : ''}` })),
     el('div', { class: 'docs-columns' },
       el('div', {}, el('h3', { text: 'Inputs' }), fieldsTable(contract.inputs)),

@@ -52,6 +52,9 @@ function pluginCard(plugin, linked, failures = []) {
         el('code', { class: 'plugin-id', text: plugin.id }), ' ', el('span', { class: 'version', text: plugin.version })),
       el('span', { class: 'meta', text: status.join(' · ') })),
     el('div', { class: 'path', text: plugin.path }),
+    plugin.signer ? el('div', { class: 'provides signer' }, el('span', { class: 'label', text: 'signed by' }),
+      el('span', { class: 'chip granted', title: `minisign key ${plugin.signer.keyID}`,
+        text: `${plugin.signer.publisher} · key ${plugin.signer.keyID}` })) : null,
     plugin.components.length ? el('div', { class: 'provides' }, el('span', { class: 'label', text: 'components' }),
       plugin.components.map(c => linked
         ? el('a', { class: 'chip component-link', href: `#/component/${encodeURIComponent(nameOf(c))}`, text: nameOf(c) })

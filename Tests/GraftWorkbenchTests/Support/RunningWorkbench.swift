@@ -23,12 +23,12 @@ final class RunningWorkbench: Sendable {
 
     static func start(
         plugins folder: URL, cache: URL, isolation: Isolation = .perPlugin, flow: String? = nil, attach: String? = nil,
-        watches: Bool = true, sandbox: SandboxSettings = SandboxSettings()
+        watches: Bool = true, sandbox: SandboxSettings = SandboxSettings(), signatures: SignaturePolicy = SignaturePolicy()
     ) async throws -> RunningWorkbench {
         let host = GraftHost(
             configuration: GraftConfiguration(
                 searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: true, cacheFolder: cache.path,
-                isolation: isolation, sandbox: sandbox),
+                isolation: isolation, sandbox: sandbox, signatures: signatures),
             logger: quietLogger)
         host.loadPlugins()
         let workbench = try Workbench(
