@@ -845,12 +845,12 @@ uint32_t graft_native_arch(void) {
     return seccomp_arch_native();
 }
 
-int graft_memory_copy(int source, uint64_t size) {
+static int memory_copy(int source, uint64_t size, unsigned int flags) {
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U
 #endif
-    int memory = memfd_create("graft-plugin", MFD_CLOEXEC | MFD_EXEC);
-    if (memory < 0 && errno == EINVAL) memory = memfd_create("graft-plugin", MFD_CLOEXEC);
+    int memory = memfd_create("graft-plugin", MFD_CLOEXEC | MFD_EXEC | flags);
+    if (memory < 0 && errno == EINVAL) memory = memfd_create("graft-plugin", MFD_CLOEXEC | flags);
     if (memory < 0) return -1;
     off_t offset = 0;
     while ((uint64_t)offset < size) {
@@ -862,6 +862,22 @@ int graft_memory_copy(int source, uint64_t size) {
             errno = saved;
             return -1;
         }
+    }
+    return memory;
+}
+
+int graft_memory_copy(int source, uint64_t size) {
+    return memory_copy(source, size, 0);
+}
+
+int graft_sealed_memory_copy(int source, uint64_t size) {
+    int memory = memory_copy(source, size, MFD_ALLOW_SEALING);
+    if (memory < 0) return -1;
+    if (fcntl(memory, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        int saved = errno;
+        close(memory);
+        errno = saved;
+        return -1;
     }
     return memory;
 }

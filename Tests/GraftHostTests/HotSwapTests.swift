@@ -48,6 +48,30 @@ struct HotSwapTests {
         #expect(host.plugins.map(\.version) == ["2.0.0"])
     }
 
+    @Test("a host that reloads checks and maps one sealed copy of a file: nobody can change the copy, a rewrite in place after it leaves it as checked, and a file that changes while it is copied is refused (plugin_changed)")
+    func sealedCopies() throws {
+        let scratch = try Scratch()
+        let path = try Self.buildEcho(scratch, prefix: "v1:").path
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let live = try PluginFile(opening: path)
+        let copy = try live.sealedCopy()
+        #expect(copy.identity == live.identity && copy.path == path && copy.descriptor != live.descriptor)
+        #expect(Data(copy.read(at: 0, count: copy.size)) == original)
+        var byte: UInt8 = 0x78
+        #expect(pwrite(copy.descriptor, &byte, 1, 0) == -1 && errno == EPERM, "the copy cannot be written")
+        #expect(ftruncate(copy.descriptor, 0) == -1 && errno == EPERM, "nor shrunk")
+        #expect(ftruncate(copy.descriptor, off_t(copy.size + 4096)) == -1 && errno == EPERM, "nor grown")
+
+        // The file rewritten in place, on the same inode, after the copy: the copy is still what was checked.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle.write(Data(repeating: 0, count: 64))
+        try handle.close()
+        #expect(Data(copy.read(at: 0, count: copy.size)) == original)
+        // The same open file copied now: it changed since it was opened, so no copy of it is trusted.
+        let error = #expect(throws: GraftError.self) { try live.sealedCopy() }
+        #expect(error?.code == .pluginChanged && error?.message.contains(path) == true, "\(String(describing: error))")
+    }
+
     @Test("a build that crashes, exits or hangs while loading is rejected in the scanner; the running build keeps serving", arguments: ["bad_crash_init", "bad_exit_constructor", "bad_hang_init"])
     func badBuildRejected(fixture: String) throws {
         let scratch = try Scratch()

@@ -128,6 +128,12 @@ void graft_sandbox_probe(struct graft_sandbox_status *status);
  * path. Returns the descriptor (close-on-exec), or -1 with errno set. */
 int graft_memory_copy(int source, uint64_t size);
 
+/* The same copy, then sealed (F_SEAL_WRITE, SHRINK, GROW and SEAL): nobody,
+ * not even a process it is sent to, can change its bytes. What a host that
+ * expects its plugin files to be rewritten checks and maps, so that what it
+ * checked is what runs. Returns the descriptor, or -1 with errno set. */
+int graft_sealed_memory_copy(int source, uint64_t size);
+
 /* The path of the loaded image that defines `symbol` (dladdr), or NULL.
  * Owned by the caller: free(). */
 char *graft_library_defining(const char *symbol);

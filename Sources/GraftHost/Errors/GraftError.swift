@@ -17,6 +17,7 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case pluginCrashed = "plugin_crashed"
         case pluginTimeout = "plugin_timeout"
         case pluginTooLarge = "plugin_too_large"
+        case pluginChanged = "plugin_changed"
         case invalidFileName = "invalid_file_name"
         case untrustedPlugin = "untrusted_plugin"
         case pluginNotPinned = "plugin_not_pinned"

@@ -66,7 +66,9 @@ extension GraftHost {
         }
         let file: PluginFile, hash: String, plugin: LoadedPlugin
         do throws(GraftError) {
-            file = try PluginFile(opening: path)
+            // Hashed, judged, scanned and mapped from one sealed copy: a file
+            // rewritten in place meanwhile cannot run what was not checked.
+            file = try PluginFile(opening: path).sealedCopy()
             hash = try ContentHash.of(file)
             if !force, old != nil, table.hash(of: real) == hash {
                 var unchanged = event(.unchanged)

@@ -234,7 +234,7 @@ extension GraftHost {
 
     private func load(pluginAt path: String, mapping when: GraftConfiguration.Mapping) throws(GraftError) -> PluginDescription {
         do throws(GraftError) {
-            let file = try PluginFile(opening: path)
+            let file = try opening(path)
             if let known = table.plugin(loadedFrom: file.identity.file) {
                 if known.info.path == path { return known.info }
                 throw GraftError(
@@ -380,6 +380,14 @@ extension GraftHost {
         }
     }
 
+    /// `path` opened; for a host that expects its files to be rewritten in
+    /// place (`loadsFromCopies`), as a sealed copy, so that what is checked
+    /// is what is mapped, here or in a runner child.
+    private func opening(_ path: String) throws(GraftError) -> PluginFile {
+        let file = try PluginFile(opening: path)
+        return loadsFromCopies ? try file.sealedCopy() : file
+    }
+
     /// Opens an isolated plugin's file for its runner child, with the same
     /// checks as a first mapping (`reopen`).
     func openForRunner(_ plugin: LoadedPlugin) throws(GraftError) -> PluginFile {
@@ -397,7 +405,7 @@ extension GraftHost {
         _ plugin: LoadedPlugin, describedAs identity: (PluginFile) -> FileIdentity?
     ) throws(GraftError) -> (file: PluginFile, changed: Bool) {
         let path = plugin.info.path
-        let file = try PluginFile(opening: path)
+        let file = try opening(path)
         try checkTrust(file)
         guard file.identity != identity(file) else { return (file, false) }
         let hash = try checkPin(file)

@@ -1,3 +1,4 @@
+import CGraftSandbox
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -105,8 +106,37 @@ package final class PluginFile: @unchecked Sendable {
         identity = FileIdentity(status)
     }
 
+    /// A copy of `original`'s bytes behind `descriptor`, named and identified as it.
+    private init(copyOf original: PluginFile, descriptor: Int32) {
+        path = original.path
+        realPath = original.realPath
+        self.descriptor = descriptor
+        identity = original.identity
+        owner = original.owner
+        mode = original.mode
+    }
+
     deinit {
         close(descriptor)
+    }
+
+    /// This file's bytes copied into memory and sealed, so that nobody can
+    /// change them, named and identified as this file: what a host that
+    /// expects plugin files to be rewritten in place hashes, judges, scans
+    /// and maps, so that what it checked is what runs. A file that changes
+    /// while it is copied (its identity moves) is refused with
+    /// `plugin_changed`; the watcher reads it again once it settles.
+    func sealedCopy() throws(GraftError) -> PluginFile {
+        let memory = graft_sealed_memory_copy(descriptor, UInt64(identity.size))
+        guard memory >= 0 else {
+            throw GraftError(.permissionDenied, "\(path) could not be copied into memory to be checked: \(String(cString: strerror(errno))).", path: path)
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, FileIdentity(status) == identity else {
+            close(memory)
+            throw GraftError(.pluginChanged, "\(path) changed while it was read (it is being written); it is read again once it settles.", path: path)
+        }
+        return PluginFile(copyOf: self, descriptor: memory)
     }
 
     var size: Int { Int(identity.size) }
