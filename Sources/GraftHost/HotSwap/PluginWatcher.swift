@@ -157,7 +157,7 @@ public final class PluginWatcher: Sendable {
 
     /// Errors a file still being written can cause.
     private static func mayBeIncomplete(_ error: GraftError) -> Bool {
-        [.notASharedLibrary, .dlopenFailed, .pluginNotFound, .entrySymbolMissing].contains(error.code)
+        [.notASharedLibrary, .dlopenFailed, .pluginNotFound, .entrySymbolMissing, .pluginChanged].contains(error.code)
     }
 
     private static func interval(_ duration: Duration) -> DispatchTimeInterval {
