@@ -219,6 +219,33 @@ struct SignatureTests {
         #expect(try instance.render().text == "v2:a")
     }
 
+    @Test("a public key file that is garbage is refused naming that file, not its good neighbour; a lock whose publisherKey does not read is invalid_config naming the lock, and a locked host loads nothing by it")
+    func badKeysAndLocks() throws {
+        let scratch = try Scratch()
+        let acme = try Self.keyPair("acme", in: scratch)
+        let garbage = scratch.file("garbage.pub")
+        try Data("untrusted comment: not a key\nthis is not base64 at all\n".utf8).write(to: garbage)
+        let error = #expect(throws: GraftError.self) {
+            try Publisher(name: "acme", prefixes: ["test."], keyFiles: [acme.publicKey.path, garbage.path])
+        }
+        #expect(error?.code == .invalidKey && error?.path == garbage.path, "\(String(describing: error))")
+        #expect(error?.message.contains(garbage.path) == true && error?.message.contains(acme.publicKey.path) == false)
+
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build("good_echo", into: folder)
+        let lock = scratch.file("graft.lock")
+        try LockFile(plugins: [.init(id: "test.echo", version: "1.0.0", file: "libgood_echo.so", publisherKey: "RWQ-not-a-key", minimumVersion: "1.0.0")])
+            .write(to: lock.path)
+        let unreadable = #expect(throws: GraftError.self) { try LockFile(contentsOf: lock.path) }
+        #expect(unreadable?.code == .invalidConfig && unreadable?.message.contains(lock.path) == true && unreadable?.message.contains("publisherKey") == true)
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path, lockFile: lock.path),
+            logger: quietLogger)
+        host.loadPlugins()
+        #expect(host.plugins.isEmpty)
+        #expect(host.failures.first?.error.code == .invalidConfig, "\(host.failures.map(\.error))")
+    }
+
     @Test("a lock entry that pins a publisher: a newer signed build loads without locking again; an older one is version_rollback, another key's publisher_mismatch, an unsigned one signature_missing, at load and at hot swap")
     func publisherPin() throws {
         let scratch = try Scratch()

@@ -78,14 +78,15 @@ public struct Publisher: Sendable {
     public init(name: String, prefixes: [String], keyFiles: [String]) throws(GraftError) {
         var texts: [String] = []
         for path in keyFiles {
-            texts.append(try BoundedFile.text(at: path, what: "the public key file of publisher '\(name)'", code: .invalidKey, limit: 1 << 20))
+            let text = try BoundedFile.text(at: path, what: "the public key file of publisher '\(name)'", code: .invalidKey, limit: 1 << 20)
+            do throws(Minisign.Problem) {
+                _ = try Minisign.PublicKey(text: text)
+            } catch {
+                throw GraftError(.invalidKey, "\(path), a public key file of publisher '\(name)', cannot be used: \(error.reason).", path: path)
+            }
+            texts.append(text)
         }
-        do throws(GraftError) {
-            try self.init(name: name, prefixes: prefixes, keys: texts)
-        } catch {
-            let file = keyFiles.count == 1 ? "\(keyFiles[0]): " : ""
-            throw GraftError(.invalidKey, file + error.message, path: keyFiles.first)
-        }
+        try self.init(name: name, prefixes: prefixes, keys: texts)
     }
 }
 
