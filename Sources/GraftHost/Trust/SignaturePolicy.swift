@@ -94,20 +94,26 @@ public struct Publisher: Sendable {
 public struct PluginSigner: Sendable, Hashable {
     public let publisher: String
     public let keyID: String
-    /// The key that verified the signature, as a minisign public key's base64
-    /// line (what `graft lock --by-publisher` pins: key ids are chosen by
-    /// whoever makes a key, so two keys may share one).
-    package let keyLine: String
+    /// The key that verified the signature.
+    let key: Minisign.PublicKey
+
+    /// The key as a minisign public key's base64 line (what `graft lock
+    /// --by-publisher` pins: key ids are chosen by whoever makes a key, so
+    /// two keys may share one); made when asked, not per plugin listed.
+    package var keyLine: String { key.line }
 
     init(publisher: String, key: Minisign.PublicKey) {
         self.publisher = publisher
         keyID = key.id
-        keyLine = key.line
+        self.key = key
     }
 
     public static func == (left: PluginSigner, right: PluginSigner) -> Bool {
-        left.publisher == right.publisher && left.keyLine == right.keyLine
+        left.publisher == right.publisher && left.key == right.key
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(keyLine) }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(publisher)
+        hasher.combine(key)
+    }
 }
