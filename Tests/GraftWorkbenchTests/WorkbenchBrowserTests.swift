@@ -267,6 +267,69 @@ extension WorkbenchTests {
             await running.stop()
         }
 
+        @Test("issue 43's bugs, each seen again: an address that does not decode, paywall@1 unescaped, a number too large, the background, an unknown component, the failures under a filter, the attach page unattached, stacking banners, the plugin's description")
+        func pageBugs() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: try BuildProducts.plugin("Checkout"), to: folder.appendingPathComponent("libCheckout.so"))
+            try Fixtures.build("bad_init_false", into: folder)
+            try await Self.withPage(plugins: folder, cache: scratch.file("cache")) { browser, url in
+                // 2: a % escape that is no UTF-8 is an error card, not a blank page.
+                try browser.navigate(url + "#/component/%E0%A4%A")
+                try browser.wait(for: "the address's error card", "return document.getElementById('error-card')?.querySelector('.error-code')?.textContent === 'invalid_reference'")
+                // 3: the form the docs print marks its sidebar entry, as the escaped one does.
+                try browser.navigate(url + "#/component/paywall@1")
+                try browser.wait(for: "the paywall's render", "return (document.getElementById('render-frame') || {}).srcdoc?.length > 0")
+                try browser.wait(for: "the sidebar", "return !!document.querySelector('#sidebar [aria-current=page]')")
+                #expect(try browser.execute("return document.querySelector('#sidebar [aria-current=page]').dataset.name").stringValue == "paywall@1")
+                // The plugin's own description, in the docs; a type name in one piece.
+                try browser.wait(for: "the plugin's description", "return !!document.getElementById('docs-plugin-description')")
+                #expect(try browser.execute("return document.getElementById('docs-plugin-description').textContent").stringValue?.contains("payment validators") == true)
+                #expect(try browser.execute("return getComputedStyle(document.querySelector('.fields td.type')).whiteSpace").stringValue == "nowrap")
+                // 5: typed 1e400 is no number the page can send: said beside the control, and nothing is
+                // sent (before, it went as null: input_missing, and a price of 0.00).
+                try browser.type("1e400", into: "#input-price")
+                try browser.wait(
+                    for: "the control's problem, and the last render without input_missing",
+                    "return document.getElementById('input-price-problem').textContent === 'price must be a finite number' && !document.querySelector('#render-warnings [data-code=input_missing]')")
+                #expect(try browser.execute("return document.getElementById('input-price').getAttribute('aria-invalid')").stringValue == "true")
+                try browser.type("12.5", into: "#input-price")
+                try browser.wait(for: "the problem gone", "return document.getElementById('input-price-problem').textContent === ''")
+                try browser.wait(for: "the render of 12.50", "return (document.getElementById('render-frame') || {}).srcdoc?.includes('12.50') === true")
+                // 6: the background reaches the component: its frame is transparent over the canvas.
+                _ = try browser.execute("const b = document.getElementById('canvas-background'); b.value = 'dark'; b.dispatchEvent(new Event('change'))")
+                #expect(try browser.execute("return getComputedStyle(document.getElementById('render-frame')).backgroundColor").stringValue == "rgba(0, 0, 0, 0)")
+                #expect(try browser.execute("return getComputedStyle(document.getElementById('canvas')).backgroundColor").stringValue == "rgb(27, 31, 29)")
+                // The records list scrolls from the keyboard.
+                #expect(try browser.execute("return document.getElementById('records').tabIndex") == 0)
+                // 10: an unknown component is its error card alone.
+                try browser.navigate(url + "#/component/nope@1")
+                try browser.wait(for: "the error card", "return !!document.getElementById('error-card')")
+                #expect(try browser.execute("return ['stories', 'controls', 'interactions', 'canvas'].filter(id => document.getElementById(id)).length") == 0)
+                // 12: the failures count what the filter shows.
+                _ = try browser.execute("const f = document.getElementById('sidebar-filter'); f.value = 'bad_init'; f.dispatchEvent(new Event('input'))")
+                #expect(try browser.execute("return document.querySelector('#sidebar .side-failures summary').textContent").stringValue == "Failed (1 of 1)")
+                _ = try browser.execute("const f = document.getElementById('sidebar-filter'); f.value = 'paywall'; f.dispatchEvent(new Event('input'))")
+                #expect(try browser.execute("return document.querySelector('#sidebar .side-failures').hidden") == true)
+                _ = try browser.execute("const f = document.getElementById('sidebar-filter'); f.value = ''; f.dispatchEvent(new Event('input'))")
+                #expect(try browser.execute("return document.querySelector('#sidebar .side-failures summary').textContent").stringValue == "Failed (1)")
+                // 11: the attach page of a workbench attached to nothing asks the server for nothing.
+                try browser.navigate(url + "#/attach")
+                try browser.wait(for: "the note", "return !!document.getElementById('no-attach')")
+                #expect(try browser.execute("return performance.getEntriesByType('resource').filter(e => e.name.includes('/api/attach')).length") == 0)
+                // 7: a banner said again is not stacked; at most three pass at once; a fetch that failed is said in words.
+                _ = try browser.execute("for (let i = 0; i < 5; i++) banner('error', 'the same'); for (let i = 0; i < 5; i++) banner('error', 'other ' + i)")
+                #expect(try browser.execute("return document.querySelectorAll('#banners .banner').length") == 3)
+                #expect(try browser.execute("return errorText(new TypeError('Failed to fetch'))").stringValue?.contains("cannot be reached") == true)
+                // 15: the Plugins page's headings go down one level at a time; each plugin says what it is.
+                try browser.navigate(url + "#/plugins")
+                try browser.wait(for: "the plugins", "return !!document.getElementById('loaded-heading')")
+                #expect(try browser.execute("return document.getElementById('loaded-heading').textContent").stringValue == "Loaded (1)")
+                #expect(try browser.execute("return document.querySelector('.plugin-description')?.textContent ?? ''").stringValue?.contains("payment validators") == true)
+            }
+        }
+
         @Test("at 600 px no page scrolls sideways")
         func narrowWindow() async throws {
             let scratch = try Scratch()

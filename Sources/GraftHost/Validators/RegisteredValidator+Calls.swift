@@ -71,9 +71,17 @@ extension RegisteredValidator {
                 return ValidationOutcome(
                     isValid: false, message: "contains a NUL byte, which a C string cannot carry", validator: contract.name, pluginNumber: pluginNumber)
             }
-            return ValidationOutcome(
-                isValid: false, message: contract.message ?? "is not a valid \(arguments.first?.rawValue ?? "value")",
-                validator: contract.name, pluginNumber: pluginNumber)
+            // The validator never ran: its own message (say, "is out of
+            // range") would describe an answer it did not give.
+            let message =
+                switch arguments.first {
+                case .double: "is not a number"
+                case .int32: "is not a whole number (within ±2147483647)"
+                case .int64: "is not a whole number"
+                case .bool: "is not true or false"
+                case .string, nil: contract.message ?? "is not a valid value"
+                }
+            return ValidationOutcome(isValid: false, message: message, validator: contract.name, pluginNumber: pluginNumber)
         case .paramUnreadable(let index):
             throw GraftError(
                 .invalidParam,

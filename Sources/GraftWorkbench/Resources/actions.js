@@ -36,7 +36,8 @@ function actionsPanel(scope) {
     dataset: { key }, 'aria-label': `only records of this ${key}`, oninput: redraw });
   const type = el('select', { class: 'log-filter', 'aria-label': 'only records of this kind', onchange: redraw },
     ['all', 'event', 'action', 'validation', 'warning', 'swap'].map(t => el('option', { value: t, text: t === 'all' ? 'every kind' : t })));
-  const list = el('ol', { class: 'records', id: 'records' });
+  // Focusable, so that a keyboard can scroll it.
+  const list = el('ol', { class: 'records', id: 'records', tabindex: 0, 'aria-label': 'action records' });
   const count = el('span', { class: 'muted', id: 'record-count' });
   const node = el('section', { class: 'card actions-panel', id: 'actions-panel' },
     el('div', { class: 'panel-head' }, el('h2', { text: 'Actions' }), count,

@@ -2,8 +2,22 @@
 // plugins and its action log, live, through its debug endpoint.
 views.attach = main => {
   main.append(el('h1', { text: 'Attached host' }));
+  // Without --attach there is nothing to ask the server for: say how to attach.
+  const notAttached = () => main.append(el('p', { class: 'notice', id: 'no-attach' },
+    'This workbench is attached to no host. Start it with ', el('code', { text: '--attach SOCKET' }),
+    ' to follow a running host’s plugins and action log.'));
+  if (wb.info && !wb.info.attach) { notAttached(); return null; }
+  if (!wb.info) {
+    let stopped = false;
+    api('GET', '/api/info').then(info => {
+      wb.info = wb.info || info;
+      if (stopped) return;
+      if (!info.attach) notAttached(); else { clear(main); stopped = true; route(); }
+    }).catch(error => { if (!stopped) banner('error', errorText(error)); });
+    return () => { stopped = true; };
+  }
   const status = el('p', { class: 'muted', id: 'attach-status', text: 'Connecting…' });
-  const records = el('ol', { class: 'records', id: 'remote-records' });
+  const records = el('ol', { class: 'records', id: 'remote-records', tabindex: 0, 'aria-label': 'its action log' });
   const plugins = el('div', { id: 'remote-plugins' }, el('p', { class: 'muted', text: 'Asking for its plugins…' }));
   main.append(status, el('div', { class: 'flow-page' },
     el('div', { class: 'column wide' }, el('section', { class: 'card' }, el('div', { class: 'panel-head' }, el('h2', { text: 'Its action log' }),

@@ -27,7 +27,9 @@ function control(field, value, changed, prefix = 'input') {
     read = () => editor.value;
   } else if (field.type === 'number') {
     editor = el('input', { id, type: 'number', step: 'any', value: value ?? '', oninput: touch });
-    read = () => editor.value === '' ? null : Number(editor.value);
+    // Typed text that is no number the browser can hold (1e400, "1e") leaves the value empty with
+    // badInput set: read as NaN, which typeProblem refuses, never as an empty field (JSON's null).
+    read = () => editor.validity.badInput ? Number.NaN : editor.value === '' ? null : Number(editor.value);
   } else if (field.type === 'boolean') {
     editor = el('input', { id, type: 'checkbox', checked: value === true, onchange: touch });
     read = () => editor.checked;
@@ -51,12 +53,19 @@ function control(field, value, changed, prefix = 'input') {
     editor = el('textarea', { id, rows: 3, text: value === undefined ? '' : pretty(value), oninput: touch });
     read = () => { try { return JSON.parse(editor.value); } catch (e) { return editor.value; } };
   }
+  const problem = el('small', { class: 'bad control-problem', id: `${id}-problem`, role: 'alert' });
   const node = el('div', { class: 'control', dataset: { key: field.key, type: field.type } },
     el(field.type === 'list' ? 'span' : 'label', { for: field.type === 'list' ? null : id, class: 'control-label' },
       el('span', { class: 'control-key', text: field.key }), ' ', el('span', { class: 'type', text: field.type })),
     editor,
-    field.description ? el('small', { class: 'muted', text: field.description }) : null);
-  return { key: field.key, node, read: () => present ? read() : undefined };
+    field.description ? el('small', { class: 'muted', text: field.description }) : null, problem);
+  // Says what is wrong with the control's value (or nothing), beside it.
+  const mark = text => {
+    problem.textContent = text || '';
+    if (text) editor.setAttribute('aria-invalid', 'true'); else editor.removeAttribute('aria-invalid');
+    editor.setAttribute('aria-describedby', problem.id);
+  };
+  return { key: field.key, node, mark, read: () => present ? read() : undefined };
 }
 
 // What is wrong with `value` for a declared field, or null.
@@ -118,7 +127,8 @@ function docsView(contract, plugin) {
       el('code', { class: 'muted', text: contract.reference || `${contract.key}@${contract.version}` })),
     contract.description ? el('p', { id: 'docs-description', text: contract.description }) : null,
     el('dl', { class: 'docs-facts', id: 'docs-facts' },
-      el('dt', { text: 'Plugin' }), el('dd', {}, plugin ? [plugin.name, ' ', el('code', { text: plugin.id })] : '(not loaded)'),
+      el('dt', { text: 'Plugin' }), el('dd', {}, plugin ? [plugin.name, ' ', el('code', { text: plugin.id }),
+        plugin.description ? el('span', { class: 'muted', id: 'docs-plugin-description', text: ` — ${plugin.description}` }) : null] : '(not loaded)'),
       el('dt', { text: 'Vendor' }), el('dd', { text: (plugin && plugin.vendor) || '—' }),
       el('dt', { text: 'Signed by' }), el('dd', { id: 'docs-signer',
         text: plugin && plugin.signer ? `${plugin.signer.publisher} (key ${plugin.signer.keyID})` : 'not signed' }),
@@ -172,7 +182,7 @@ views.component = (main, reference, query) => {
   wb.timings.renders = [];
   const title = el('h1', {}, 'Component ', el('code', { text: reference }));
   const meta = el('p', { class: 'muted', id: 'render-meta' });
-  const canvas = el('div', { class: 'canvas bg-checker', id: 'canvas' }, el('p', { class: 'muted', text: 'Opening…' }));
+  const canvas = el('div', { class: 'canvas bg-light', id: 'canvas' }, el('p', { class: 'muted', text: 'Opening…' }));
   const renderWarnings = el('div', { id: 'render-warnings' });
   const controlsBox = el('form', { class: 'controls', id: 'controls', onsubmit: e => e.preventDefault() });
   const docsBox = el('div', { id: 'docs' });
@@ -195,7 +205,7 @@ views.component = (main, reference, query) => {
   const background = el('select', { id: 'canvas-background', onchange: () => {
     canvas.classList.remove('bg-checker', 'bg-light', 'bg-dark');
     canvas.classList.add(`bg-${background.value}`);
-  } }, [['checker', 'checkered'], ['light', 'light'], ['dark', 'dark']].map(([value, text]) => el('option', { value, text })));
+  } }, [['light', 'light'], ['dark', 'dark'], ['checker', 'checkered']].map(([value, text]) => el('option', { value, text })));
   const zoom = el('select', { id: 'canvas-zoom', onchange: () => canvas.style.setProperty('--zoom', String(Number(zoom.value) / 100)) },
     [50, 75, 100, 150, 200].map(z => el('option', { value: z, text: `${z}%`, selected: z === 100 })));
   // Stories: named configurations — the debugConfig, those the plugin declares, and those saved here — and the
@@ -394,7 +404,23 @@ views.component = (main, reference, query) => {
     sendInputs();
   }
 
+  // Each control's value against its declared type: one that does not fit
+  // is said beside it, and nothing is sent while one does not.
+  function controlProblems() {
+    let wrong = 0;
+    for (const c of controls) {
+      const field = contract.inputs.find(f => f.key === c.key);
+      const value = c.read();
+      const problem = field && value !== undefined && value !== null ? typeProblem(field, value) : null;
+      const said = problem && field.type === 'number' && typeof value === 'number' ? `${field.key} must be a finite number` : problem;
+      c.mark(said);
+      if (said) wrong += 1;
+    }
+    return wrong;
+  }
+
   async function sendInputs() {
+    if (controlProblems()) { note.textContent = 'not sent: a control holds a value its input does not take'; pending = false; return; }
     inFlight = true; pending = false;
     const startedAt = performance.now();
     try { showRender(await api('POST', `/api/sessions/${session}/inputs`, { inputs: collect() }), startedAt); }
@@ -476,7 +502,8 @@ views.component = (main, reference, query) => {
         if (value) applyStory(value); else banner('error', `no story “${name}” for ${reference}`);
       }
     } catch (error) {
-      clear(canvas).append(errorCard(error, `${reference} could not be opened`));
+      // Nothing to tell stories, controls or interactions about: the page is the error.
+      main.replaceChildren(title, errorCard(error, `${reference} could not be opened`));
     }
   })();
   return () => {

@@ -52,17 +52,43 @@ async function api(method, path, body) {
   return value;
 }
 
-function errorText(error) { return error.code ? `${error.code}: ${error.message}` : String(error); }
+// A fetch that never reached the server rejects with a TypeError ("Failed
+// to fetch"): said in words, once, and not at all while the page already
+// says the server is gone.
+function errorText(error) {
+  if (error instanceof TypeError) return 'The workbench server cannot be reached; nothing was sent.';
+  return error.code ? `${error.code}: ${error.message}` : String(error);
+}
 
+// Banners that pass go after 4 s; at most three of them at once, and a
+// text already shown is not shown twice (its clock starts again).
+const BANNERS_SHOWN = 3;
 function banner(kind, text, options) {
   const sticky = options && options.sticky;
-  const node = el('div', { class: `banner ${kind}`, role: kind === 'error' ? 'alert' : 'status' },
+  const box = document.getElementById('banners');
+  if (kind === 'error' && wb.serverGone && !sticky && text === errorText(new TypeError())) return null;
+  for (const old of box.querySelectorAll('.banner')) {
+    if (old.dataset.text === text && old.dataset.kind === kind) {
+      if (!sticky) { clearTimeout(old.timer); old.timer = setTimeout(() => old.remove(), 4000); }
+      return old;
+    }
+  }
+  const node = el('div', { class: `banner ${kind}`, role: kind === 'error' ? 'alert' : 'status', dataset: { text, kind } },
     el('span', { class: 'banner-text', text }),
     el('button', { class: 'banner-close', type: 'button', title: 'dismiss', text: '×', onclick: () => node.remove() }));
   if (options && options.key) node.dataset.key = options.key;
-  document.getElementById('banners').append(node);
-  if (!sticky) setTimeout(() => node.remove(), 4000);
+  if (sticky) node.dataset.sticky = '';
+  box.append(node);
+  const passing = [...box.querySelectorAll('.banner:not([data-sticky])')];
+  for (const old of passing.slice(0, Math.max(0, passing.length - BANNERS_SHOWN))) old.remove();
+  if (!sticky) node.timer = setTimeout(() => node.remove(), 4000);
   return node;
+}
+
+// The part of an address after `#/VIEW/`, decoded; null when it does not
+// decode (a `%` that starts no UTF-8 character, say).
+function decodedPart(text) {
+  try { return decodeURIComponent(text); } catch (e) { return null; }
 }
 
 // Removes the banners kept for `key` (a plugin file's path).
@@ -171,7 +197,14 @@ function route() {
   const main = clear(document.getElementById('view'));
   document.body.dataset.view = name || 'plugins';
   wb.view = name;
-  leaving = view(main, decodeURIComponent(rest.join('/')), new URLSearchParams(query || '')) || null;
+  const argument = decodedPart(rest.join('/'));
+  if (argument === null) {
+    main.append(el('h1', { text: 'Not a valid address' }), errorCard(
+      { code: 'invalid_reference', message: `${location.hash} does not decode: it holds a % escape that is no UTF-8 text. Pick an entry from the sidebar.` },
+      'This address names nothing'));
+    return;
+  }
+  leaving = view(main, argument, new URLSearchParams(query || '')) || null;
 }
 
 function keyed(handlers, handler) {

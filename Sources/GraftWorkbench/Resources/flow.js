@@ -27,11 +27,13 @@ function flowInstanceCard(instance, contract, send) {
   const forms = [];
   for (const d of (contract && contract.interactions) || []) {
     forms.push(el('div', { class: 'interaction-form', dataset: { action: d.name } },
+      el('h4', { class: 'form-title', text: `Interact: ${d.name}` }),
       fieldForm(`flow-${who}-interact-${d.name}`, d.data || [], d.name, data => send({ instance: who, interact: d.name, data }))));
   }
   const events = contract ? contract.outputs : (instance.events || []).map(event => ({ event, payload: [] }));
   for (const output of events) {
     forms.push(el('div', { class: 'emit-form', dataset: { event: output.event } },
+      el('h4', { class: 'form-title', text: `Emit: ${output.event}` }),
       fieldForm(`flow-${who}-emit-${output.event}`, output.payload, `emit ${output.event}`,
         payload => send({ instance: who, event: output.event, payload }))));
   }
@@ -65,7 +67,7 @@ views.flow = main => {
   main.append(el('h1', { text: 'Flow' }));
   const head = el('p', { class: 'muted', id: 'flow-head' });
   const screen = el('div', { class: 'flow-screen', id: 'flow-screen' });
-  const transcript = el('ol', { class: 'transcript', id: 'transcript' });
+  const transcript = el('ol', { class: 'transcript', id: 'transcript', tabindex: 0, 'aria-label': 'transcript' });
   const variables = el('table', { class: 'fields', id: 'variables' });
   main.append(head, el('div', { class: 'flow-page' },
     el('div', { class: 'column wide' }, el('div', { class: 'panel-head' }, el('h2', { text: 'Screen' }),

@@ -31,11 +31,12 @@ function reportView(report, options) {
       noMatch.hidden = shown > 0 || plugins.length === 0;
       noMatch.textContent = `No plugin matches “${filter.value.trim()}”.`;
     } });
+  const heading = linked ? el('h2', { id: 'loaded-heading', text: `Loaded (${plugins.length})` }) : null;
   return el('div', {},
     el('p', { class: 'summary', id: 'plugin-summary',
       text: `${plugins.length} plugin${plugins.length === 1 ? '' : 's'} loaded, ${failures.length} failed` }),
     report.sandbox ? el('p', { class: 'muted', id: 'sandbox-summary', text: `Sandbox: ${report.sandbox.summary}` }) : null,
-    failed, filter, noMatch, list);
+    failed, heading, filter, noMatch, list);
 }
 
 function pluginCard(plugin, linked, failures = []) {
@@ -52,6 +53,7 @@ function pluginCard(plugin, linked, failures = []) {
         el('code', { class: 'plugin-id', text: plugin.id }), ' ', el('span', { class: 'version', text: plugin.version })),
       el('span', { class: 'meta', text: status.join(' · ') })),
     el('div', { class: 'path', text: plugin.path }),
+    plugin.description ? el('p', { class: 'plugin-description', text: plugin.description }) : null,
     plugin.signer ? el('div', { class: 'provides signer' }, el('span', { class: 'label', text: 'signed by' }),
       el('span', { class: 'chip granted', title: `minisign key ${plugin.signer.keyID}`,
         text: `${plugin.signer.publisher} · key ${plugin.signer.keyID}` })) : null,

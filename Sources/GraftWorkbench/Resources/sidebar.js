@@ -82,7 +82,14 @@ function applySidebarFilter() {
     group.hidden = !own && entries === 0;
     if (!group.hidden) shown += 1;
   }
-  for (const item of aside.querySelectorAll('.side-failure')) item.hidden = needle !== '' && !item.dataset.search.includes(needle);
+  const failures = [...aside.querySelectorAll('.side-failure')];
+  for (const item of failures) item.hidden = needle !== '' && !item.dataset.search.includes(needle);
+  const failed = aside.querySelector('.side-failures');
+  if (failed) {
+    const matching = failures.filter(item => !item.hidden).length;
+    failed.querySelector('summary').textContent = needle === '' ? `Failed (${failures.length})` : `Failed (${matching} of ${failures.length})`;
+    failed.hidden = matching === 0;
+  }
   const none = aside.querySelector('.side-none');
   if (none) {
     none.hidden = shown > 0 || !sidebarState.report || sidebarState.report.plugins.length === 0;
@@ -92,9 +99,11 @@ function applySidebarFilter() {
 
 // The entry the address names is the current one.
 function markSidebarCurrent() {
-  const hash = location.hash.split('?')[0];  // a shared configuration (?inputs=…) is still the same entry
+  // A shared configuration (?inputs=…) is still the same entry, and
+  // `#/component/paywall@1` is `#/component/paywall%401`.
+  const hash = decodedPart(location.hash.split('?')[0]);
   for (const link of document.querySelectorAll('#sidebar .side-link')) {
-    if (link.getAttribute('href') === hash) link.setAttribute('aria-current', 'page');
+    if (hash !== null && decodedPart(link.getAttribute('href')) === hash) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
 }
