@@ -7,7 +7,7 @@
 # libsodium's (publishers' signatures, in minisign's format) and minisign (the
 # tests sign with it, and check that it verifies what `graft sign` writes). With --browser, also Chromium
 # and chromedriver (the workbench's browser tests), and axe-core from PyPI
-# (axe-core-python, which carries axe.min.js: the accessibility pass).
+# (axe-playwright-python, which carries axe.min.js: the accessibility pass).
 #
 # Installs what is missing with apt-get when it can (root, or sudo without a
 # password); otherwise stops, printing the exact command to run. Exit 0 when
@@ -23,13 +23,14 @@ for argument in "$@"; do
     esac
 done
 
-# axe-core for the accessibility pass, through pip (the npm registry is not always reachable; PyPI's package
-# carries the same axe.min.js). Pinned, so every run checks against the same rules.
-if $browser && ! python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("axe_core_python") is None)' 2>/dev/null; then
-    echo "installing: axe-core-python (pip)"
-    pip=(python3 -m pip install --quiet --disable-pip-version-check axe-core-python==0.1.0)
+# axe-core for the accessibility pass, through pip (the npm registry is not always reachable): PyPI's
+# axe-playwright-python carries axe 4.12.1 as a plain axe.min.js, which is all the tests read, so it is
+# installed without its dependencies (Playwright is not needed). Pinned, so every run checks the same rules.
+if $browser && ! python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("axe_playwright_python") is None)' 2>/dev/null; then
+    echo "installing: axe-playwright-python (pip, for its axe.min.js)"
+    pip=(python3 -m pip install --quiet --disable-pip-version-check --no-deps axe-playwright-python==0.1.8)
     "${pip[@]}" 2>/dev/null || "${pip[@]}" --user || {
-        echo "prerequisites: pip could not install axe-core-python==0.1.0; the accessibility tests need it" >&2
+        echo "prerequisites: pip could not install axe-playwright-python==0.1.8; the accessibility tests need its axe.min.js" >&2
         exit 1
     }
 fi

@@ -8,8 +8,8 @@ import Testing
 /// axe-core, the accessibility engine browsers' audits use, over each kind of
 /// page with the first-party plugins and the checkout flow: no serious or
 /// critical issue. The plugins' own HTML (the render frames) is theirs, not
-/// the workbench's, and is left out. axe comes from PyPI (axe-core-python,
-/// which carries axe.min.js); `Scripts/prerequisites.sh --browser` installs it.
+/// the workbench's, and is left out. axe (4.12.1) comes from PyPI
+/// (axe-playwright-python, which carries axe.min.js); `Scripts/prerequisites.sh --browser` installs it.
 extension WorkbenchTests {
     @Suite("Workbench: accessibility (axe-core)", .timeLimit(.minutes(10)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
     struct WorkbenchAccessibilityTests {
@@ -20,7 +20,7 @@ extension WorkbenchTests {
 
         @Test("every page kind: no serious or critical axe issue", arguments: [false, true])
         func noSeriousIssue(dark: Bool) async throws {
-            let axe = try #require(Self.axeSource(), "axe.min.js not found: run Scripts/prerequisites.sh --browser (pip install axe-core-python)")
+            let axe = try #require(Self.axeSource(), "axe.min.js not found: run Scripts/prerequisites.sh --browser (pip install --no-deps axe-playwright-python)")
             let scratch = try Scratch()
             let folder = scratch.url.appendingPathComponent("plugins")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -62,6 +62,7 @@ extension WorkbenchTests {
                     if page == "#/attach" { try browser.wait(for: "the attached host's plugins", "return document.getElementById('view').textContent.includes('dev.graft.checkout')") }
                     if page == "#/component/paywall@1" { try WorkbenchBrowserTests.saveScreenshot(browser, "paywall\(dark ? "-dark" : "")") }
                     let issues = try Self.seriousIssues(browser, axe: axe)
+                    #expect(try browser.execute("return window.axe.version").stringValue == "4.12.1", "the pinned axe-core")
                     #expect(issues.isEmpty, "\(page)\(dark ? " (dark)" : ""): \(issues.joined(separator: "\n"))")
                 }
             }
@@ -83,11 +84,11 @@ extension WorkbenchTests {
             return found.listValue?.compactMap(\.stringValue) ?? ["axe answered \(found)"]
         }
 
-        /// axe.min.js from the axe-core-python package, wherever pip put it.
+        /// axe.min.js from the axe-playwright-python package, wherever pip put it.
         static func axeSource() -> String? {
             let located = try? runCommand(
                 URL(fileURLWithPath: "/usr/bin/env"),
-                ["python3", "-c", "import importlib.util; print(importlib.util.find_spec('axe_core_python').submodule_search_locations[0])"],
+                ["python3", "-c", "import importlib.util; print(importlib.util.find_spec('axe_playwright_python').submodule_search_locations[0])"],
                 timeout: .seconds(30))
             guard let folder = located?.stdout.trimmingCharacters(in: .whitespacesAndNewlines), !folder.isEmpty else { return nil }
             return try? String(contentsOfFile: folder + "/axe.min.js", encoding: .utf8)
