@@ -250,9 +250,10 @@ public final class GraftHost: Sendable {
 
     /// Every loaded plugin, in load order.
     public var plugins: [PluginDescription] {
-        table.loaded.map { plugin in
+        table.loadedMarkingRemovals.map { plugin, removed in
             var info = plugin.info
             info.isMapped = plugin.isMapped
+            info.isRemoved = removed
             return info
         }
     }

@@ -57,6 +57,34 @@ extension WorkbenchTests {
             await running.stop()
         }
 
+        @Test("a plugin whose file is removed while a session uses it says so in /api/plugins and the sidebar, and goes once the session closes")
+        func removedWhileInUse() async throws {
+            let scratch = try Scratch()
+            let (folder, running, live) = try await Self.widgetWorkbench(scratch)
+            defer { Task { await running.stop() } }
+            let session = try #require(try await running.json("POST", "/api/sessions", ["component": "widget"])["session"]?.stringValue)
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("libgood_widget.so"))
+            _ = try await offPool { try live.first(within: .seconds(10)) { $0["type"] == "swap" && $0["outcome"] == "removed" } }
+            let plugins = try await running.json("GET", "/api/plugins")["plugins"]?.listValue ?? []
+            #expect(plugins.count == 1 && plugins.first?["removed"] == true, "\(plugins)")
+            if Browser.shouldRun {
+                let url = try #require(running.workbench.url)
+                try await offPool {
+                    let browser = try WebDriver(niceness: 10)
+                    defer { browser.quit() }
+                    try browser.navigate(url + "#/plugins")
+                    try browser.wait(for: "the removed badge", "return !!document.querySelector('#sidebar .side-removed')")
+                    try browser.wait(for: "the removed card", "return document.querySelector('.plugin.removed .meta')?.textContent.includes('file removed') ?? false")
+                }
+            }
+            _ = try await running.request("DELETE", "/api/sessions/\(session)", json: nil)
+            let gone = try await eventually(within: .seconds(10)) {
+                try await running.json("GET", "/api/plugins")["plugins"]?.listValue?.isEmpty == true
+            }
+            #expect(gone, "the plugin is forgotten once its last instance closes")
+            await running.stop()
+        }
+
         @Test("a refused build is announced with its error, and the old build keeps serving")
         func refusedBuildKeepsOld() async throws {
             let scratch = try Scratch()

@@ -131,6 +131,7 @@ public struct PluginReport: Sendable {
             let mapped = plugin.isMapped ? "mapped" : "maps on first use"
             lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [ABI \(plugin.abi), loaded, \(mapped), \(unloading)]")
             lines.append("  path: \(plugin.path)")
+            if plugin.isRemoved { lines.append("  removed: its file is gone; it serves the instances still open, and unloads after the last") }
             if let signer = plugin.signer { lines.append("  signed by: \(signer.publisher.escapingControls) (key \(signer.keyID))") }
             if !plugin.permissions.isEmpty {
                 lines.append("  permissions:")
@@ -243,6 +244,7 @@ extension JSONWriter {
             writer.member("mapped", plugin.isMapped)
             writer.member("name", plugin.name)
             writer.member("path", plugin.path)
+            if plugin.isRemoved { writer.member("removed", true) }
             writer.key("permissions")
             writer.list(count: plugin.permissions.count) { writer, index in
                 let request = plugin.permissions[index]

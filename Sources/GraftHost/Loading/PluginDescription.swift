@@ -49,6 +49,9 @@ public struct PluginDescription: Sendable, Hashable {
     /// Whether the image is mapped into this process: false for a plugin
     /// known from the scanner or the registry cache that nothing has used yet.
     package var isMapped: Bool = true
+    /// Its file was removed while instances use it: it stays registered,
+    /// serving them, until the last one closes, and is then forgotten.
+    package var isRemoved: Bool = false
 
     /// The same plugin, by everything it declares (not where it is mapped).
     func declaresSame(as other: PluginDescription) -> Bool {

@@ -346,6 +346,14 @@ final class PluginTable: Sendable {
     /// Every loaded plugin, in load order.
     var loaded: [LoadedPlugin] { state.withLock { state in state.order.compactMap { state.plugins[$0] } } }
 
+    /// Every plugin in load order, each with whether its file was removed
+    /// while instances still use it (it stays registered until they close).
+    var loadedMarkingRemovals: [(plugin: LoadedPlugin, removed: Bool)] {
+        state.withLock { state in
+            state.order.compactMap { realPath in state.plugins[realPath].map { ($0, state.removedInUse.contains(realPath)) } }
+        }
+    }
+
     // MARK: Failures
 
     /// The files that failed, then every declaration that clashes with

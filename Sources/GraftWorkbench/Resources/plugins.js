@@ -47,7 +47,8 @@ function pluginCard(plugin, linked, failures = []) {
     ...plugin.validators.map(v => v.name), ...plugin.actions.map(a => a.key)];
   const status = [`ABI ${plugin.abi}`, plugin.status, plugin.mapped ? 'mapped' : 'maps on first use',
     plugin.canUnload ? 'can unload' : 'never unloaded'];
-  return el('article', { class: 'plugin', dataset: { id: plugin.id, search: names.join(' ').toLowerCase() } },
+  if (plugin.removed) status.unshift('file removed: serves the sessions still open, then unloads');
+  return el('article', { class: plugin.removed ? 'plugin removed' : 'plugin', dataset: { id: plugin.id, search: names.join(' ').toLowerCase() } },
     el('header', {},
       el('h3', {}, el('span', { class: 'plugin-name', text: plugin.name }), ' ',
         el('code', { class: 'plugin-id', text: plugin.id }), ' ', el('span', { class: 'version', text: plugin.version })),

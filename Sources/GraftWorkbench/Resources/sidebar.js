@@ -53,7 +53,8 @@ function renderSidebar(report) {
     const search = [plugin.id, plugin.name, ...plugin.components.map(c => c.key), ...plugin.validators.map(v => v.name),
       ...plugin.actions.map(a => a.key)].join(' ').toLowerCase();
     return el('details', { class: 'side-plugin', open: true, dataset: { id: plugin.id, search } },
-      el('summary', {}, el('span', { class: 'side-plugin-name', text: plugin.name }), ' ', el('code', { class: 'muted', text: plugin.id })),
+      el('summary', {}, el('span', { class: 'side-plugin-name', text: plugin.name }), ' ', el('code', { class: 'muted', text: plugin.id }),
+        plugin.removed ? el('span', { class: 'badge quarantined side-removed', title: 'its file is gone: it serves the sessions still open, then unloads', text: 'removed' }) : null),
       components.length ? el('ul', { class: 'side-list', 'aria-label': `${plugin.name}: components` }, components) : null,
       validators.length ? el('ul', { class: 'side-list', 'aria-label': `${plugin.name}: validators` }, validators) : null,
       actions.length ? el('ul', { class: 'side-list', 'aria-label': `${plugin.name}: actions` }, actions) : null);
