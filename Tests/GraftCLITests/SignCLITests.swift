@@ -125,9 +125,17 @@ struct SignCLITests {
             return (ids, failure?["code"] as? String)
         }
         func expectRefusal(_ code: String, _ what: String, _ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            // The folder: its files are scanned together, and their signatures verified meanwhile.
             let (ids, failure) = try listed(extra)
             #expect(failure == code, "\(what): \(failure ?? "loaded")", sourceLocation: sourceLocation)
             #expect(ids == ["test.counter"], "\(what): the plugin beside it is listed", sourceLocation: sourceLocation)
+            // The file alone: loaded and checked on its own, with the same verdict.
+            round += 1
+            let alone = try graft(
+                ["list", "--json", "--only-plugin-path", "--plugin-path", echo.path, "--publisher", "test.echo=\(pub)"] + extra,
+                cache: scratch.file("cache-\(round)"))
+            let failures = (try parseJSON(alone.stdout) as? [String: Any])?["failures"] as? [[String: Any]] ?? []
+            #expect(failures.first?["code"] as? String == code, "\(what), the file alone: \(alone.stdout) \(alone.stderr)", sourceLocation: sourceLocation)
         }
         func sign(with secretKey: String, id: String = "test.echo", version: String = "1.0.0") throws {
             try? FileManager.default.removeItem(atPath: signaturePath)

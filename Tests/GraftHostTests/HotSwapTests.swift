@@ -72,6 +72,24 @@ struct HotSwapTests {
         #expect(error?.code == .pluginChanged && error?.message.contains(path) == true, "\(String(describing: error))")
     }
 
+    @Test("a host that loads from copies holds a plugin's first mapping to the hash of the copy it checked: other bytes under the same size and times are refused (plugin_changed)")
+    func sameIdentityOtherBytes() throws {
+        let scratch = try Scratch()
+        let path = try Self.buildEcho(scratch, prefix: "v1:").path
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: []), loadsFromCopies: true, cacheFolder: scratch.file("cache").path),
+            logger: quietLogger)
+        try host.load(pluginAt: path)
+        let plugin = try #require(host.table.plugin(at: FilePaths.resolvingSymlinks(path)))
+        #expect(plugin.checkedHash == (try ContentHash.of(try PluginFile(opening: path))), "the checked copy's hash is kept")
+        // The same bytes pass; other bytes that a clock too coarse to tell would give the same identity do not
+        // (the identity is taken as unchanged here, as such a clock would report it).
+        #expect(throws: Never.self) { _ = try host.reopen(plugin) { $0.identity } }
+        try Self.buildEcho(scratch, prefix: "v2:")
+        let error = #expect(throws: GraftError.self) { _ = try host.reopen(plugin) { $0.identity } }
+        #expect(error?.code == .pluginChanged && error?.message.contains(path) == true, "\(String(describing: error))")
+    }
+
     @Test("a build that crashes, exits or hangs while loading is rejected in the scanner; the running build keeps serving", arguments: ["bad_crash_init", "bad_exit_constructor", "bad_hang_init"])
     func badBuildRejected(fixture: String) throws {
         let scratch = try Scratch()

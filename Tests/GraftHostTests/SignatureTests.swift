@@ -219,6 +219,27 @@ struct SignatureTests {
         #expect(try instance.render().text == "v2:a")
     }
 
+    @Test("hard links share an identity, not a signature: on a cold start each name is judged by the signature beside it")
+    func hardLinksKeepTheirOwnSignatures() throws {
+        let scratch = try Scratch()
+        let unsignedFolder = scratch.url.appendingPathComponent("a"), signedFolder = scratch.url.appendingPathComponent("b")
+        let echo = try Fixtures.build("good_echo", into: unsignedFolder)
+        try FileManager.default.createDirectory(at: signedFolder, withIntermediateDirectories: true)
+        let link = signedFolder.appendingPathComponent("libgood_echo.so")
+        #expect(Glibc.link(echo.path, link.path) == 0)
+        let acme = try Self.keyPair("acme", in: scratch)
+        try Self.sign(link, with: acme, id: "test.echo")
+        let policy = SignaturePolicy(publishers: [try Self.publisher("acme", ["test.echo"], acme)])
+        let host = GraftHost(
+            configuration: GraftConfiguration(
+                searchPath: SearchPath(folders: [unsignedFolder.path, signedFolder.path]), cacheFolder: scratch.file("cache").path,
+                signatures: policy),
+            logger: quietLogger)
+        host.loadPlugins()
+        #expect(host.failures.first { $0.path == echo.path }?.error.code == .signatureMissing, "\(host.failures.map(\.error))")
+        #expect(host.plugins.map(\.path) == [link.path], "the name with its own signature loads")
+    }
+
     @Test("a public key file that is garbage is refused naming that file, not its good neighbour; a lock whose publisherKey does not read is invalid_config naming the lock, and a locked host loads nothing by it")
     func badKeysAndLocks() throws {
         let scratch = try Scratch()

@@ -68,14 +68,16 @@ extension GraftHost {
         do throws(GraftError) {
             // Hashed, judged, scanned and mapped from one sealed copy: a file
             // rewritten in place meanwhile cannot run what was not checked.
-            file = try PluginFile(opening: path).sealedCopy()
+            let opened = try PluginFile(opening: path)
+            // What `stat` alone refuses is refused before anything is copied.
+            try checkTrust(opened)
+            file = try opened.sealedCopy()
             hash = try ContentHash.of(file)
             if !force, old != nil, table.hash(of: real) == hash {
                 var unchanged = event(.unchanged)
                 unchanged.restoresRunningBuild = table.clearRejectedBuild(realPath: real)
                 return unchanged
             }
-            try checkTrust(file)
             try checkPin(file)
             // A build that crashes or hangs while loading does so in the
             // scanner child; the running build keeps serving.
@@ -84,7 +86,7 @@ extension GraftHost {
             if let description, let runner = runner(for: description) {
                 // Isolated: the new build runs in a new child, which must
                 // create every live instance's component before it takes over.
-                plugin = LoadedPlugin(described: description, runner: runner)
+                plugin = LoadedPlugin(described: description, runner: runner, checkedHash: hash)
                 let previous = table.setIdentity(file.identity, of: file.realPath)
                 do throws(GraftError) {
                     try rehearse(plugin, for: old)

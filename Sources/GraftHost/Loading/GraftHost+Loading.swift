@@ -207,12 +207,12 @@ extension GraftHost {
 
     /// A plugin known from its description, whose code runs in its runner
     /// child (a host that isolates) or is mapped here on first use.
-    private func describedPlugin(_ info: PluginDescription, identity: FileIdentity, realPath: String) -> LoadedPlugin {
+    private func describedPlugin(_ info: PluginDescription, identity: FileIdentity, realPath: String, checkedHash: String? = nil) -> LoadedPlugin {
         if let runner = runner(for: info) {
             table.setIdentity(identity, of: realPath)
-            return LoadedPlugin(described: info, runner: runner)
+            return LoadedPlugin(described: info, runner: runner, checkedHash: checkedHash)
         }
-        return LoadedPlugin(described: info) { [weak self] plugin throws(GraftError) in
+        return LoadedPlugin(described: info, checkedHash: checkedHash) { [weak self] plugin throws(GraftError) in
             guard let self else {
                 throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.", path: plugin.info.path)
             }
@@ -234,15 +234,19 @@ extension GraftHost {
 
     private func load(pluginAt path: String, mapping when: GraftConfiguration.Mapping) throws(GraftError) -> PluginDescription {
         do throws(GraftError) {
-            let file = try opening(path)
-            if let known = table.plugin(loadedFrom: file.identity.file) {
+            let opened = try PluginFile(opening: path)
+            if let known = table.plugin(loadedFrom: opened.identity.file) {
                 if known.info.path == path { return known.info }
                 throw GraftError(
                     .duplicatePlugin,
-                    "\(path) is the same file as \(known.info.path) (device \(file.identity.device), inode \(file.identity.inode): a hard link or a symlink); plugin '\(known.info.id)' is loaded once, from \(known.info.path).",
+                    "\(path) is the same file as \(known.info.path) (device \(opened.identity.device), inode \(opened.identity.inode): a hard link or a symlink); plugin '\(known.info.id)' is loaded once, from \(known.info.path).",
                     path: path)
             }
-            try checkTrust(file)
+            // What `stat` alone refuses is refused before anything is copied.
+            try checkTrust(opened)
+            let file = loadsFromCopies ? try opened.sealedCopy() : opened
+            // The copy's hash: what a later first mapping holds its new copy to.
+            let checkedHash = loadsFromCopies ? try ContentHash.of(file) : nil
             let hash = try checkPin(file)
             var description = try describe(file, hash: hash)
             if let described = description {
@@ -251,7 +255,7 @@ extension GraftHost {
             }
             let plugin: LoadedPlugin
             if let description, isolates || when == .onFirstUse {
-                plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath)
+                plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath, checkedHash: checkedHash)
             } else {
                 if description == nil { try requireScanForSignatures(file) }
                 plugin = try loader.load(file, mapping: imageMapping, images: images)
@@ -263,10 +267,7 @@ extension GraftHost {
             try register(plugin, file: file)
             // The hash lets a later reload skip an unchanged file; only a host
             // that expects reloads pays for it.
-            if loadsFromCopies {
-                let hash = try ContentHash.of(file)
-                table.setHash(hash, of: file.realPath)
-            }
+            if let checkedHash { table.setHash(checkedHash, of: file.realPath) }
             logger.debug(
                 "registered \(plugin.info.id) \(plugin.info.version)\(plugin.isMapped ? "" : " (maps on first use)")",
                 metadata: ["path": "\(path)", "components": "\(plugin.info.components.count)"])
@@ -307,8 +308,11 @@ extension GraftHost {
     /// returns who signed it, when either checked.
     @discardableResult
     func checkSignature(_ file: PluginFile, declaring info: PluginDescription, hash: String?) throws(GraftError) -> PluginSigner? {
-        let checked = try SignatureCheck.checkRecording(
-            file, declaring: info, policy: configuration.signatures, evidence: table.takeSignatureEvidence(of: file.identity))
+        var evidence = table.takeSignatureEvidence(of: file.identity)
+        // Gathered from the file itself: a sealed copy uses it only when its bytes are the ones verified.
+        if file.isSealed, case .success(let hashes)? = evidence?.hashes, (try? ContentHash.of(file)) != hashes.sha256 { evidence = nil }
+        if evidence?.realPath != file.realPath { evidence = nil }
+        let checked = try SignatureCheck.checkRecording(file, declaring: info, policy: configuration.signatures, evidence: evidence)
         if let checked { cache?.remember(signature: checked.record, of: file.realPath, file.identity) }
         let signer = checked?.signer
         guard let hash, case .success(let lock) = pins, let lockPath = configuration.lockFile else { return signer }
@@ -380,13 +384,6 @@ extension GraftHost {
         }
     }
 
-    /// `path` opened; for a host that expects its files to be rewritten in
-    /// place (`loadsFromCopies`), as a sealed copy, so that what is checked
-    /// is what is mapped, here or in a runner child.
-    private func opening(_ path: String) throws(GraftError) -> PluginFile {
-        let file = try PluginFile(opening: path)
-        return loadsFromCopies ? try file.sealedCopy() : file
-    }
 
     /// Opens an isolated plugin's file for its runner child, with the same
     /// checks as a first mapping (`reopen`).
@@ -401,13 +398,25 @@ extension GraftHost {
     /// described (`identity`), its pin and a new scan, which must declare the
     /// same things (a changed plugin comes in through `reload`, not behind
     /// the registry's back). Returns it, and whether it changed.
-    private func reopen(
+    func reopen(
         _ plugin: LoadedPlugin, describedAs identity: (PluginFile) -> FileIdentity?
     ) throws(GraftError) -> (file: PluginFile, changed: Bool) {
         let path = plugin.info.path
-        let file = try opening(path)
-        try checkTrust(file)
-        guard file.identity != identity(file) else { return (file, false) }
+        let opened = try PluginFile(opening: path)
+        try checkTrust(opened)
+        let file = loadsFromCopies ? try opened.sealedCopy() : opened
+        guard file.identity != identity(file) else {
+            // Same size and times is not proof of the same bytes (a rewrite
+            // within one tick of the clock keeps them): a copy is held to the
+            // hash of the one that was checked.
+            if let checked = plugin.checkedHash, file.isSealed, try ContentHash.of(file) != checked {
+                throw GraftError(
+                    .pluginChanged,
+                    "\(path) changed since it was checked, though its size and times did not; it is not mapped. Reload it (hot swap) to check and use the new build.",
+                    path: path)
+            }
+            return (file, false)
+        }
         let hash = try checkPin(file)
         let rescanned = try describe(file)
         if let rescanned, !rescanned.declaresSame(as: plugin.info) {

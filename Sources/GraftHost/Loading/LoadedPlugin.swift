@@ -17,6 +17,9 @@ import Glibc
 /// the plugin any more.
 package final class LoadedPlugin: @unchecked Sendable {
     package let info: PluginDescription
+    /// The SHA-256 of the sealed copy that was checked, for a host that
+    /// loads from copies: a later copy for its first mapping must match it.
+    let checkedHash: String?
     /// Set when the host that loaded the plugin goes away (at process exit,
     /// typically): the image then stays mapped, since a thread the plugin
     /// started may still run in it. Only a build replaced or removed while the
@@ -73,6 +76,7 @@ package final class LoadedPlugin: @unchecked Sendable {
     package init(info: PluginDescription, image: Image) {
         self.info = info
         self.runner = nil
+        checkedHash = nil
         telemetry = PluginTelemetry.make(pluginID: info.id)
         self.image = image
         isMappedFlag.store(true, ordering: .releasing)
@@ -80,10 +84,11 @@ package final class LoadedPlugin: @unchecked Sendable {
 
     /// A plugin known from its description: one that runs in `runner`'s
     /// child process (never mapped here), or that `mapper` maps on first use.
-    init(described info: PluginDescription, runner: PluginRunner? = nil, mapper: Mapper? = nil) {
+    init(described info: PluginDescription, runner: PluginRunner? = nil, checkedHash: String? = nil, mapper: Mapper? = nil) {
         self.info = info
         self.runner = runner
         self.mapper = mapper
+        self.checkedHash = checkedHash
         telemetry = PluginTelemetry.make(pluginID: info.id)
     }
 

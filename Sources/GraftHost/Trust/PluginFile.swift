@@ -20,6 +20,8 @@ package final class PluginFile: @unchecked Sendable {
     let identity: FileIdentity
     let owner: uid_t
     let mode: mode_t
+    /// A copy in sealed memory (`sealedCopy`), not the file itself.
+    let isSealed: Bool
 
     /// Far larger than any plugin: refused before anything is read.
     static let maximumSize: Int64 = 1 << 30
@@ -104,6 +106,7 @@ package final class PluginFile: @unchecked Sendable {
         owner = status.st_uid
         mode = status.st_mode
         identity = FileIdentity(status)
+        isSealed = false
     }
 
     /// A copy of `original`'s bytes behind `descriptor`, named and identified as it.
@@ -114,6 +117,7 @@ package final class PluginFile: @unchecked Sendable {
         identity = original.identity
         owner = original.owner
         mode = original.mode
+        isSealed = true
     }
 
     deinit {
@@ -128,13 +132,17 @@ package final class PluginFile: @unchecked Sendable {
     /// `plugin_changed`; the watcher reads it again once it settles.
     func sealedCopy() throws(GraftError) -> PluginFile {
         let memory = graft_sealed_memory_copy(descriptor, UInt64(identity.size))
-        guard memory >= 0 else {
-            throw GraftError(.permissionDenied, "\(path) could not be copied into memory to be checked: \(String(cString: strerror(errno))).", path: path)
-        }
+        let reason = errno
         var status = stat()
-        guard fstat(descriptor, &status) == 0, FileIdentity(status) == identity else {
-            close(memory)
+        let unchanged = fstat(descriptor, &status) == 0 && FileIdentity(status) == identity
+        // A copy that came up short (EIO: the file shrank) or a file whose identity moved is being written.
+        guard unchanged, memory >= 0 || reason != EIO else {
+            if memory >= 0 { close(memory) }
             throw GraftError(.pluginChanged, "\(path) changed while it was read (it is being written); it is read again once it settles.", path: path)
+        }
+        guard memory >= 0 else {
+            let why = reason == EMFILE || reason == ENFILE || reason == ENOMEM ? "the host is out of descriptors or memory" : String(cString: strerror(reason))
+            throw GraftError(.permissionDenied, "\(path) could not be copied into memory to be checked: \(why).", path: path)
         }
         return PluginFile(copyOf: self, descriptor: memory)
     }

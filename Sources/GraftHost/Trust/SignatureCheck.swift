@@ -64,6 +64,9 @@ enum SignatureCheck {
     /// the declared id, in the same order and with the same refusals as
     /// without it.
     struct Evidence: Sendable {
+        /// The plugin file's real path: its signature is the one beside it
+        /// (hard links share an identity, not a signature).
+        let realPath: String
         /// The signature file and its identity; nil when there is none; or why it cannot be used.
         let signature: Result<(signature: Minisign.Signature, file: FileIdentity)?, GraftError>
         /// The file's hashes, when the signature could be checked at all.
@@ -76,7 +79,7 @@ enum SignatureCheck {
     /// no signature), gathered on any thread.
     static func gather(_ file: PluginFile, policy: SignaturePolicy) -> Evidence? {
         guard policy.isActive else { return nil }
-        var evidence = Evidence(signature: Result { () throws(GraftError) in try readParsed(file) })
+        var evidence = Evidence(realPath: file.realPath, signature: Result { () throws(GraftError) in try readParsed(file) })
         guard case .success(let read?) = evidence.signature else { return evidence }
         let signature = read.signature, keyID = signature.keyID
         guard !policy.revokedKeys.contains(keyID), signature.isPrehashed || file.size <= legacyLimit else { return evidence }
@@ -101,6 +104,8 @@ enum SignatureCheck {
         _ file: PluginFile, declaring info: PluginDescription, policy: SignaturePolicy, evidence: Evidence? = nil
     ) throws(GraftError) -> (signer: PluginSigner, record: Record)? {
         guard policy.isActive else { return nil }
+        // Hard links share an identity, not a signature: only this path's own evidence counts.
+        let evidence = evidence?.realPath == file.realPath ? evidence : nil
         let owner = policy.owner(of: info.id)
         guard owner != nil || policy.requiresSignatures else { return nil }
         let path = file.path

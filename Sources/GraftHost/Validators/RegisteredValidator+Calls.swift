@@ -76,7 +76,7 @@ extension RegisteredValidator {
             let message =
                 switch arguments.first {
                 case .double: "is not a number"
-                case .int32: "is not a whole number (within ±2147483647)"
+                case .int32: "is not a whole number from -2147483648 to 2147483647"
                 case .int64: "is not a whole number"
                 case .bool: "is not true or false"
                 case .string, nil: contract.message ?? "is not a valid value"

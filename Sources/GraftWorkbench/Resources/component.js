@@ -185,6 +185,8 @@ views.component = (main, reference, query) => {
   const canvas = el('div', { class: 'canvas bg-light', id: 'canvas' }, el('p', { class: 'muted', text: 'Opening…' }));
   const renderWarnings = el('div', { id: 'render-warnings' });
   const controlsBox = el('form', { class: 'controls', id: 'controls', onsubmit: e => e.preventDefault() });
+  // Why the controls' values are not what the canvas shows (a send that failed): stays until a render succeeds.
+  const controlsProblem = el('p', { class: 'bad controls-problem', id: 'controls-problem', role: 'alert' });
   const docsBox = el('div', { id: 'docs' });
   const interactionsBox = el('div', { class: 'interactions', id: 'interactions' });
   const emitsBox = el('div', { class: 'emits', id: 'emits' });
@@ -232,7 +234,7 @@ views.component = (main, reference, query) => {
   main.append(title, docsBox, el('div', { class: 'component-page' },
     el('div', { class: 'column side' },
       storiesCard,
-      el('section', { class: 'card' }, el('h2', { text: 'Controls' }), controlsBox),
+      el('section', { class: 'card' }, el('h2', { text: 'Controls' }), controlsProblem, controlsBox),
       el('section', { class: 'card' }, el('h2', { text: 'Interactions' }), interactionsBox, note),
       el('section', { class: 'card' }, el('h2', { text: 'Simulate an event' }), emitsBox)),
     el('div', { class: 'column wide' },
@@ -423,8 +425,13 @@ views.component = (main, reference, query) => {
     if (controlProblems()) { note.textContent = 'not sent: a control holds a value its input does not take'; pending = false; return; }
     inFlight = true; pending = false;
     const startedAt = performance.now();
-    try { showRender(await api('POST', `/api/sessions/${session}/inputs`, { inputs: collect() }), startedAt); }
-    catch (error) { banner('error', errorText(error)); }
+    try {
+      showRender(await api('POST', `/api/sessions/${session}/inputs`, { inputs: collect() }), startedAt);
+      controlsProblem.textContent = '';
+    } catch (error) {
+      // The controls now hold what the canvas never rendered: said here, and kept, until a send renders.
+      controlsProblem.textContent = `Not rendered: ${errorText(error)} The canvas still shows the last inputs that rendered.`;
+    }
     inFlight = false;
     if (pending) sendInputs();
   }
@@ -476,8 +483,15 @@ views.component = (main, reference, query) => {
 
   const stopRenders = keyed(wb.handlers.render, message => showRender(message));
   (async () => {
+    let report;
     try {
-      const report = await api('POST', '/api/sessions', { component: reference, html: true });
+      report = await api('POST', '/api/sessions', { component: reference, html: true });
+    } catch (error) {
+      // Nothing to tell stories, controls or interactions about: the page is the error.
+      main.replaceChildren(title, errorCard(error, `${reference} could not be opened`));
+      return;
+    }
+    try {
       session = report.session;
       document.body.dataset.session = session;
       panel.scopeTo(report.instance);
@@ -494,7 +508,7 @@ views.component = (main, reference, query) => {
       listStories('debug');
       const shared = query && query.get('inputs');
       if (shared) {
-        try { buildControls(contract, JSON.parse(shared)); sendInputs(); note.textContent = 'inputs from the link'; }
+        try { buildControls(contract, JSON.parse(shared)); note.textContent = 'inputs from the link'; sendInputs(); }
         catch (e) { banner('error', 'the link’s inputs are not JSON; the debugConfig is shown'); }
       } else if (query && query.get('story')) {
         const name = query.get('story');
@@ -502,8 +516,7 @@ views.component = (main, reference, query) => {
         if (value) applyStory(value); else banner('error', `no story “${name}” for ${reference}`);
       }
     } catch (error) {
-      // Nothing to tell stories, controls or interactions about: the page is the error.
-      main.replaceChildren(title, errorCard(error, `${reference} could not be opened`));
+      banner('error', errorText(error));
     }
   })();
   return () => {

@@ -40,7 +40,9 @@ class ApiError extends Error {
 async function api(method, path, body) {
   const init = { method, credentials: 'same-origin', headers: {} };
   if (body !== undefined) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
-  const response = await fetch(path, init);
+  let response;
+  // A request that never reached the server (it is gone, or the network is) is said so, in words.
+  try { response = await fetch(path, init); } catch (e) { throw new ApiError('server_unreachable', 'the workbench server cannot be reached; nothing was sent.', 0); }
   if (response.status === 204) return null;
   const text = await response.text();
   let value = null;
@@ -52,13 +54,7 @@ async function api(method, path, body) {
   return value;
 }
 
-// A fetch that never reached the server rejects with a TypeError ("Failed
-// to fetch"): said in words, once, and not at all while the page already
-// says the server is gone.
-function errorText(error) {
-  if (error instanceof TypeError) return 'The workbench server cannot be reached; nothing was sent.';
-  return error.code ? `${error.code}: ${error.message}` : String(error);
-}
+function errorText(error) { return error.code ? `${error.code}: ${error.message}` : String(error); }
 
 // Banners that pass go after 4 s; at most three of them at once, and a
 // text already shown is not shown twice (its clock starts again).
@@ -66,12 +62,19 @@ const BANNERS_SHOWN = 3;
 function banner(kind, text, options) {
   const sticky = options && options.sticky;
   const box = document.getElementById('banners');
-  if (kind === 'error' && wb.serverGone && !sticky && text === errorText(new TypeError())) return null;
+  // While the page says the server is gone, a request that could not reach it adds nothing.
+  if (kind === 'error' && wb.serverGone && !sticky && text.startsWith('server_unreachable:')) return null;
   for (const old of box.querySelectorAll('.banner')) {
-    if (old.dataset.text === text && old.dataset.kind === kind) {
-      if (!sticky) { clearTimeout(old.timer); old.timer = setTimeout(() => old.remove(), 4000); }
-      return old;
+    if (old.dataset.text !== text || old.dataset.kind !== kind) continue;
+    clearTimeout(old.timer);
+    if (sticky) {
+      // Asked to stay: it stays, under its key.
+      old.dataset.sticky = '';
+      if (options.key) old.dataset.key = options.key;
+    } else if (!('sticky' in old.dataset)) {
+      old.timer = setTimeout(() => old.remove(), 4000);
     }
+    return old;
   }
   const node = el('div', { class: `banner ${kind}`, role: kind === 'error' ? 'alert' : 'status', dataset: { text, kind } },
     el('span', { class: 'banner-text', text }),
