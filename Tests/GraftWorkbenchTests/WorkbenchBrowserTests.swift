@@ -221,12 +221,7 @@ extension WorkbenchTests {
             // Something kept: a file of 8 KiB (and its folder, which counts 4 KiB).
             _ = try sandbox.dataFolder(forPlugin: "test.hostile")
             try Data(count: 8192).write(to: data.appendingPathComponent("test.hostile/kept"))
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false, sandbox: sandbox)
-            defer { Task { await running.stop() } }
-            let url = try #require(running.workbench.url)
-            try await offPool {
-                let browser = try WebDriver(niceness: 10)
-                defer { browser.quit() }
+            try await Self.withPage(plugins: folder, cache: scratch.file("cache"), sandbox: sandbox) { browser, url in
                 try browser.navigate(url + "#/plugins")
                 try browser.wait(for: "the data folder chip", "return !!document.querySelector('.data-folder .chip')")
                 #expect(try browser.execute("return document.querySelector('.data-folder .chip').textContent") == "12 KiB of 1 MiB", "the file and its folder")
@@ -234,7 +229,6 @@ extension WorkbenchTests {
                 try browser.wait(for: "the docs", "return !!document.getElementById('docs-data')")
                 #expect(try browser.execute("return document.getElementById('docs-data').textContent") == "Keeps 12 KiB of 1 MiB in its data folder.")
             }
-            await running.stop()
         }
 
         @Test("a signed plugin: the Plugins page and its component's docs name the publisher and the key; an unsigned one says so")
@@ -247,12 +241,7 @@ extension WorkbenchTests {
             let signed = try PluginSigning.signature(ofPluginAt: echo.path, id: "test.echo", version: "1.0.0", key: key)
             try signed.text.write(toFile: echo.path + ".minisig", atomically: true, encoding: .utf8)
             let policy = SignaturePolicy(publishers: [try Publisher(name: "acme", prefixes: ["test.echo"], keys: [key.publicKey.text])])
-            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false, signatures: policy)
-            defer { Task { await running.stop() } }
-            let url = try #require(running.workbench.url)
-            try await offPool {
-                let browser = try WebDriver(niceness: 10)
-                defer { browser.quit() }
+            try await Self.withPage(plugins: folder, cache: scratch.file("cache"), signatures: policy) { browser, url in
                 try browser.navigate(url + "#/plugins")
                 try browser.wait(for: "the signer chip", "return !!document.querySelector('.signer .chip')")
                 #expect(try browser.execute("return document.querySelectorAll('.signer .chip').length") == 1, "the date picker is not signed")
@@ -264,7 +253,6 @@ extension WorkbenchTests {
                 try browser.wait(for: "the date picker's docs", "return document.getElementById('docs-signer')?.textContent === 'not signed'")
                 #expect(try browser.execute("return document.getElementById('docs-signer').textContent") == "not signed")
             }
-            await running.stop()
         }
 
         @Test("issue 43's bugs, each seen again: an address that does not decode, paywall@1 unescaped, a number too large, the background, an unknown component, the failures under a filter, the attach page unattached, stacking banners, the plugin's description")
@@ -560,15 +548,13 @@ extension WorkbenchTests {
 
         /// A workbench over the plugins in `folder` (not watched), and a
         /// browser given its address (with the token) to open.
-        static func withPage(plugins folder: URL, cache: URL, _ body: @escaping @Sendable (WebDriver, String) throws -> Void) async throws {
-            let running = try await RunningWorkbench.start(plugins: folder, cache: cache, watches: false)
+        static func withPage(
+            plugins folder: URL, cache: URL, sandbox: SandboxSettings = SandboxSettings(), signatures: SignaturePolicy = SignaturePolicy(),
+            _ body: @escaping @Sendable (WebDriver, String) throws -> Void
+        ) async throws {
+            let running = try await RunningWorkbench.start(plugins: folder, cache: cache, watches: false, sandbox: sandbox, signatures: signatures)
             defer { Task { await running.stop() } }
-            let url = try #require(running.workbench.url)
-            try await offPool {
-                let browser = try WebDriver(niceness: 10)
-                defer { browser.quit() }
-                try body(browser, url)
-            }
+            try await running.withBrowser(body)
             await running.stop()
         }
 

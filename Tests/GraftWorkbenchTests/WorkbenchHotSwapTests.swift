@@ -68,10 +68,7 @@ extension WorkbenchTests {
             let plugins = try await running.json("GET", "/api/plugins")["plugins"]?.listValue ?? []
             #expect(plugins.count == 1 && plugins.first?["removed"] == true, "\(plugins)")
             if Browser.shouldRun {
-                let url = try #require(running.workbench.url)
-                try await offPool {
-                    let browser = try WebDriver(niceness: 10)
-                    defer { browser.quit() }
+                try await running.withBrowser { browser, url in
                     try browser.navigate(url + "#/plugins")
                     try browser.wait(for: "the removed badge", "return !!document.querySelector('#sidebar .side-removed')")
                     try browser.wait(for: "the removed card", "return document.querySelector('.plugin.removed .meta')?.textContent.includes('file removed') ?? false")

@@ -5,6 +5,7 @@ import GraftWebDriver
 import GraftTestSupport
 import GraftWorkbench
 import Logging
+import Testing
 
 let quietLogger: Logger = {
     var logger = Logger(label: "graft.workbench.tests")
@@ -59,6 +60,16 @@ final class RunningWorkbench: Sendable {
     }
 
     func stop() async { await workbench.stop() }
+
+    /// Headless Chromium on this workbench's page, off the cooperative pool, quit after `body`.
+    func withBrowser(_ body: @escaping @Sendable (WebDriver, String) throws -> Void) async throws {
+        let url = try #require(workbench.url)
+        try await offPool {
+            let browser = try WebDriver(niceness: 10)
+            defer { browser.quit() }
+            try body(browser, url)
+        }
+    }
 
     var bearer: (String, String) { ("Authorization", "Bearer \(token)") }
 
