@@ -33,7 +33,14 @@ extension ChildProcess {
     /// A frame, and the descriptor it needs first on the socket (with one
     /// byte), in one turn: two loads sent at once cannot swap files.
     func send(_ frame: [UInt8], descriptor: Int32, through ring: ChildRing) -> Bool {
-        ring.put(frame) {
+        // A write into a dead child's ring succeeds: a child that died between
+        // calls, before RingWatch has marked it gone, is asked here (one poll
+        // of its pidfd), so that the call goes to a new child instead.
+        if exited >= 0 {
+            var end = pollfd(fd: exited, events: Int16(POLLIN), revents: 0)
+            if poll(&end, 1, 0) > 0 { return false }
+        }
+        return ring.put(frame) {
             guard descriptor >= 0 else { return true }
             var byte: UInt8 = 0
             return graft_send_with_fd(channel, &byte, 1, descriptor) == 0
