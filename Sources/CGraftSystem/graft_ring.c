@@ -247,6 +247,10 @@ int graft_ring_put(graft_ring_end *end, const void *data, size_t length, const v
     return 0;
 }
 
+int graft_ring_reader_sleeps(const graft_ring_end *end) {
+    return __atomic_load_n(&end->control->reader_sleeping, __ATOMIC_ACQUIRE) != 0;
+}
+
 void graft_ring_wake(graft_ring *ring) {
     ring_bell(&ring->receive.control->data_bell);
     ring_bell(&ring->send.control->room_bell);

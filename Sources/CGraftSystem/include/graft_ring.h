@@ -77,6 +77,11 @@ int graft_ring_put(graft_ring_end *end, const void *data, size_t length, const v
  * the flag they look at). */
 void graft_ring_wake(graft_ring *ring);
 
+/* Whether the other side last said it sleeps waiting for bytes on `end`
+ * (its reader is idle, between calls). The other side writes the flag: it
+ * says when a liveness check is worth its system call, nothing more. */
+int graft_ring_reader_sleeps(const graft_ring_end *end);
+
 /* Sets `bits` in `alerts` (a word of this process's that this side's
  * waits look at), then wakes them. */
 void graft_ring_alert(graft_ring *ring, uint32_t *alerts, uint32_t bits);

@@ -34,9 +34,11 @@ extension ChildProcess {
     /// byte), in one turn: two loads sent at once cannot swap files.
     func send(_ frame: [UInt8], descriptor: Int32, through ring: ChildRing) -> Bool {
         // A write into a dead child's ring succeeds: a child that died between
-        // calls, before RingWatch has marked it gone, is asked here (one poll
-        // of its pidfd), so that the call goes to a new child instead.
-        if exited >= 0 {
+        // calls (idle, asleep on its ring), before RingWatch has marked it
+        // gone, is asked here (one poll of its pidfd, beside the wake-up this
+        // send makes anyway), so that the call goes to a new child instead. A
+        // child still spinning for the next request was alive microseconds ago.
+        if exited >= 0, ring.childIdle {
             var end = pollfd(fd: exited, events: Int16(POLLIN), revents: 0)
             if poll(&end, 1, 0) > 0 { return false }
         }
