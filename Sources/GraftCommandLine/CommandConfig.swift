@@ -116,8 +116,8 @@ package struct CommandConfig: Equatable, Sendable {
             publishers.append(PublisherEntry(name: name, prefixes: prefixes, keyFiles: keys))
         }
         revokedKeys = try strings(fields["revokedKeys"], "revokedKeys")
-        for key in revokedKeys where key.count != 16 || !key.allSatisfy(\.isHexDigit) {
-            throw refuse("revokedKeys: '\(key.escapingControls)' is not a key id (16 hex digits, as minisign prints it).")
+        for key in revokedKeys where SignaturePolicy.keyID(key) == nil {
+            throw refuse("revokedKeys: '\(key.escapingControls)' is not a key id (up to 16 hex digits, as minisign prints it).")
         }
         guard case .bool(let required) = fields["requireSignatures"] ?? .bool(false) else { throw refuse("requireSignatures is not true or false.") }
         requireSignatures = required

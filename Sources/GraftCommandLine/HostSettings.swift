@@ -130,10 +130,10 @@ package struct HostSettings: Equatable, Sendable {
             }
         }
         for key in revokedKeys {
-            guard key.count == 16, key.allSatisfy(\.isHexDigit) else {
-                refuse(GraftError(.invalidKey, "--revoked-key \(key.escapingControls): expected a key id, 16 hex digits as minisign prints it."))
+            guard let id = SignaturePolicy.keyID(key) else {
+                refuse(GraftError(.invalidKey, "--revoked-key \(key.escapingControls): expected a key id, up to 16 hex digits as minisign prints it."))
             }
-            policy.revokedKeys.insert(key.uppercased())
+            policy.revokedKeys.insert(id)
         }
         if requireSignatures { policy.requiresSignatures = true }
         return policy

@@ -219,6 +219,15 @@ struct SignatureTests {
         #expect(try instance.render().text == "v2:a")
     }
 
+    @Test("a revoked key id is read as minisign prints it (no leading zeros) or as Graft does (16 digits); anything else is no key id")
+    func revokedKeyIDs() {
+        #expect(SignaturePolicy(revokedKeys: ["ab", "0123456789abcdef"]).revokedKeys == ["00000000000000AB", "0123456789ABCDEF"])
+        var policy = SignaturePolicy()
+        policy.revokedKeys = ["F00D"]
+        #expect(policy.revokedKeys == ["000000000000F00D"])
+        for text in ["", "xyz", "0123456789ABCDEF0", "-1"] { #expect(SignaturePolicy.keyID(text) == nil, "\(text)") }
+    }
+
     @Test("hard links share an identity, not a signature: on a cold start each name is judged by the signature beside it")
     func hardLinksKeepTheirOwnSignatures() throws {
         let scratch = try Scratch()

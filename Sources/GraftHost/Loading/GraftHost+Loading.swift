@@ -384,7 +384,6 @@ extension GraftHost {
         }
     }
 
-
     /// Opens an isolated plugin's file for its runner child, with the same
     /// checks as a first mapping (`reopen`).
     func openForRunner(_ plugin: LoadedPlugin) throws(GraftError) -> PluginFile {

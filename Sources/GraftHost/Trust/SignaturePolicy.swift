@@ -6,17 +6,29 @@
 /// signed. With no publisher and no requirement, signatures are not read.
 public struct SignaturePolicy: Sendable {
     public var publishers: [Publisher]
-    /// Key ids (16 hex digits, as minisign prints them) refused whoever lists them.
+    /// Key ids refused whoever lists them: hex, as minisign prints them
+    /// (without leading zeros) or as Graft does (16 digits).
     public var revokedKeys: Set<String> {
-        didSet { revokedKeys = Set(revokedKeys.map { $0.uppercased() }) }
+        didSet { revokedKeys = Set(revokedKeys.map { Self.keyID($0) ?? $0.uppercased() }) }
     }
     /// Whether a plugin under no publisher's prefix is refused (else it loads unsigned).
     public var requiresSignatures: Bool
 
     public init(publishers: [Publisher] = [], revokedKeys: Set<String> = [], requiresSignatures: Bool = false) {
         self.publishers = publishers
-        self.revokedKeys = Set(revokedKeys.map { $0.uppercased() })
+        self.revokedKeys = Set(revokedKeys.map { Self.keyID($0) ?? $0.uppercased() })
         self.requiresSignatures = requiresSignatures
+    }
+
+    /// A key id as Graft writes it (16 uppercase hex digits) from one as a
+    /// person may give it: minisign prints ids without their leading zeros
+    /// (`%PRIX64`), so one key in sixteen has a 15-digit id there. Nil when
+    /// `text` is no key id (not 1 to 16 hex digits).
+    package static func keyID(_ text: String) -> String? {
+        let digits = text.utf8.filter { $0 != UInt8(ascii: " ") }
+        guard (1...16).contains(digits.count), digits.allSatisfy({ UInt8(ascii: "0")...UInt8(ascii: "9") ~= $0 || UInt8(ascii: "a")...UInt8(ascii: "f") ~= $0 || UInt8(ascii: "A")...UInt8(ascii: "F") ~= $0 })
+        else { return nil }
+        return String(repeating: "0", count: 16 - digits.count) + String(decoding: digits, as: UTF8.self).uppercased()
     }
 
     /// Whether any plugin's signature is read at all.
