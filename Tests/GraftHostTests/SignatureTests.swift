@@ -40,11 +40,14 @@ struct SignatureTests {
         #expect(signed.status == 0, "minisign -S: \(signed.stderr)")
     }
 
-    static func host(_ folder: URL, _ policy: SignaturePolicy, cache: URL, isolation: Isolation = .perPlugin, copies: Bool = false) -> GraftHost {
+    static func host(
+        _ folder: URL, _ policy: SignaturePolicy, cache: URL, isolation: Isolation = .perPlugin, copies: Bool = false,
+        alsoSearching more: [URL] = [], lockFile: URL? = nil
+    ) -> GraftHost {
         let host = GraftHost(
             configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: copies, cacheFolder: cache.path, isolation: isolation,
-                signatures: policy),
+                searchPath: SearchPath(folders: ([folder] + more).map(\.path)), loadsFromCopies: copies, cacheFolder: cache.path,
+                lockFile: lockFile?.path, isolation: isolation, signatures: policy),
             logger: quietLogger)
         host.loadPlugins()
         return host
@@ -239,12 +242,7 @@ struct SignatureTests {
         let acme = try Self.keyPair("acme", in: scratch)
         try Self.sign(link, with: acme, id: "test.echo")
         let policy = SignaturePolicy(publishers: [try Self.publisher("acme", ["test.echo"], acme)])
-        let host = GraftHost(
-            configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: [unsignedFolder.path, signedFolder.path]), cacheFolder: scratch.file("cache").path,
-                signatures: policy),
-            logger: quietLogger)
-        host.loadPlugins()
+        let host = Self.host(unsignedFolder, policy, cache: scratch.file("cache"), alsoSearching: [signedFolder])
         #expect(host.failures.first { $0.path == echo.path }?.error.code == .signatureMissing, "\(host.failures.map(\.error))")
         #expect(host.plugins.map(\.path) == [link.path], "the name with its own signature loads")
     }
@@ -268,10 +266,7 @@ struct SignatureTests {
             .write(to: lock.path)
         let unreadable = #expect(throws: GraftError.self) { try LockFile(contentsOf: lock.path) }
         #expect(unreadable?.code == .invalidConfig && unreadable?.message.contains(lock.path) == true && unreadable?.message.contains("publisherKey") == true)
-        let host = GraftHost(
-            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: scratch.file("cache").path, lockFile: lock.path),
-            logger: quietLogger)
-        host.loadPlugins()
+        let host = Self.host(folder, SignaturePolicy(), cache: scratch.file("cache"), lockFile: lock)
         #expect(host.plugins.isEmpty)
         #expect(host.failures.first?.error.code == .invalidConfig, "\(host.failures.map(\.error))")
     }
