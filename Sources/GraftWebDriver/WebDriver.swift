@@ -178,6 +178,26 @@ public final class WebDriver: @unchecked Sendable {
         try command("POST", "/element/\(id)/value", ["text": .string(text)])
     }
 
+    /// Presses keys on whatever has focus, as a keyboard does (WebDriver's actions): each chord in turn, its keys
+    /// held down in order and let go in reverse. Keys other than characters are WebDriver's code points
+    /// (`Key.alt`, `Key.down`…).
+    public func press(_ chords: String...) throws {
+        var steps: [GraftValue] = []
+        for chord in chords {
+            let keys = chord.map { GraftValue.string(String($0)) }
+            steps += keys.map { .object(["type": .string("keyDown"), "value": $0]) }
+            steps += keys.reversed().map { .object(["type": .string("keyUp"), "value": $0]) }
+        }
+        try command("POST", "/actions", ["actions": .list([.object(["type": .string("key"), "id": .string("keyboard"), "actions": .list(steps)])])])
+        try command("DELETE", "/actions")
+    }
+
+    /// WebDriver's code points for keys that are not characters.
+    public enum Key {
+        public static let tab = "\u{E004}", enter = "\u{E007}", escape = "\u{E00C}", alt = "\u{E00A}"
+        public static let up = "\u{E013}", down = "\u{E015}"
+    }
+
     /// Makes the page see `prefers-color-scheme: dark` (or light), as a system setting would (Chromium's DevTools
     /// protocol, through chromedriver).
     public func prefersColorScheme(_ scheme: String) throws {

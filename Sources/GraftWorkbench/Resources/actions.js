@@ -1,4 +1,4 @@
-// `app.js`, part 4: the actions panel — the action log streaming live
+// `app.js`, part 7: the actions panel — the action log streaming live
 // (instance, event, payload, actions run and their results, warnings),
 // newest first, with filters. The Component page scopes it to its
 // component; the Action log page shows everything.

@@ -1,4 +1,4 @@
-// `app.js`, part 7: the Attached host page (`--attach`) — a running host's
+// `app.js`, part 10: the Attached host page (`--attach`) — a running host's
 // plugins and its action log, live, through its debug endpoint.
 views.attach = main => {
   main.append(el('h1', { text: 'Attached host' }));

@@ -1,167 +1,16 @@
-// `app.js`, part 3: the Component page — the contract, the live render (a
+// `app.js`, part 6: the Component page — the contract, the live render (a
 // session on the server: a real instance from the debugConfig), controls
 // built from the typed inputs that re-render as they change, the
 // interactions as buttons, simulated events, and the actions panel.
-function sampleOf(type) {
-  return { string: '', number: 0, boolean: false, list: [], object: {} }[type] ?? null;
-}
-
-function parseItem(text) {
-  const trimmed = text.trim();
-  if (/^(-?\d|true$|false$|null$|\[|\{|")/.test(trimmed)) {
-    try { return JSON.parse(trimmed); } catch (e) { /* plain text */ }
-  }
-  return text;
-}
-
-// One control per typed input: text, number, toggle, list editor (and
-// JSON for anything else), each with its label. `changed` runs on every
-// edit; `prefix` keeps ids apart where a page has several forms.
-function control(field, value, changed, prefix = 'input') {
-  const id = `${prefix}-${field.key}`;
-  let read, editor;
-  let present = value !== undefined;
-  const touch = () => { present = true; changed(); };
-  if (field.type === 'string') {
-    editor = el('input', { id, type: 'text', value: value ?? '', oninput: touch });
-    read = () => editor.value;
-  } else if (field.type === 'number') {
-    editor = el('input', { id, type: 'number', step: 'any', value: value ?? '', oninput: touch });
-    // Typed text that is no number the browser can hold (1e400, "1e") leaves the value empty with
-    // badInput set: read as NaN, which typeProblem refuses, never as an empty field (JSON's null).
-    read = () => editor.validity.badInput ? Number.NaN : editor.value === '' ? null : Number(editor.value);
-  } else if (field.type === 'boolean') {
-    editor = el('input', { id, type: 'checkbox', checked: value === true, onchange: touch });
-    read = () => editor.checked;
-  } else if (field.type === 'list') {
-    const rows = el('div', { class: 'list-items' });
-    const addRow = item => {
-      const input = el('input', { type: 'text', class: 'list-item', 'aria-label': `${field.key}, an item`,
-        value: typeof item === 'string' ? item : json(item), oninput: touch });
-      const row = el('div', { class: 'list-row' }, input,
-        el('button', { type: 'button', class: 'small', title: 'remove', 'aria-label': `remove this ${field.key} item`, text: '−',
-          onclick: () => { row.remove(); touch(); } }));
-      rows.append(row);
-      return input;
-    };
-    for (const item of Array.isArray(value) ? value : []) addRow(item);
-    editor = el('div', { class: 'list-editor', id, role: 'group', 'aria-label': field.key }, rows,
-      el('button', { type: 'button', class: 'small add-item', text: '+ item', 'aria-label': `add a ${field.key} item`,
-        onclick: () => { addRow('').focus(); touch(); } }));
-    read = () => [...rows.querySelectorAll('.list-item')].map(input => parseItem(input.value));
-  } else {
-    editor = el('textarea', { id, rows: 3, text: value === undefined ? '' : pretty(value), oninput: touch });
-    read = () => { try { return JSON.parse(editor.value); } catch (e) { return editor.value; } };
-  }
-  const problem = el('small', { class: 'bad control-problem', id: `${id}-problem`, role: 'alert' });
-  const node = el('div', { class: 'control', dataset: { key: field.key, type: field.type } },
-    el(field.type === 'list' ? 'span' : 'label', { for: field.type === 'list' ? null : id, class: 'control-label' },
-      el('span', { class: 'control-key', text: field.key }), ' ', el('span', { class: 'type', text: field.type })),
-    editor,
-    field.description ? el('small', { class: 'muted', text: field.description }) : null, problem);
-  // Says what is wrong with the control's value (or nothing), beside it.
-  const mark = text => {
-    problem.textContent = text || '';
-    if (text) editor.setAttribute('aria-invalid', 'true'); else editor.removeAttribute('aria-invalid');
-    editor.setAttribute('aria-describedby', problem.id);
-  };
-  return { key: field.key, node, mark, read: () => present ? read() : undefined };
-}
-
-// What is wrong with `value` for a declared field, or null.
-function typeProblem(field, value) {
-  const fits = {
-    string: v => typeof v === 'string', number: v => typeof v === 'number' && Number.isFinite(v),
-    boolean: v => typeof v === 'boolean', list: Array.isArray,
-    object: v => v !== null && typeof v === 'object' && !Array.isArray(v),
-  }[field.type];
-  return !fits || fits(value) ? null : `${field.key} must be a ${field.type}`;
-}
-
-// A form built from declared fields (an interaction's data, an event's
-// payload): a labelled, typed control per field, starting from a sample of
-// its type, checked against the types before anything is sent. Free JSON
-// stays behind "JSON" for what the fields cannot say.
-function fieldForm(prefix, fields, submitText, submit) {
-  const controls = fields.map(f => control(f, sampleOf(f.type), () => {}, prefix));
-  const problems = el('p', { class: 'bad form-problems', role: 'alert' });
-  const raw = el('textarea', { class: 'raw-json', rows: 2, 'aria-label': `${submitText}: JSON instead of the fields` });
-  const advanced = el('details', { class: 'advanced' }, el('summary', { text: 'JSON' }), raw);
-  function read() {
-    if (advanced.open && raw.value.trim()) {
-      try { return { value: JSON.parse(raw.value) }; } catch (e) { return { problem: 'the JSON is not valid' }; }
-    }
-    if (!fields.length) return { value: null };
-    const value = {};
-    const wrong = [];
-    fields.forEach((field, i) => {
-      value[field.key] = controls[i].read();
-      const problem = typeProblem(field, value[field.key]);
-      if (problem) wrong.push(problem);
-    });
-    return wrong.length ? { problem: wrong.join('; ') } : { value };
-  }
-  return el('form', { class: 'field-form', dataset: { form: prefix }, onsubmit: event => {
-    event.preventDefault();
-    const result = read();
-    problems.textContent = result.problem || '';
-    if (!result.problem) submit(result.value);
-  } }, controls.map(c => c.node),
-  el('div', { class: 'form-row' }, el('button', { type: 'submit', class: 'form-submit', text: submitText }), advanced), problems);
-}
-
-// The docs panel: what the component is, who ships it, what it takes and
-// says, what it can be asked, and what its plugin may touch.
-function docsView(contract, plugin) {
-  const fieldsTable = fields => fields.length ? el('table', { class: 'fields' }, fields.map(f =>
-    el('tr', {}, el('td', {}, el('code', { text: f.key })), el('td', { class: 'type', text: f.type }),
-      el('td', { class: 'muted', text: f.description || '' })))) : el('p', { class: 'muted', text: 'none' });
-  const spelled = fields => ['{', fields.map((p, i) => [i ? ', ' : '', el('code', { text: p.key }), `: ${p.type}`]), '}'];
-  const described = item => item.description ? el('span', { class: 'muted', text: ` — ${item.description}` }) : null;
-  const interactions = contract.interactions || [];
-  const permissions = (plugin && plugin.permissions) || [];
-  const permissionState = p => p.granted === undefined ? 'requested' : p.granted ? 'granted' : 'not granted';
-  return el('section', { class: 'card docs contract', id: 'contract' },
-    el('div', { class: 'docs-head' },
-      el('h2', { id: 'docs-name', text: contract.name || contract.key }),
-      el('code', { class: 'muted', text: contract.reference || `${contract.key}@${contract.version}` })),
-    contract.description ? el('p', { id: 'docs-description', text: contract.description }) : null,
-    el('dl', { class: 'docs-facts', id: 'docs-facts' },
-      el('dt', { text: 'Plugin' }), el('dd', {}, plugin ? [plugin.name, ' ', el('code', { text: plugin.id }),
-        plugin.description ? el('span', { class: 'muted', id: 'docs-plugin-description', text: ` — ${plugin.description}` }) : null] : '(not loaded)'),
-      el('dt', { text: 'Vendor' }), el('dd', { text: (plugin && plugin.vendor) || '—' }),
-      el('dt', { text: 'Signed by' }), el('dd', { id: 'docs-signer',
-        text: plugin && plugin.signer ? `${plugin.signer.publisher} (key ${plugin.signer.keyID})` : 'not signed' }),
-      el('dt', { text: 'Version' }), el('dd', { text: `component ${contract.version}${plugin ? ` · plugin ${plugin.version}` : ''}` })),
-    el('div', { class: 'docs-columns' },
-      el('div', {}, el('h3', { text: 'Inputs' }), fieldsTable(contract.inputs)),
-      el('div', {}, el('h3', { text: 'Output events' }),
-        contract.outputs.length ? el('ul', { class: 'outputs' }, contract.outputs.map(o =>
-          el('li', {}, el('code', { text: o.event }), ' ', spelled(o.payload), described(o)))) : el('p', { class: 'muted', text: 'none' }),
-        el('h3', { text: 'Interactions' }),
-        interactions.length ? el('ul', { class: 'declared-interactions' }, interactions.map(i =>
-          el('li', {}, el('code', { text: i.name }), ' ', spelled(i.data || []), described(i)))) : el('p', { class: 'muted', text: 'none declared' }),
-        el('h3', { text: 'Permissions' }),
-        permissions.length ? el('ul', { class: 'permissions', id: 'docs-permissions' }, permissions.map(p =>
-          el('li', {}, el('code', { text: p.permission }), ' ', el('span', { class: p.granted === false ? 'bad' : 'ok', text: permissionState(p) }),
-            p.reason ? el('span', { class: 'muted', text: ` — ${p.reason}` }) : null)))
-          : el('p', { class: 'muted', id: 'docs-permissions', text: 'none requested: the plugin runs with no access beyond its own calls' }),
-        plugin && plugin.data ? el('p', { id: 'docs-data', text: `Keeps ${sizeText(plugin.data.bytes)} of ${sizeText(plugin.data.limit)} in its data folder.` }) : null)));
-}
-
 // What this browser keeps for a component (a private window, or storage refused, keeps nothing).
-function kept(key, empty) {
-  try { return JSON.parse(localStorage.getItem(key)) || empty; } catch (e) { return empty; }
-}
-function keep(key, value) {
-  try { localStorage.setItem(key, json(value)); } catch (e) {}
-}
-
 function knownInteractions(reference) { return kept(`graft-wb-interactions:${reference}`, []); }
 function rememberInteraction(reference, action) {
   const known = knownInteractions(reference);
   if (!known.includes(action)) keep(`graft-wb-interactions:${reference}`, [...known, action]);
 }
+
+// The canvas's zooms, in percent.
+const ZOOMS = [50, 75, 100, 150, 200];
 
 // The canvas's sizes: the component gets each as its real container size.
 const CANVAS_SIZES = [
@@ -176,11 +25,15 @@ function shellQuoted(text) { return `'${text.replaceAll("'", "'\\''")}'`; }
 function localStories(reference) { return kept(`graft-wb-stories:${reference}`, {}); }
 function keepLocalStories(reference, stories) { keep(`graft-wb-stories:${reference}`, stories); }
 
-views.component = (main, reference, query) => {
+views.component = (main, reference, query, options) => {
   let session = null, shownSequence = 0, controls = [], contractKey = '', declared = [], plugin = null, contract = null;
   let inFlight = false, pending = false, frame = null;
+  // The address is rewritten with the page's state only once the state it named has been applied.
+  let opened = false;
+  const canvasOnly = !!(options && options.canvasOnly);
+  delete document.body.dataset.stateApplied;
   wb.timings.renders = [];
-  const title = el('h1', {}, 'Component ', el('code', { text: reference }));
+  const title = el('h1', { id: 'component-title' }, 'Component ', el('code', { text: reference }));
   const meta = el('p', { class: 'muted', id: 'render-meta' });
   const canvas = el('div', { class: 'canvas bg-light', id: 'canvas' }, el('p', { class: 'muted', text: 'Opening…' }));
   const renderWarnings = el('div', { id: 'render-warnings' });
@@ -193,6 +46,7 @@ views.component = (main, reference, query) => {
   const note = el('p', { class: 'note', id: 'interaction-note', role: 'status' });
   const labelled = (text, control) => el('label', { class: 'tool' }, el('span', { text }), control);
   const mediaSelect = el('select', { id: 'media-type', onchange: async () => {
+    writeState();
     try { showRender(await api('POST', `/api/sessions/${session}/media-type`, { html: mediaSelect.value === 'text/html' })); }
     catch (error) { banner('error', errorText(error)); }
   } }, el('option', { value: 'text/html', text: 'text/html' }), el('option', { value: 'text/plain', text: 'text/plain' }));
@@ -204,12 +58,15 @@ views.component = (main, reference, query) => {
   const dimension = id => el('input', { type: 'number', id, min: 0, max: 100000, step: 1, value: 0, class: 'dimension',
     onchange: () => { sizeSelect.value = matchingSize(); sendSize(); } });
   const widthInput = dimension('canvas-width'), heightInput = dimension('canvas-height');
-  const background = el('select', { id: 'canvas-background', onchange: () => {
+  const showBackground = () => {
     canvas.classList.remove('bg-checker', 'bg-light', 'bg-dark');
     canvas.classList.add(`bg-${background.value}`);
-  } }, [['light', 'light'], ['dark', 'dark'], ['checker', 'checkered']].map(([value, text]) => el('option', { value, text })));
-  const zoom = el('select', { id: 'canvas-zoom', onchange: () => canvas.style.setProperty('--zoom', String(Number(zoom.value) / 100)) },
-    [50, 75, 100, 150, 200].map(z => el('option', { value: z, text: `${z}%`, selected: z === 100 })));
+  };
+  const background = el('select', { id: 'canvas-background', onchange: () => { showBackground(); writeState(); } },
+    [['light', 'light'], ['dark', 'dark'], ['checker', 'checkered']].map(([value, text]) => el('option', { value, text })));
+  const showZoom = () => canvas.style.setProperty('--zoom', String(Number(zoom.value) / 100));
+  const zoom = el('select', { id: 'canvas-zoom', onchange: () => { showZoom(); writeState(); } },
+    ZOOMS.map(z => el('option', { value: z, text: `${z}%`, selected: z === 100 })));
   // Stories: named configurations — the debugConfig, those the plugin declares, and those saved here — and the
   // current one as a link or a `graft try` command.
   const storySelect = el('select', { id: 'story', onchange: () => applyStory(storySelect.value) });
@@ -231,22 +88,112 @@ views.component = (main, reference, query) => {
       el('button', { type: 'button', class: 'small', id: 'copy-command', text: 'copy graft try', onclick: () => copy(tryCommand(), 'command') })),
     shareBox);
   const panel = actionsPanel({ component: reference.split('@')[0] });
-  main.append(title, docsBox, el('div', { class: 'component-page' },
-    el('div', { class: 'column side' },
-      storiesCard,
-      el('section', { class: 'card' }, el('h2', { text: 'Controls' }), controlsProblem, controlsBox),
-      el('section', { class: 'card' }, el('h2', { text: 'Interactions' }), interactionsBox, note),
-      el('section', { class: 'card' }, el('h2', { text: 'Simulate an event' }), emitsBox)),
-    el('div', { class: 'column wide' },
-      el('section', { class: 'card' },
-        el('div', { class: 'canvas-head' }, el('h2', { text: 'Render' }), labelled('media type', mediaSelect)),
-        el('div', { class: 'canvas-tools', id: 'canvas-tools' }, labelled('size', sizeSelect), labelled('width', widthInput),
-          labelled('height', heightInput), labelled('background', background), labelled('zoom', zoom)),
-        meta, canvas,
-        el('p', { class: 'muted frame-note', id: 'frame-note', text: 'The component’s HTML is shown in a frame with no rights ' +
-          '(no scripts, forms or navigation), so its own buttons do nothing here: press them with Interactions.' }),
-        renderWarnings),
-      panel.node)));
+
+  // The page: the render in the middle, always in view; the docs, stories,
+  // controls, interactions, events and actions in a panel below it or on its
+  // right (or hidden), scrolling on its own.
+  const page = el('div', { class: 'component-page', id: 'component-page', dataset: { panel: panelPlace() } });
+  let lastShownPlace = page.dataset.panel === 'hidden' ? 'bottom' : page.dataset.panel;
+  const panelToggle = el('button', { type: 'button', class: 'small', id: 'panel-toggle', 'aria-controls': 'panel',
+    title: 'Show or hide the panel (a)', onclick: () => placePanel(page.dataset.panel === 'hidden' ? lastShownPlace : 'hidden') });
+  const panelMove = el('button', { type: 'button', class: 'small', id: 'panel-position', 'aria-controls': 'panel',
+    title: 'The panel at the bottom or on the right (d)', onclick: () => placePanel(page.dataset.panel === 'right' ? 'bottom' : 'right') });
+  const fullscreenButton = el('button', { type: 'button', class: 'small', id: 'fullscreen', text: 'fullscreen',
+    title: 'The render fullscreen (f)', onclick: () => toggleFullscreen() });
+  const canvasLink = el('a', { class: 'tool-link', id: 'canvas-only', href: `#/canvas/${encodeURIComponent(reference)}`,
+    target: '_blank', rel: 'noopener', text: 'canvas only', title: 'This render alone, in a tab of its own' });
+  const stage = el('section', { class: 'stage', id: 'stage', tabindex: -1, 'aria-label': `Render of ${reference}` },
+    el('div', { class: 'canvas-head' }, meta), canvas, renderWarnings);
+  const controlsCard = el('section', { class: 'card', id: 'controls-card' }, el('h2', { text: 'Controls' }), controlsProblem, controlsBox);
+  const interactionsCard = el('section', { class: 'card', id: 'interactions-card' }, el('h2', { text: 'Interactions' }), interactionsBox, note,
+    el('p', { class: 'muted frame-note', id: 'frame-note', text: 'The component’s HTML is shown in a frame with no rights ' +
+      '(no scripts, forms or navigation), so its own buttons do nothing there: press them here.' }));
+  const emitsCard = el('section', { class: 'card', id: 'emits-card' }, el('h2', { text: 'Simulate an event' }), emitsBox);
+  const sections = [['Docs', docsBox], ['Stories', storiesCard], ['Controls', controlsCard], ['Interactions', interactionsCard],
+    ['Events', emitsCard], ['Actions', panel.node]];
+  const panelBox = el('section', { class: 'panel', id: 'panel', 'aria-label': 'Docs, stories, controls, interactions, events and actions' },
+    el('nav', { class: 'panel-index', 'aria-label': 'Panel sections' }, sections.map(([name, node]) =>
+      el('button', { type: 'button', class: 'small panel-jump', dataset: { to: name.toLowerCase() }, text: name,
+        onclick: () => panelBox.scrollTo({ top: node.offsetTop - panelBox.querySelector('.panel-index').offsetHeight - 4 }) }))),
+    sections.map(([, node]) => node));
+  page.append(
+    el('div', { class: 'component-head' }, title,
+      el('div', { class: 'canvas-tools', id: 'canvas-tools' }, labelled('size', sizeSelect), labelled('width', widthInput),
+        labelled('height', heightInput), labelled('background', background), labelled('zoom', zoom), labelled('media type', mediaSelect),
+        el('div', { class: 'view-tools' }, panelToggle, panelMove, fullscreenButton, canvasLink))),
+    stage, panelBox);
+  main.append(page);
+  placePanel(page.dataset.panel, false);
+
+  // Where the panel sits: `bottom`, `right` or `hidden`, kept in this browser when `lasting`.
+  function placePanel(place, lasting = true) {
+    if (!PANEL_PLACES.includes(place)) return;
+    if (place !== 'hidden') lastShownPlace = place;
+    page.dataset.panel = place;
+    if (lasting) keep('graft-wb-panel', place);
+    panelToggle.textContent = place === 'hidden' ? 'show panel' : 'hide panel';
+    panelToggle.setAttribute('aria-expanded', String(place !== 'hidden'));
+    panelMove.textContent = place === 'right' ? 'panel below' : 'panel right';
+    panelMove.disabled = place === 'hidden';
+    writeState();
+  }
+
+  // Fullscreen through the browser; where it refuses (no user gesture, a
+  // frame that may not), the render fills the window instead.
+  async function toggleFullscreen() {
+    if (document.fullscreenElement) { await document.exitFullscreen().catch(() => {}); return; }
+    if (page.dataset.maximized === 'true') { delete page.dataset.maximized; return; }
+    try { await stage.requestFullscreen(); } catch (e) { page.dataset.maximized = 'true'; }
+  }
+
+  function stepStory(by) {
+    const at = storySelect.selectedIndex + by;
+    if (at < 0 || at >= storySelect.options.length) return;
+    applyStory(storySelect.options[at].value);
+  }
+  const stopKeys = addKeys({
+    a: () => placePanel(page.dataset.panel === 'hidden' ? lastShownPlace : 'hidden'),
+    d: () => { if (page.dataset.panel !== 'hidden') placePanel(page.dataset.panel === 'right' ? 'bottom' : 'right'); },
+    f: () => toggleFullscreen(),
+    Escape: () => { delete page.dataset.maximized; },
+    'Alt+ArrowDown': () => stepStory(1),
+    'Alt+ArrowUp': () => stepStory(-1),
+  });
+  const stopTheme = keyed(wb.handlers.theme, () => writeState());
+
+  // The page's whole state as an address query: a copied link reopens exactly this.
+  function stateQuery() {
+    const state = new URLSearchParams();
+    if (contract) state.set('inputs', json(collect()));
+    if (storySelect.value && storySelect.value !== 'debug') state.set('story', storySelect.value.replace(/^(plugin|local):/, ''));
+    const width = Number(widthInput.value) || 0, height = Number(heightInput.value) || 0;
+    if (width || height) state.set('size', `${width}x${height}`);
+    if (background.value !== 'light') state.set('bg', background.value);
+    if (zoom.value !== '100') state.set('zoom', zoom.value);
+    if (mediaSelect.value !== 'text/html') state.set('media', 'text');
+    if (wb.themeChoice && wb.themeChoice !== 'system') state.set('theme', wb.themeChoice);
+    if (page.dataset.panel !== 'bottom') state.set('panel', page.dataset.panel);
+    return state.toString();
+  }
+
+  function writeState() {
+    // Until the state the address named is applied, or once another view took the page, the address is not this page's.
+    if (!opened || !page.isConnected) return;
+    const state = stateQuery();
+    const tail = `${encodeURIComponent(reference)}${state ? `?${state}` : ''}`;
+    history.replaceState(history.state, '', `#/${canvasOnly ? 'canvas' : 'component'}/${tail}`);
+    canvasLink.href = `#/canvas/${tail}`;
+    document.body.dataset.state = state;
+  }
+
+  // The state an address names, before the session opens: what the page shows on its own.
+  function applyPageState() {
+    if (THEMES.includes(query.get('theme'))) setTheme(query.get('theme'), false);
+    if (PANEL_PLACES.includes(query.get('panel'))) placePanel(query.get('panel'), false);
+    if ([...background.options].some(o => o.value === query.get('bg'))) { background.value = query.get('bg'); showBackground(); }
+    if (ZOOMS.includes(Number(query.get('zoom')))) { zoom.value = query.get('zoom'); showZoom(); }
+    if (query.get('media') === 'text') mediaSelect.value = 'text/plain';
+  }
 
   function storyInputs(value) {
     if (!contract) return null;
@@ -268,6 +215,7 @@ views.component = (main, reference, query) => {
     if (!inputs) return;
     storySelect.value = value;
     buildControls(contract, inputs);
+    writeState();
     sendInputs();
   }
 
@@ -291,7 +239,7 @@ views.component = (main, reference, query) => {
   }
 
   function shareLink() {
-    return `${location.origin}${location.pathname}#/component/${encodeURIComponent(reference)}?inputs=${encodeURIComponent(json(collect()))}`;
+    return `${location.origin}${location.pathname}#/component/${encodeURIComponent(reference)}?${stateQuery()}`;
   }
 
   function tryCommand() {
@@ -306,6 +254,7 @@ views.component = (main, reference, query) => {
   }
 
   async function sendSize() {
+    writeState();
     if (!session) return;
     try { showRender(await api('POST', `/api/sessions/${session}/size`, { width: Number(widthInput.value) || 0, height: Number(heightInput.value) || 0 })); }
     catch (error) { banner('error', errorText(error)); }
@@ -314,7 +263,7 @@ views.component = (main, reference, query) => {
   function showSize(size) {
     if (!size) return;
     canvas.style.setProperty('--frame-width', size.width > 0 ? `${size.width}px` : '100%');
-    canvas.style.setProperty('--frame-height', size.height > 0 ? `${size.height}px` : '280px');
+    canvas.style.setProperty('--frame-height', size.height > 0 ? `${size.height}px` : '100%');
     if (document.activeElement !== widthInput) widthInput.value = size.width;
     if (document.activeElement !== heightInput) heightInput.value = size.height;
     sizeSelect.value = matchingSize();
@@ -402,6 +351,7 @@ views.component = (main, reference, query) => {
   }
 
   function inputsChanged() {
+    writeState();
     if (inFlight) { pending = true; return; }
     sendInputs();
   }
@@ -484,8 +434,9 @@ views.component = (main, reference, query) => {
   const stopRenders = keyed(wb.handlers.render, message => showRender(message));
   (async () => {
     let report;
+    applyPageState();
     try {
-      report = await api('POST', '/api/sessions', { component: reference, html: true });
+      report = await api('POST', '/api/sessions', { component: reference, html: mediaSelect.value === 'text/html' });
     } catch (error) {
       // Nothing to tell stories, controls or interactions about: the page is the error.
       main.replaceChildren(title, errorCard(error, `${reference} could not be opened`));
@@ -504,24 +455,38 @@ views.component = (main, reference, query) => {
       declared = (report.contract && report.contract.interactions) || [];
       buildInteractions();
       showRender(report);
-      // A shared link's inputs, or a story by name, replace the debugConfig.
+      // A story by name, then a shared link's inputs, replace the debugConfig; then the link's size.
       listStories('debug');
-      const shared = query && query.get('inputs');
-      if (shared) {
-        try { buildControls(contract, JSON.parse(shared)); note.textContent = 'inputs from the link'; sendInputs(); }
-        catch (e) { banner('error', 'the link’s inputs are not JSON; the debugConfig is shown'); }
-      } else if (query && query.get('story')) {
-        const name = query.get('story');
+      let inputs = null;
+      const name = query.get('story');
+      if (name) {
         const value = [`plugin:${name}`, `local:${name}`].find(v => storyInputs(v));
-        if (value) applyStory(value); else banner('error', `no story “${name}” for ${reference}`);
+        if (value) { storySelect.value = value; inputs = storyInputs(value); } else banner('error', `no story “${name}” for ${reference}`);
       }
+      const shared = query.get('inputs');
+      if (shared) {
+        try { inputs = JSON.parse(shared); note.textContent = 'inputs from the link'; }
+        catch (e) { banner('error', 'the link’s inputs are not JSON; the debugConfig is shown'); }
+      }
+      if (inputs && typeof inputs === 'object') { buildControls(contract, inputs); await sendInputs(); }
+      const size = /^(\d{1,6})x(\d{1,6})$/.exec(query.get('size') || '');
+      if (size) { widthInput.value = size[1]; heightInput.value = size[2]; sizeSelect.value = matchingSize(); await sendSize(); }
     } catch (error) {
       banner('error', errorText(error));
     }
+    opened = true;
+    writeState();
+    document.body.dataset.stateApplied = reference;
   })();
   return () => {
+    stopKeys();
+    stopTheme();
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
     stopRenders();
     panel.stop();
     if (session) api('DELETE', `/api/sessions/${session}`).catch(() => {});
   };
 };
+
+// The render alone (`#/canvas/KEY@V?…`, the same state as the component page's address): no header, sidebar or panel.
+views.canvas = (main, reference, query) => views.component(main, reference, query, { canvasOnly: true });

@@ -1,4 +1,4 @@
-// `app.js`, part 6: the Flow page (`--flow`) — the current screen's
+// `app.js`, part 9: the Flow page (`--flow`) — the current screen's
 // instances rendered, with forms to interact with each or emit its events,
 // beside the transcript and the variables.
 function transcriptLine(entry) {

@@ -1,4 +1,4 @@
-// `app.js`, part 2: the Plugins page — every plugin with its id, version,
+// `app.js`, part 3: the Plugins page — every plugin with its id, version,
 // ABI, path and what it provides, and first the files that failed to load
 // or sit in quarantine, with their codes and reasons.
 function reportView(report, options) {

@@ -1,4 +1,4 @@
-// `app.js`, part 3: the sidebar — every plugin (in natural order, as the
+// `app.js`, part 4: the sidebar — every plugin (in natural order, as the
 // report sorts them) with its components, validators and actions, the files
 // that failed or sit in quarantine first, and a filter. It lives beside the
 // views, not in them: changing view keeps its filter and scroll, so back and

@@ -1,4 +1,4 @@
-// `app.js`, part 5: Validators and actions — try a validator with a value
+// `app.js`, part 8: Validators and actions — try a validator with a value
 // and its params, run an action with params and see its result. Both are
 // recorded in the action log.
 function typedInput(type, id) {
