@@ -87,6 +87,8 @@ let package = Package(
         // Flow documents: editor definitions, the contract checker, the headless runner.
         .target(name: "GraftFlows", dependencies: ["GraftHost"]),
         .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),
+        // Stories as tests: story files, their play steps, snapshots and JUnit reports (`graft test`, the workbench's play panel).
+        .target(name: "GraftStories", dependencies: ["GraftHost"]),
         // A host as a swift-service-lifecycle Service, for Swift servers: started and stopped by a ServiceGroup.
         .target(
             name: "GraftService",
@@ -96,7 +98,7 @@ let package = Package(
         .target(
             name: "GraftWorkbench",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows",
+                "GraftHost", "GraftDebugger", "GraftFlows", "GraftStories",
                 product("Hummingbird", "hummingbird"),
                 product("HummingbirdWebSocket", "hummingbird-websocket"),
                 product("NIOCore", "swift-nio"),
@@ -136,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftCommandLine", "CGraftSystem",
+                "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftStories", "GraftCommandLine", "CGraftSystem",
                 product("ArgumentParser", "swift-argument-parser"),
                 product("Logging", "swift-log"),
             ],
@@ -145,7 +147,7 @@ let package = Package(
             sources: ["Graft.swift", "Commands", "Conformance", "Debug", "Flows", "NewPlugin"],
             // `graft new`'s project templates and the Swift SDK it copies into a project, embedded in the binary.
             resources: [
-                "c-plugin.c", "c-test_plugin.c", "c-Makefile", "c-README.md", "swift-Package.swift", "swift-exports.map",
+                "c-plugin.c", "c-test_plugin.c", "c-Makefile", "c-README.md", "stories.json", "swift-Package.swift", "swift-exports.map",
                 "swift-Plugin.swift", "swift-Component.swift", "swift-MaxLength.swift", "swift-Greet.swift",
                 "swift-Tests.swift", "swift-README.md",
             ].map { .embedInCode("Templates/\($0).template") } + swiftSDKFiles.map { .embedInCode($0) },
@@ -182,9 +184,9 @@ let package = Package(
             path: "Examples/FlowServer", exclude: ["README.md"]),
 
         .target(
-            name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker", linkerSettings: pluginLinkerSettings),
+            name: "DatePicker", dependencies: ["GraftKit"], path: "Plugins/DatePicker", exclude: ["stories"], linkerSettings: pluginLinkerSettings),
         .target(
-            name: "Checkout", dependencies: ["CGraft"], path: "Plugins/Checkout", linkerSettings: pluginLinkerSettings),
+            name: "Checkout", dependencies: ["CGraft"], path: "Plugins/Checkout", exclude: ["stories"], linkerSettings: pluginLinkerSettings),
 
         // Test helpers shared by the test targets: compiling fixture plugins, running the CLI.
         .target(name: "GraftTestSupport", path: "Tests/GraftTestSupport"),
@@ -222,6 +224,7 @@ let package = Package(
                 product("Hummingbird", "hummingbird"), product("HummingbirdTesting", "hummingbird"),
                 product("HummingbirdWebSocket", "hummingbird-websocket"),
             ]),
+        .testTarget(name: "GraftStoriesTests", dependencies: ["GraftStories", "GraftHost", "GraftTestSupport"]),
         .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftTestSupport"]),
     ]
 )

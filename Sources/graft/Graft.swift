@@ -14,7 +14,7 @@ struct Graft: ParsableCommand {
         abstract: "Load, inspect and try Graft plugins: custom components, validators and actions in shared libraries.",
         version: GraftHost.version,
         subcommands: [
-            List.self, Inspect.self, Try.self, Run.self, Check.self, Validate.self, ActionCommand.self, Watch.self, WorkbenchCommand.self, Debug.self,
+            List.self, Inspect.self, Try.self, TestStories.self, Run.self, Check.self, Validate.self, ActionCommand.self, Watch.self, WorkbenchCommand.self, Debug.self,
             Quarantine.self, Lock.self, Sign.self, Verify.self, Config.self, New.self, BenchCommand.self, SDK.self,
         ])
 

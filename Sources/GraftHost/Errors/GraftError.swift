@@ -89,6 +89,13 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case actionFailed = "action_failed"
         case duplicateValidator = "duplicate_validator"
         case duplicateAction = "duplicate_action"
+        // Stories as tests (`graft test`, the workbench's play panel)
+        /// A story file that does not read, or says something a story file cannot.
+        case invalidStory = "invalid_story"
+        /// A story's play step failed, or an expectation did not hold.
+        case storyFailed = "story_failed"
+        /// A story's render is not its snapshot.
+        case snapshotMismatch = "snapshot_mismatch"
         // The conformance checker
         /// `graft check --conformance --only/--skip` named a test that does not exist.
         case unknownTest = "unknown_test"

@@ -10,6 +10,7 @@ enum CPluginTemplate {
             ("test_plugin.c", fill(PackageResources.c_test_plugin_c_template)),
             ("Makefile", fill(PackageResources.c_Makefile_template)),
             ("README.md", fill(PackageResources.c_README_md_template)),
+            ("stories/\(name.key).stories.json", fill(PackageResources.stories_json_template)),
             (".gitignore", "build/\n"),
         ]
     }

@@ -17,6 +17,7 @@ enum SwiftPluginTemplate {
             ("Sources/\(module)/Greet.swift", fill(PackageResources.swift_Greet_swift_template)),
             ("Tests/\(module)Tests/\(module)Tests.swift", fill(PackageResources.swift_Tests_swift_template)),
             ("README.md", fill(PackageResources.swift_README_md_template)),
+            ("stories/\(name.key).stories.json", fill(PackageResources.stories_json_template)),
             (".gitignore", ".build/\nPackage.resolved\n"),
         ]
     }

@@ -1,0 +1,123 @@
+import GraftHost
+
+/// An event seen while a story plays: emitted by the component, or simulated by an `emit` step.
+public struct PlayedEvent: Sendable, Hashable {
+    public var event: String
+    public var payload: GraftValue?
+    public var simulated: Bool
+
+    public init(event: String, payload: GraftValue?, simulated: Bool) {
+        self.event = event
+        self.payload = payload
+        self.simulated = simulated
+    }
+}
+
+/// What a story plays on: a live instance, in `graft test` or behind a workbench page. Both give the same answers,
+/// so a story passes or fails alike in either.
+public protocol PlayTarget: AnyObject {
+    /// Replaces the inputs given (the others stay).
+    func set(inputs: [String: GraftValue]) throws(GraftError)
+    /// nil when the component took it; else why not.
+    func interact(_ action: String, data: GraftValue?) -> GraftError?
+    /// Records the event as if the component had emitted it; its warnings against the contract.
+    func simulate(event: String, payload: GraftValue?) -> [GraftWarning]
+    func render() throws(GraftError) -> Rendering
+    /// Every event since the story began, oldest first.
+    var events: [PlayedEvent] { get }
+    /// Every warning since the story began (the instance's and the simulated events').
+    var warnings: [GraftWarning] { get }
+}
+
+/// One step's outcome: passed, or failed with the reason.
+public struct StepResult: Sendable, Hashable {
+    public var index: Int
+    public var step: PlayStep
+    public var failure: String?
+
+    public var passed: Bool { failure == nil }
+
+    public init(index: Int, step: PlayStep, failure: String?) {
+        self.index = index
+        self.step = step
+        self.failure = failure
+    }
+
+    public var jsonValue: GraftValue {
+        ["index": .number(Double(index)), "step": step.jsonValue, "summary": .string(step.summary), "passed": .bool(passed),
+         "failure": failure.map { .string($0) } ?? .null]
+    }
+}
+
+/// Plays steps on a target, one at a time: what `graft test` and the workbench's play panel share.
+public enum StoryStepper {
+    public static func perform(_ step: PlayStep, index: Int, on target: PlayTarget) -> StepResult {
+        StepResult(index: index, step: step, failure: failure(of: step, on: target))
+    }
+
+    static func failure(of step: PlayStep, on target: PlayTarget) -> String? {
+        switch step {
+        case .set(let inputs):
+            do throws(GraftError) { try target.set(inputs: inputs) } catch { return "\(error.code.rawValue): \(error.message)" }
+            return nil
+        case .interact(let action, let data):
+            return target.interact(action, data: data).map { "\($0.code.rawValue): \($0.message)" }
+        case .emit(let event, let payload):
+            _ = target.simulate(event: event, payload: payload)
+            return nil
+        case .expectEvent(let event, let payload):
+            let named = target.events.filter { $0.event == event }
+            if named.contains(where: { payload == nil || holds($0.payload ?? .null, payload!) }) { return nil }
+            let seen = target.events.isEmpty ? "none was" : target.events.map { "\($0.event) \($0.payload?.jsonText ?? "null")" }.joined(separator: ", ")
+            return named.isEmpty
+                ? "no \(event) event; events so far: \(seen)."
+                : "no \(event) event with a payload holding \(payload!.jsonText); events so far: \(seen)."
+        case .expectText(let text):
+            return rendered { rendering in
+                let shown = visibleText(rendering)
+                return shown.contains(text) ? nil : "the render's text does not hold \(GraftValue.string(text).jsonText); it reads \(excerpt(shown))."
+            }
+        case .expectHTML(let text):
+            return rendered { rendering in
+                rendering.text.contains(text) ? nil : "the render does not hold \(GraftValue.string(text).jsonText); it is \(excerpt(rendering.text))."
+            }
+        case .expectNoWarning(let code):
+            let found = target.warnings.filter { code == nil || $0.code.rawValue == code }
+            guard let first = found.first else { return nil }
+            return "\(found.count) warning\(found.count == 1 ? "" : "s")\(code.map { " \($0)" } ?? ""), the first \(first.code.rawValue): \(first.message)"
+        }
+
+        func rendered(_ check: (Rendering) -> String?) -> String? {
+            do throws(GraftError) { return check(try target.render()) } catch { return "the render failed: \(error.code.rawValue): \(error.message)" }
+        }
+    }
+
+    /// Whether `actual` holds everything `expected` gives: objects member by member (recursively), anything else equal.
+    static func holds(_ actual: GraftValue, _ expected: GraftValue) -> Bool {
+        guard case .object(let wanted) = expected else { return actual == expected }
+        guard case .object(let have) = actual else { return false }
+        return wanted.allSatisfy { key, value in have[key].map { holds($0, value) } ?? false }
+    }
+
+    /// What a person reads of a render: for HTML, its text without tags, with the common entities read and runs of
+    /// white space made one space; plain text as it is.
+    public static func visibleText(_ rendering: Rendering) -> String {
+        guard rendering.mediaType == .html else { return rendering.text }
+        var text = ""
+        var inTag = false
+        for character in rendering.text {
+            if character == "<" { inTag = true; text.append(" "); continue }
+            if character == ">", inTag { inTag = false; continue }
+            if !inTag { text.append(character) }
+        }
+        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
+            text = text.replacing(entity, with: character)
+        }
+        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    static func excerpt(_ text: String) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return GraftValue.string(flat.count > 160 ? String(flat.prefix(160)) + "…" : flat).jsonText
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `graft test` as a CI job runs it: every story of the first-party plugins and the C example (their story files
+/// included) passes, isolated and sandboxed as every command runs; a doctored snapshot, a failed expectation and a
+/// story file that does not read each fail it, named; the JUnit report says the same.
+@Suite(.timeLimit(.minutes(10)))
+struct StoryTestCLITests {
+    /// The first-party plugins and the C example in one folder, and the story folders the repository keeps for them.
+    static func plugins(in scratch: borrowing Scratch) throws -> (folder: URL, storyArguments: [String]) {
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for plugin in ["Checkout", "DatePicker"] {
+            try FileManager.default.copyItem(at: try BuildProducts.plugin(plugin), to: folder.appendingPathComponent("lib\(plugin).so"))
+        }
+        _ = try CLITests.buildExamplePlugin(into: folder)
+        let stories = ["Plugins/Checkout/stories", "Plugins/DatePicker/stories", "Examples/c-plugin/stories"]
+            .flatMap { ["--stories", Fixtures.root.appendingPathComponent($0).path] }
+        return (folder, stories)
+    }
+
+    /// The JUnit report read back as a CI system reads it: each test case by name, with its failure's type, if any.
+    final class JUnitCases: NSObject, XMLParserDelegate {
+        var cases: [String: String?] = [:]
+        var current: String?
+        var errors: [String] = []
+
+        static func read(_ file: URL) throws -> JUnitCases {
+            let reader = JUnitCases()
+            let parser = try #require(XMLParser(contentsOf: file))
+            parser.delegate = reader
+            #expect(parser.parse(), "the JUnit report is XML: \(String(describing: parser.parserError))")
+            return reader
+        }
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            switch name {
+            case "testcase":
+                current = "\(attributes["classname"] ?? "")/\(attributes["name"] ?? "")"
+                cases[current!] = .some(nil)
+            case "failure": if let current { cases[current] = attributes["type"] }
+            case "error": errors.append(attributes["type"] ?? "")
+            default: break
+            }
+        }
+    }
+
+    @Test("graft test over the first-party plugins and the C example passes, writes snapshots, then matches them; the JUnit report lists every story")
+    func passes() throws {
+        let scratch = try Scratch()
+        let (folder, stories) = try Self.plugins(in: scratch)
+        let snapshots = scratch.file("snapshots").path, junit = scratch.file("report.xml")
+        let arguments = ["test", "--only-plugin-path", "--plugin-path", folder.path, "--snapshots", snapshots] + stories
+        let first = try graft(arguments + ["--junit", junit.path], cache: scratch.file("cache"))
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.stdout.contains("✔ dev.graft.checkout paywall@1 › buy"), "\(first.stdout)")
+        #expect(first.stdout.contains("✔ com.example.rating star_rating@1 › four_stars"), "\(first.stdout)")
+        #expect(first.stdout.contains("16 stories: 16 passed, 0 failed (snapshots: 16 written, 0 updated)"), "\(first.stdout)")
+        #expect(FileManager.default.fileExists(atPath: snapshots + "/dev.graft.checkout/paywall@1/not_now.html"))
+        #expect(FileManager.default.fileExists(atPath: snapshots + "/dev.graft.date-picker/date_picker@2/plain_text.txt"))
+        let report = try JUnitCases.read(junit)
+        #expect(report.cases.count == 16)
+        #expect(report.cases["dev.graft.checkout/paywall@1/buy"] == .some(nil), "\(report.cases)")
+        #expect(report.cases.values.allSatisfy { $0 == nil })
+
+        let second = try graft(arguments + ["--ci"], cache: scratch.file("cache"))
+        #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+        #expect(second.stdout.hasSuffix("16 stories: 16 passed, 0 failed\n"), "\(second.stdout)")
+        // Only the plugins named.
+        let one = try graft(arguments + ["com.example.rating"], cache: scratch.file("cache"))
+        #expect(one.status == 0)
+        #expect(one.stdout.contains("3 stories: 3 passed"), "\(one.stdout)")
+        let unknown = try graft(arguments + ["com.example.ratings"], cache: scratch.file("cache"))
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("plugin_not_found: no plugin on the search path has the id 'com.example.ratings'"), "\(unknown.stderr)")
+    }
+
+    @Test("a doctored snapshot, a failed expectation and a story file that does not read each fail graft test, named, and the others still pass; --update mends the snapshot; --ci fails without one")
+    func fails() throws {
+        let scratch = try Scratch()
+        let (folder, stories) = try Self.plugins(in: scratch)
+        let snapshots = scratch.file("snapshots").path, junit = scratch.file("report.xml"), cache = scratch.file("cache")
+        let arguments = ["test", "--only-plugin-path", "--plugin-path", folder.path, "--snapshots", snapshots] + stories
+        #expect(try graft(arguments, cache: cache).status == 0)
+
+        // A snapshot that is not what the paywall renders.
+        let doctored = snapshots + "/dev.graft.checkout/paywall@1/sale.html"
+        let kept = try String(contentsOfFile: doctored, encoding: .utf8)
+        try kept.replacingOccurrences(of: "4.99", with: "3.99").write(toFile: doctored, atomically: true, encoding: .utf8)
+        // A story whose expectation does not hold, and a file that is not a story file.
+        let extra = scratch.url.appendingPathComponent("more-stories")
+        try FileManager.default.createDirectory(at: extra, withIntermediateDirectories: true)
+        try #"""
+            {"schema": "graft.story-file/1", "component": "date_picker@2", "stories": [
+              {"name": "wrong_day", "play": [
+                {"interact": "select", "data": {"date": "2026-12-24"}},
+                {"expectEvent": "date_selected", "payload": {"date": "2026-12-25"}},
+                {"interact": "wave"}]}]}
+            """#.write(to: extra.appendingPathComponent("wrong.stories.json"), atomically: true, encoding: .utf8)
+        try #"{"schema": "graft.story-file/1", "component": "date_picker@2", "stories": [{"name": "x", "play": [{"tap": "now"}]}]}"#
+            .write(to: extra.appendingPathComponent("broken.stories.json"), atomically: true, encoding: .utf8)
+
+        let failed = try graft(arguments + ["--stories", extra.path, "--junit", junit.path], cache: cache)
+        #expect(failed.status == 1, "\(failed.stdout)\(failed.stderr)")
+        #expect(failed.stdout.contains("✘ dev.graft.checkout paywall@1 › sale"), "\(failed.stdout)")
+        #expect(failed.stdout.contains("snapshot_mismatch: the render is not its snapshot \(doctored): line 3 was"), "\(failed.stdout)")
+        #expect(failed.stdout.contains("""
+            ✘ dev.graft.date-picker date_picker@2 › wrong_day  (\(extra.path)/wrong.stories.json)
+                step 2, expect event date_selected {"date":"2026-12-25"}: no date_selected event with a payload holding {"date":"2026-12-25"}; events so far: date_selected {"date":"2026-12-24",
+            """), "\(failed.stdout)")
+        #expect(failed.stdout.contains("step 3, interact wave: unknown_interaction: date_picker@2 does not take the interaction 'wave'; it declares select."), "\(failed.stdout)")
+        #expect(failed.stderr.contains("error: invalid_story: the story file \(extra.path)/broken.stories.json: stories[0].play[0] names no step"), "\(failed.stderr)")
+        #expect(failed.stdout.hasSuffix("17 stories: 15 passed, 2 failed; 1 story file not used\n"), "\(failed.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: snapshots + "/dev.graft.date-picker/date_picker@2/wrong_day.html"), "a failed story gets no snapshot")
+        let report = try JUnitCases.read(junit)
+        #expect(report.cases["dev.graft.checkout/paywall@1/sale"] == .some("snapshot_mismatch"))
+        #expect(report.cases["dev.graft.date-picker/date_picker@2/wrong_day"] == .some("story_failed"))
+        #expect(report.cases["dev.graft.checkout/paywall@1/buy"] == .some(nil))
+        #expect(report.errors == ["invalid_story"])
+
+        // --update writes what renders; the next run passes.
+        let updated = try graft(arguments + ["--update"], cache: cache)
+        #expect(updated.status == 0, "\(updated.stdout)")
+        #expect(updated.stdout.contains("(snapshots: 0 written, 1 updated)"), "\(updated.stdout)")
+        #expect(try String(contentsOfFile: doctored, encoding: .utf8) == kept)
+        // --ci: a story without a snapshot fails rather than writing one nobody keeps.
+        try FileManager.default.removeItem(atPath: doctored)
+        let strict = try graft(arguments + ["--ci"], cache: cache)
+        #expect(strict.status == 1)
+        #expect(strict.stdout.contains("snapshot_mismatch: the render is not its snapshot \(doctored): there is no snapshot yet"), "\(strict.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: doctored))
+    }
+}
