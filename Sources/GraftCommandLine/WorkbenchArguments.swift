@@ -22,6 +22,9 @@ package struct WorkbenchArguments: ParsableArguments {
     @Flag(help: "Do not watch the plugin folders for rebuilt files.")
     package var noWatch = false
 
+    @Option(help: ArgumentHelp("Story files: read from here (beside the stories/ next to each plugin), and saved here from the page.", valueName: "folder"))
+    package var stories = "stories"
+
     package func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 (any free port) to 65535, not \(port).") }
         guard debounce >= 0 else { throw ValidationError("--debounce must be 0 or more milliseconds.") }

@@ -24,7 +24,7 @@ public struct PlayStory: Sendable, Hashable {
     }
 
     /// Names a snapshot file can carry as they are: letters, digits, `_`, `-` and `.`, not first; at most 64.
-    static func isPlainName(_ name: String) -> Bool {
+    public static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64 && name.first != "."
             && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)) }
     }

@@ -59,7 +59,8 @@ public final class Workbench: Sendable {
         self.watcher = watcher
         parts = WorkbenchParts(
             host: host, log: log, hub: hub, sessions: SessionStore(host: host, log: log), flow: flow,
-            attached: options.attachSocket.map { AttachedHost(socketPath: $0, hub: hub) }, watching: watcher?.folders ?? [])
+            attached: options.attachSocket.map { AttachedHost(socketPath: $0, hub: hub) }, watching: watcher?.folders ?? [],
+            storiesFolder: options.storiesFolder)
         var serverLogger = logger ?? Logger(label: "graft.workbench")
         if logger == nil { serverLogger.logLevel = .error }
         server = WorkbenchServer(parts: parts, token: options.token, logger: serverLogger)

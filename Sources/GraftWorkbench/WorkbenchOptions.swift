@@ -15,11 +15,16 @@ public struct WorkbenchOptions: Sendable {
     public var token: AccessToken
     /// Records the action log keeps.
     public var logCapacity: Int
+    /// Where "save to the story file" writes (`KEY.stories.json`), and a folder of story files read beside the
+    /// `stories/` folder next to each plugin (`--stories`).
+    public var storiesFolder: String
 
     public init(
         port: Int = 0, flowPath: String? = nil, attachSocket: String? = nil, watchesPlugins: Bool = true,
-        debounce: Duration = .milliseconds(50), token: AccessToken = AccessToken(), logCapacity: Int = 10_000
+        debounce: Duration = .milliseconds(50), token: AccessToken = AccessToken(), logCapacity: Int = 10_000,
+        storiesFolder: String = "stories"
     ) {
+        self.storiesFolder = storiesFolder
         self.port = port
         self.flowPath = flowPath
         self.attachSocket = attachSocket

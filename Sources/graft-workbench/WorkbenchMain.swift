@@ -40,7 +40,7 @@ struct WorkbenchMain: ParsableCommand {
                 host: host,
                 options: WorkbenchOptions(
                     port: workbench.port, flowPath: workbench.flow, attachSocket: workbench.attach,
-                    watchesPlugins: !workbench.noWatch, debounce: .milliseconds(workbench.debounce)),
+                    watchesPlugins: !workbench.noWatch, debounce: .milliseconds(workbench.debounce), storiesFolder: workbench.stories),
                 logger: logger)
         } catch {
             throw CommandFailure(error: error, json: options.json)

@@ -247,7 +247,8 @@ extension WorkbenchTests {
                 #expect(try browser.execute("return document.querySelectorAll('.signer .chip').length") == 1, "the date picker is not signed")
                 #expect(try browser.execute("return document.querySelector('article[data-id=\"test.echo\"] .signer .chip').textContent").stringValue == "acme · key \(key.id)")
                 try browser.navigate(url + "#/component/echo%401")
-                try browser.wait(for: "the docs", "return !!document.getElementById('docs-signer')")
+                // The docs show first with the contract alone, then with the plugin's report (who signed it).
+                try browser.wait(for: "the docs with the signer", "return document.getElementById('docs-signer')?.textContent.startsWith('acme') === true")
                 #expect(try browser.execute("return document.getElementById('docs-signer').textContent").stringValue == "acme (key \(key.id))")
                 try browser.navigate(url + "#/component/date_picker%402")
                 try browser.wait(for: "the date picker's docs", "return document.getElementById('docs-signer')?.textContent === 'not signed'")

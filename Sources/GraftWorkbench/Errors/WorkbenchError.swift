@@ -55,7 +55,7 @@ public struct WorkbenchError: Error, Sendable, Hashable, CustomStringConvertible
         switch code {
         case .customComponentNotFound, .componentVersionMismatch, .validatorNotFound, .actionNotFound, .unknownInstance:
             404
-        case .invalidJSON, .invalidReference, .invalidParam, .invalidConfig, .unknownInteraction, .interactionRefused, .invalidFlow:
+        case .invalidJSON, .invalidReference, .invalidParam, .invalidConfig, .unknownInteraction, .interactionRefused, .invalidFlow, .invalidStory:
             400
         case .pluginCrashed, .pluginTimeout, .pluginMemoryLimit, .pluginRestarted, .renderFailed, .instanceCreateFailed,
             .outputTooLarge, .actionFailed, .instanceClosed:

@@ -30,6 +30,8 @@ views.component = (main, reference, query, options) => {
   let inFlight = false, pending = false, frame = null;
   // The address is rewritten with the page's state only once the state it named has been applied.
   let opened = false;
+  // The story files' stories of this component (`/api/stories`), with their play steps.
+  let fileStories = [], pluginID = null;
   const canvasOnly = !!(options && options.canvasOnly);
   delete document.body.dataset.stateApplied;
   wb.timings.renders = [];
@@ -82,12 +84,20 @@ views.component = (main, reference, query, options) => {
       el('button', { type: 'button', class: 'small', id: 'story-reset', text: 'reset', title: 'back to the debugConfig', onclick: () => applyStory('debug') }),
       el('button', { type: 'button', class: 'small', id: 'story-delete', text: 'delete', onclick: deleteStory })),
     el('form', { class: 'form-row', id: 'story-save', onsubmit: event => { event.preventDefault(); saveStory(); } },
-      labelled('save the controls as', storyName), el('button', { type: 'submit', class: 'small', text: 'save' })),
+      labelled('save the controls as', storyName), el('button', { type: 'submit', class: 'small', text: 'save' }),
+      el('button', { type: 'button', class: 'small', id: 'story-save-file', text: 'save to story file',
+        title: 'into the workbench’s stories folder, for graft test and every tester', onclick: () => saveStoryToFile() })),
     el('div', { class: 'form-row' },
       el('button', { type: 'button', class: 'small', id: 'copy-link', text: 'copy link', onclick: () => copy(shareLink(), 'link') }),
       el('button', { type: 'button', class: 'small', id: 'copy-command', text: 'copy graft try', onclick: () => copy(tryCommand(), 'command') })),
     shareBox);
   const panel = actionsPanel({ component: reference.split('@')[0] });
+  // Play: the chosen story's steps, played one at a time on this page's instance, each result as it comes.
+  const playSteps = el('ol', { class: 'play-steps', id: 'play-steps' });
+  const playSummary = el('p', { class: 'note', id: 'play-summary', role: 'status' });
+  const playButton = el('button', { type: 'button', id: 'play-button', text: 'play', onclick: () => runPlay() });
+  const playCard = el('section', { class: 'card', id: 'play-card' }, el('h2', { text: 'Play' }), playSteps,
+    el('div', { class: 'form-row' }, playButton), playSummary);
 
   // The page: the render in the middle, always in view; the docs, stories,
   // controls, interactions, events and actions in a panel below it or on its
@@ -109,7 +119,7 @@ views.component = (main, reference, query, options) => {
     el('p', { class: 'muted frame-note', id: 'frame-note', text: 'The component’s HTML is shown in a frame with no rights ' +
       '(no scripts, forms or navigation), so its own buttons do nothing there: press them here.' }));
   const emitsCard = el('section', { class: 'card', id: 'emits-card' }, el('h2', { text: 'Simulate an event' }), emitsBox);
-  const sections = [['Docs', docsBox], ['Stories', storiesCard], ['Controls', controlsCard], ['Interactions', interactionsCard],
+  const sections = [['Docs', docsBox], ['Stories', storiesCard], ['Play', playCard], ['Controls', controlsCard], ['Interactions', interactionsCard],
     ['Events', emitsCard], ['Actions', panel.node]];
   const panelBox = el('section', { class: 'panel', id: 'panel', 'aria-label': 'Docs, stories, controls, interactions, events and actions' },
     el('nav', { class: 'panel-index', 'aria-label': 'Panel sections' }, sections.map(([name, node]) =>
@@ -165,7 +175,7 @@ views.component = (main, reference, query, options) => {
   function stateQuery() {
     const state = new URLSearchParams();
     if (contract) state.set('inputs', json(collect()));
-    if (storySelect.value && storySelect.value !== 'debug') state.set('story', storySelect.value.replace(/^(plugin|local):/, ''));
+    if (storySelect.value && storySelect.value !== 'debug') state.set('story', storySelect.value.replace(/^(plugin|file|local):/, ''));
     const width = Number(widthInput.value) || 0, height = Number(heightInput.value) || 0;
     if (width || height) state.set('size', `${width}x${height}`);
     if (background.value !== 'light') state.set('bg', background.value);
@@ -184,6 +194,7 @@ views.component = (main, reference, query, options) => {
     history.replaceState(history.state, '', `#/${canvasOnly ? 'canvas' : 'component'}/${tail}`);
     canvasLink.href = `#/canvas/${tail}`;
     document.body.dataset.state = state;
+    markSidebarCurrent();
   }
 
   // The state an address names, before the session opens: what the page shows on its own.
@@ -200,20 +211,113 @@ views.component = (main, reference, query, options) => {
     if (value === 'debug') return contract.debugConfig || {};
     if (value.startsWith('plugin:')) return ((contract.stories || []).find(s => s.name === value.slice(7)) || {}).config || null;
     if (value.startsWith('local:')) return localStories(reference)[value.slice(6)] || null;
+    if (value.startsWith('file:')) { const story = fileStory(value); return story ? story.inputs || contract.debugConfig || {} : null; }
     return null;
   }
+
+  function fileStory(value) { return value.startsWith('file:') ? fileStories.find(s => s.name === value.slice(5)) || null : null; }
 
   function listStories(selected) {
     clear(storySelect).append(el('option', { value: 'debug', text: 'debugConfig' }),
       ...((contract && contract.stories) || []).map(s => el('option', { value: `plugin:${s.name}`, text: s.name, title: s.description || '' })),
+      ...fileStories.map(s => el('option', { value: `file:${s.name}`, text: `${s.name} (story file)`, title: s.description || '' })),
       ...Object.keys(localStories(reference)).sort().map(name => el('option', { value: `local:${name}`, text: `${name} (saved here)` })));
     if (selected && [...storySelect.options].some(o => o.value === selected)) storySelect.value = selected;
+    showPlay();
+  }
+
+  // The play panel for the chosen story: its steps, none played yet.
+  function showPlay() {
+    const story = fileStory(storySelect.value);
+    const steps = (story && story.steps) || [];
+    clear(playSteps).append(...steps.map((summary, i) => el('li', { class: 'play-step', dataset: { index: i, state: 'pending' } },
+      el('code', { text: summary }), el('span', { class: 'play-failure' }))));
+    playButton.disabled = !story;
+    playSummary.textContent = story
+      ? (steps.length ? `${steps.length} step${steps.length === 1 ? '' : 's'} to play.` : 'This story has no steps: play renders it from the start.')
+      : 'Choose a story from a story file to play its steps (docs/Stories.md).';
+  }
+
+  // Plays the chosen story from its start, on a fresh instance, one step at a time, as `graft test` does.
+  async function runPlay() {
+    const story = fileStory(storySelect.value);
+    if (!story || !session) return;
+    playButton.disabled = true;
+    showPlay();
+    playSummary.textContent = 'playing…';
+    delete document.body.dataset.playDone;
+    let passed = 0, last = null;
+    try {
+      const size = story.size || { width: 0, height: 0 };
+      last = await api('POST', `/api/sessions/${session}/play`, { inputs: story.inputs || contract.debugConfig || {},
+        width: size.width, height: size.height, html: story.mediaType !== 'text/plain' });
+      mediaSelect.value = story.mediaType === 'text/plain' ? 'text/plain' : 'text/html';
+      showRender(last);
+      const steps = story.play || [];
+      for (const [index, step] of steps.entries()) {
+        const item = playSteps.children[index];
+        item.dataset.state = 'running';
+        const answer = await api('POST', `/api/sessions/${session}/step`, { step, index });
+        item.dataset.state = answer.result.passed ? 'passed' : 'failed';
+        item.querySelector('.play-failure').textContent = answer.result.failure || '';
+        if (answer.result.passed) passed += 1;
+        last = answer.render;
+        showRender(last);
+      }
+      playSummary.textContent = `${passed} of ${steps.length} step${steps.length === 1 ? '' : 's'} passed` + (passed === steps.length ? '.' : ': see the failures above.');
+      document.body.dataset.playDone = passed === steps.length ? 'passed' : 'failed';
+    } catch (error) {
+      playSummary.textContent = `The play stopped: ${errorText(error)}`;
+      document.body.dataset.playDone = 'stopped';
+    }
+    // The controls show where the story left the inputs.
+    if (last && last.inputs) buildControls(contract, last.inputs);
+    playButton.disabled = false;
+    writeState();
+  }
+
+  // Saves the controls and the size as a story in the workbench's stories folder (`graft test` runs it).
+  async function saveStoryToFile() {
+    const name = storyName.value.trim();
+    if (!name) { storyName.focus(); note.textContent = 'name the story first'; return; }
+    try {
+      const saved = await api('POST', '/api/stories', { component: reference, name, inputs: collect(),
+        width: Number(widthInput.value) || 0, height: Number(heightInput.value) || 0, html: mediaSelect.value === 'text/html' });
+      await loadFileStories();
+      listStories(`file:${name}`);
+      storyName.value = '';
+      note.textContent = `story “${name}” saved in ${saved.file}`;
+      refreshSidebar();
+      writeState();
+    } catch (error) {
+      note.textContent = `not saved: ${errorText(error)}`;
+    }
+  }
+
+  async function loadFileStories() {
+    try {
+      const answer = await api('GET', '/api/stories');
+      const mine = (answer.components || []).find(c => c.plugin === (plugin ? plugin.id : pluginID) && c.component === `${contract.key}@${contract.version}`);
+      fileStories = mine ? mine.stories.filter(s => s.source === 'file') : [];
+    } catch (e) { fileStories = []; }
   }
 
   function applyStory(value) {
     const inputs = storyInputs(value);
     if (!inputs) return;
     storySelect.value = value;
+    showPlay();
+    const story = fileStory(value);
+    if (story) {
+      // A story file's story gives a size and a media type too: one fresh start with all three.
+      const size = story.size || { width: 0, height: 0 };
+      mediaSelect.value = story.mediaType === 'text/plain' ? 'text/plain' : 'text/html';
+      buildControls(contract, inputs);
+      writeState();
+      api('POST', `/api/sessions/${session}/play`, { inputs, width: size.width, height: size.height, html: mediaSelect.value === 'text/html' })
+        .then(report => showRender(report)).catch(error => banner('error', errorText(error)));
+      return;
+    }
     buildControls(contract, inputs);
     writeState();
     sendInputs();
@@ -456,12 +560,24 @@ views.component = (main, reference, query, options) => {
       buildInteractions();
       showRender(report);
       // A story by name, then a shared link's inputs, replace the debugConfig; then the link's size.
+      pluginID = report.plugin;
+      await loadFileStories();
       listStories('debug');
       let inputs = null;
       const name = query.get('story');
       if (name) {
-        const value = [`plugin:${name}`, `local:${name}`].find(v => storyInputs(v));
+        const value = [`plugin:${name}`, `file:${name}`, `local:${name}`].find(v => storyInputs(v));
         if (value) { storySelect.value = value; inputs = storyInputs(value); } else banner('error', `no story “${name}” for ${reference}`);
+        const story = value && fileStory(value);
+        if (story) {
+          // Its size and media type, unless the address names its own.
+          if (story.size && !query.get('size')) query.set('size', `${story.size.width}x${story.size.height}`);
+          if (story.mediaType === 'text/plain' && mediaSelect.value !== 'text/plain') {
+            mediaSelect.value = 'text/plain';
+            showRender(await api('POST', `/api/sessions/${session}/media-type`, { html: false }));
+          }
+        }
+        showPlay();
       }
       const shared = query.get('inputs');
       if (shared) {

@@ -4,7 +4,13 @@
 // views, not in them: changing view keeps its filter and scroll, so back and
 // forward return to where the tester was. The item the address names is
 // marked current.
-const sidebarState = { filter: sessionStorage.getItem('graft.sidebar.filter') || '', report: null };
+const sidebarState = { filter: sessionStorage.getItem('graft.sidebar.filter') || '', report: null, stories: null };
+
+// A component's stories from `/api/stories` (its debugConfig, its plugin's, the story files'), or none.
+function storiesOf(pluginID, component) {
+  const found = ((sidebarState.stories && sidebarState.stories.components) || []).find(c => c.plugin === pluginID && c.component === component);
+  return found ? found.stories : [];
+}
 
 // The name that reaches an entry: its bare name, or qualified by its plugin's id
 // when another plugin answers the bare name (a clash, listed with the failures).
@@ -40,7 +46,16 @@ function renderSidebar(report) {
   const groups = plugins.map(plugin => {
     const components = plugin.components.map(c => {
       const name = entryName(plugin, 'duplicate_component', c.key, c.version, failures);
-      return sidebarLink('component', name, name, c.description);
+      const entry = sidebarLink('component', name, name, c.description);
+      // Its stories, each an entry of its own that opens the page with it.
+      const stories = storiesOf(plugin.id, `${c.key}@${c.version}`).filter(s => s.source !== 'debugConfig');
+      if (stories.length) {
+        entry.append(el('ul', { class: 'side-stories', 'aria-label': `${name}: stories` }, stories.map(story => el('li', {},
+          el('a', { href: `#/component/${encodeURIComponent(name)}?story=${encodeURIComponent(story.name)}`, class: 'side-link side-story',
+            dataset: { kind: 'story', name: `${name} ${story.name}`, story: story.name, source: story.source },
+            title: story.description || '', text: story.name })))));
+      }
+      return entry;
     });
     const validators = plugin.validators.map(v => {
       const name = entryName(plugin, 'duplicate_validator', v.name, v.version, failures);
@@ -102,16 +117,24 @@ function applySidebarFilter() {
 function markSidebarCurrent() {
   // A shared configuration (?inputs=…) is still the same entry, and
   // `#/component/paywall@1` is `#/component/paywall%401`.
-  const hash = decodedPart(location.hash.split('?')[0]);
+  const [base, query] = location.hash.split('?');
+  const hash = decodedPart(base);
+  const story = new URLSearchParams(query || '').get('story');
   for (const link of document.querySelectorAll('#sidebar .side-link')) {
-    if (hash !== null && decodedPart(link.getAttribute('href')) === hash) link.setAttribute('aria-current', 'page');
+    const [href, linkQuery] = link.getAttribute('href').split('?');
+    const same = hash !== null && decodedPart(href) === hash;
+    // A story's entry is current when the page shows that story; its component's entry, whatever the story.
+    const current = link.dataset.story ? same && new URLSearchParams(linkQuery).get('story') === story : same;
+    if (current) link.setAttribute('aria-current', link.dataset.story ? 'true' : 'page');
     else link.removeAttribute('aria-current');
   }
 }
 
 async function refreshSidebar() {
   try {
-    sidebarState.report = await api('GET', '/api/plugins');
+    const [report, stories] = await Promise.all([api('GET', '/api/plugins'), api('GET', '/api/stories').catch(() => null)]);
+    sidebarState.report = report;
+    sidebarState.stories = stories;
     renderSidebar(sidebarState.report);
   } catch (error) { /* the views say why the report cannot be read */ }
 }

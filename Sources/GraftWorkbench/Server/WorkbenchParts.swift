@@ -15,4 +15,6 @@ struct WorkbenchParts: Sendable {
     let calls = SerialWork(label: "graft.workbench.calls")
     /// The folders the watcher reloads plugins from.
     let watching: [String]
+    /// Where story files are saved (and read, beside each plugin's own `stories/`).
+    let storiesFolder: String
 }

@@ -34,6 +34,7 @@ final class WorkbenchServer: Sendable {
         PageRoutes.add(to: router, parts: parts)
         PluginRoutes.add(to: router, parts: parts)
         SessionRoutes.add(to: router, parts: parts)
+        StoryRoutes.add(to: router, parts: parts)
         TryOutRoutes.add(to: router, parts: parts)
         LogRoutes.add(to: router, parts: parts)
         FlowRoutes.add(to: router, parts: parts)

@@ -1,6 +1,7 @@
 import Dispatch
 import GraftDebugger
 import GraftHost
+import GraftStories
 
 /// One component opened on a page: a live instance created from its
 /// debugConfig, whose inputs the page's controls replace, whose
@@ -28,6 +29,8 @@ final class ComponentSession: @unchecked Sendable {
     private var inputs: [String: GraftValue]
     private var mediaType: MediaType
     private var sequence = 0
+    /// What the story being played has seen (events, the warnings each render took): the play panel's.
+    private let played = PlayRecord()
 
     init(id: String, reference: ComponentReference, host: GraftHost, log: ActionLog, mediaType: MediaType, size: ContainerSize) throws(GraftError) {
         self.id = id
@@ -122,6 +125,33 @@ final class ComponentSession: @unchecked Sendable {
         }
     }
 
+    /// A story begins: its inputs, container size and media type, on a fresh instance (so that its state is the
+    /// story's own), with nothing seen yet. Renders.
+    func startPlay(inputs: [String: GraftValue], size: ContainerSize, mediaType: MediaType) async throws -> RenderReport {
+        try await work.run {
+            self.inputs = inputs
+            self.size = size
+            self.mediaType = mediaType
+            self.instance?.close()
+            self.instance = nil
+            self.played.clear()
+            return self.render(.play)
+        }
+    }
+
+    /// One step of the story, as `graft test` plays it, then a render.
+    func play(_ step: PlayStep, index: Int) async throws -> (StepResult, RenderReport) {
+        try await work.run {
+            guard let instance = self.liveInstance() else {
+                let report = self.render(.play)
+                return (StepResult(index: index, step: step, failure: report.error.map { "\($0.code.rawValue): \($0.message)" } ?? "no instance"), report)
+            }
+            let result = StoryStepper.perform(step, index: index, on: InstancePlay(instance: instance, mediaType: self.mediaType, record: self.played))
+            self.inputs = instance.inputs
+            return (result, self.render(.play))
+        }
+    }
+
     func close() {
         work.queue.async {
             self.instance?.close()
@@ -140,9 +170,12 @@ final class ComponentSession: @unchecked Sendable {
     }
 
     private func makeInstance() throws(GraftError) -> ComponentInstance {
-        let log = self.log
+        let log = self.log, played = self.played
         return try host.makeInstance(
-            of: reference, id: instanceID, inputs: inputs, containerSize: size, onEvent: { log.record($0) })
+            of: reference, id: instanceID, inputs: inputs, containerSize: size, onEvent: { event in
+                log.record(event)
+                played.record(event)
+            })
     }
 
     private func render(_ reason: RenderReport.Reason) -> RenderReport {
@@ -171,6 +204,7 @@ final class ComponentSession: @unchecked Sendable {
     ) -> RenderReport {
         sequence += 1
         let serving = component ?? (try? host.resolve(reference))
+        played.record(warnings: warnings)
         // Drift and runtime warnings of a render reach the action log too, where its "warning" filter finds them.
         if !warnings.isEmpty {
             log.record(ActionLogRecord(

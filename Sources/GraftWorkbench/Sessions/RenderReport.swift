@@ -7,7 +7,7 @@ import GraftHost
 /// so a page drops an answer older than one it already shows.
 struct RenderReport: Sendable {
     enum Reason: String, Sendable {
-        case open, inputs, interact, mediaType = "media-type", swap, size
+        case open, inputs, interact, mediaType = "media-type", swap, size, play
     }
 
     var session: String

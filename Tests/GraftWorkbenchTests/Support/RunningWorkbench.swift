@@ -24,7 +24,8 @@ final class RunningWorkbench: Sendable {
 
     static func start(
         plugins folder: URL, cache: URL, isolation: Isolation = .perPlugin, flow: String? = nil, attach: String? = nil,
-        watches: Bool = true, sandbox: SandboxSettings = SandboxSettings(), signatures: SignaturePolicy = SignaturePolicy()
+        watches: Bool = true, sandbox: SandboxSettings = SandboxSettings(), signatures: SignaturePolicy = SignaturePolicy(),
+        stories: URL? = nil
     ) async throws -> RunningWorkbench {
         let host = GraftHost(
             configuration: GraftConfiguration(
@@ -33,7 +34,12 @@ final class RunningWorkbench: Sendable {
             logger: quietLogger)
         host.loadPlugins()
         let workbench = try Workbench(
-            host: host, options: WorkbenchOptions(flowPath: flow, attachSocket: attach, watchesPlugins: watches), logger: quietLogger)
+            host: host,
+            options: WorkbenchOptions(
+                flowPath: flow, attachSocket: attach, watchesPlugins: watches,
+                // Never the package's own folder: saved stories go beside the test's cache.
+                storiesFolder: (stories ?? cache.appendingPathComponent("stories")).path),
+            logger: quietLogger)
         let address = try await workbench.start()
         return RunningWorkbench(workbench: workbench, host: host, port: address.port, token: workbench.options.token.value)
     }
