@@ -138,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftStories", "GraftCommandLine", "CGraftSystem",
+                "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftStories", "GraftWebDriver", "GraftCommandLine", "CGraftSystem",
                 product("ArgumentParser", "swift-argument-parser"),
                 product("Logging", "swift-log"),
             ],
@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "GraftInProcessTests",
             dependencies: ["GraftInProcess", "GraftHost", "GraftKit", "GraftFlows", "GraftTestSupport"]),
-        .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport"]),
+        .testTarget(name: "GraftCLITests", dependencies: ["GraftTestSupport", "GraftWebDriver"]),
         // The graft executable's own code: how its commands read their arguments.
         .testTarget(
             name: "GraftCommandTests",

@@ -94,6 +94,8 @@ final class DatePicker: CustomComponent {
         var input = "<input type=\"date\" name=\"date\""
         if let selected { input += " value=\"\(selected)\"" }
         if let minimum { input += " min=\"\(minimum)\"" }
+        // A field with an empty label still needs a name for screen readers (`graft test --a11y` found it).
+        if label.allSatisfy(\.isWhitespace) { input += " aria-label=\"Date\"" }
         input += ">"
         return "<label class=\"graft-date-picker\">\(HTMLText.escape(label)) \(input)</label>"
     }

@@ -48,6 +48,7 @@ package struct CommandLineError: Error, Sendable {
         case benchNotFound = "bench_not_found"
         case projectExists = "project_exists"
         case graftPackageNotFound = "graft_package_not_found"
+        case accessibilityUnavailable = "accessibility_unavailable"
     }
 
     package var code: Code

@@ -21,7 +21,8 @@ public enum JUnitReport {
                 xml += "    <testcase classname=\"\(escaped(group.name))\" name=\"\(escaped(outcome.storyCase.story.name))\"\(file) time=\"\(time(outcome.seconds))\""
                 let said = outcome.failures
                 if said.isEmpty { xml += "/>\n"; continue }
-                let type = outcome.error?.code.rawValue ?? (outcome.steps.contains { !$0.passed } ? "story_failed" : "snapshot_mismatch")
+                let type = outcome.error?.code.rawValue
+                    ?? (outcome.steps.contains { !$0.passed } ? "story_failed" : outcome.accessibility.isEmpty ? "snapshot_mismatch" : "inaccessible_render")
                 xml += ">\n      <failure type=\"\(type)\" message=\"\(escaped(said[0]))\">\(escaped(said.joined(separator: "\n")))</failure>\n    </testcase>\n"
             }
             xml += "  </testsuite>\n"

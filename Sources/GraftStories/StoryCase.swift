@@ -45,11 +45,14 @@ public struct StoryOutcome: Sendable, Hashable {
     /// Why the story could not run to its end (an instance that could not be made, a render that failed).
     public var error: GraftError?
     public var snapshot: Snapshot
+    /// axe's serious and critical findings in the HTML render (`graft test --a11y`); none when not checked.
+    public var accessibility: [String] = []
     public var seconds: Double
 
     public var failures: [String] {
         var said = steps.filter { !$0.passed }.map { "step \($0.index + 1), \($0.step.summary): \($0.failure ?? "")" }
         if let error { said.append("\(error.code.rawValue): \(error.message)") }
+        said += accessibility.map { "inaccessible_render: \($0)" }
         if case .differs(let path, let detail) = snapshot {
             said.append("snapshot_mismatch: the render is not its snapshot \(path): \(detail) (graft test --update writes it).")
         }

@@ -11,6 +11,9 @@ public struct StorySuite: Sendable {
     /// Only these plugins' stories (by id); nil for all.
     public var pluginIDs: Set<String>?
     public var snapshots: Snapshots
+    /// Judges an HTML render's accessibility (axe in a browser, for `graft test --a11y`): its findings, none when it
+    /// passes. Nil: not judged.
+    public var accessibility: (@Sendable (Rendering) throws -> [String])?
 
     public init(host: GraftHost, storyFolders: [String] = [], pluginIDs: Set<String>? = nil, snapshots: Snapshots) {
         self.host = host
@@ -102,7 +105,11 @@ public struct StorySuite: Sendable {
             outcome.steps.append(StoryStepper.perform(step, index: index, on: play))
         }
         do throws(GraftError) {
-            outcome.snapshot = snapshots.check(try play.render(), of: storyCase, stepsPassed: outcome.steps.allSatisfy(\.passed))
+            let rendering = try play.render()
+            outcome.snapshot = snapshots.check(rendering, of: storyCase, stepsPassed: outcome.steps.allSatisfy(\.passed))
+            if let accessibility, rendering.mediaType == .html {
+                do { outcome.accessibility = try accessibility(rendering) } catch { outcome.accessibility = ["the check could not run: \(error)"] }
+            }
         } catch {
             outcome.error = error
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GraftTestSupport
+import GraftWebDriver
 import Testing
 
 #if canImport(FoundationXML)
@@ -134,5 +135,40 @@ struct StoryTestCLITests {
         #expect(strict.status == 1)
         #expect(strict.stdout.contains("snapshot_mismatch: the render is not its snapshot \(doctored): there is no snapshot yet"), "\(strict.stdout)")
         #expect(!FileManager.default.fileExists(atPath: doctored))
+    }
+}
+
+/// `graft test --a11y`: each HTML render checked with axe-core in headless Chromium, as the workbench's tests check
+/// its pages. The first-party plugins' renders pass; a component whose HTML has an image without a text alternative
+/// and a nameless button fails, naming both rules.
+@Suite(.timeLimit(.minutes(10)), .enabled(if: Browser.shouldRun, "needs chromium and chromedriver"))
+struct StoryAccessibilityCLITests {
+    @Test("graft test --a11y passes the first-party renders and fails an inaccessible one, naming the rules; the JUnit report says inaccessible_render")
+    func accessibility() throws {
+        let scratch = try Scratch()
+        let (folder, stories) = try StoryTestCLITests.plugins(in: scratch)
+        let arguments = ["test", "--only-plugin-path", "--plugin-path", folder.path, "--snapshots", scratch.file("snapshots").path, "--a11y"]
+        let passed = try graft(arguments + stories, cache: scratch.file("cache"))
+        #expect(passed.status == 0, "\(passed.stdout)\(passed.stderr)")
+        #expect(passed.stdout.contains("16 stories: 16 passed, 0 failed"), "\(passed.stdout)")
+
+        let inaccessible = scratch.url.appendingPathComponent("inaccessible")
+        try Fixtures.build("good_widget", into: inaccessible, defines: ["WIDGET_INACCESSIBLE": "1"])
+        let junit = scratch.file("report.xml")
+        let failed = try graft(
+            ["test", "--only-plugin-path", "--plugin-path", inaccessible.path, "--snapshots", scratch.file("snapshots-2").path, "--a11y", "--junit", junit.path],
+            cache: scratch.file("cache"))
+        #expect(failed.status == 1, "\(failed.stdout)\(failed.stderr)")
+        #expect(failed.stdout.contains("✘ test.widget widget@1 › debugConfig"), "\(failed.stdout)")
+        #expect(failed.stdout.contains("inaccessible_render: critical image-alt: Images must have alternative text"), "\(failed.stdout)")
+        #expect(failed.stdout.contains("inaccessible_render: critical button-name: Buttons must have discernible text"), "\(failed.stdout)")
+        #expect(try StoryTestCLITests.JUnitCases.read(junit).cases["test.widget/widget@1/debugConfig"] == .some("inaccessible_render"))
+        // Without axe, --a11y refuses to run rather than passing unchecked.
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = scratch.file("cache").path
+        environment["GRAFT_AXE"] = "/nonexistent/axe.min.js"
+        let refused = try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(60))
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("accessibility_unavailable: --a11y needs axe-core"), "\(refused.stderr)")
     }
 }

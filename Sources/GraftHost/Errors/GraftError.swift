@@ -96,6 +96,8 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case storyFailed = "story_failed"
         /// A story's render is not its snapshot.
         case snapshotMismatch = "snapshot_mismatch"
+        /// axe-core found a serious or critical issue in a story's HTML render (`graft test --a11y`).
+        case inaccessibleRender = "inaccessible_render"
         // The conformance checker
         /// `graft check --conformance --only/--skip` named a test that does not exist.
         case unknownTest = "unknown_test"

@@ -3,6 +3,7 @@ import FoundationEssentials
 import GraftCommandLine
 import GraftHost
 import GraftStories
+import GraftWebDriver
 
 /// `graft test`: every story of every plugin (or of those named) played, checked and compared with its snapshot.
 struct TestStories: ParsableCommand {
@@ -37,6 +38,9 @@ struct TestStories: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the results as JUnit XML, which CI systems read.", valueName: "file"))
     var junit: String?
 
+    @Flag(name: .customLong("a11y"), help: "Also check each HTML render with axe-core in headless Chromium: a serious or critical finding fails the story.")
+    var accessibility = false
+
     @OptionGroup var options: GlobalOptions
 
     func validate() throws {
@@ -49,10 +53,28 @@ struct TestStories: ParsableCommand {
         for id in pluginIDs where !host.plugins.contains(where: { $0.id == id }) {
             throw CommandFailure(error: GraftError(.pluginNotFound, "no plugin on the search path has the id '\(id)'.", key: id), json: options.json)
         }
-        let suite = StorySuite(
+        var suite = StorySuite(
             host: host, storyFolders: storyFolders + (FileManager.default.fileExists(atPath: "stories") && storyFolders.isEmpty ? ["stories"] : []),
             pluginIDs: pluginIDs.isEmpty ? nil : Set(pluginIDs),
             snapshots: Snapshots(folder: snapshots, mode: update ? .update : ci ? .strict : .compare))
+        var browser: WebDriver?
+        defer { browser?.quit() }
+        if accessibility {
+            guard let axe = Axe.source() else {
+                throw CommandFailure(error: CommandLineError(
+                    .accessibilityUnavailable,
+                    "--a11y needs axe-core: Scripts/prerequisites.sh --browser installs it (pip install --no-deps axe-playwright-python), or name an axe.min.js with GRAFT_AXE."),
+                    json: options.json)
+            }
+            do {
+                browser = try WebDriver(width: 1280, height: 800)
+            } catch {
+                throw CommandFailure(error: CommandLineError(
+                    .accessibilityUnavailable, "--a11y needs Chromium and chromedriver (apt-get install chromium chromium-driver): \(error)"), json: options.json)
+            }
+            let driver = browser!
+            suite.accessibility = { rendering in try Axe.seriousFindings(in: rendering.text, browser: driver, axe: axe) }
+        }
         let (cases, problems) = suite.collect()
         var outcomes: [StoryOutcome] = []
         for (number, storyCase) in cases.enumerated() {

@@ -9,7 +9,8 @@
 //   interact "tap" emits `tapped` {"title": title, "count": count}
 // Rebuild with -DWIDGET_PREFIX='"v2:"' for a different build (hot-swap tests), -DWIDGET_REFUSES_TAP for one whose
 // declared interaction `tap` answers false, -DWIDGET_ANSWERS_ANY for one that also answers (true, emitting nothing)
-// interaction names it does not declare.
+// interaction names it does not declare, -DWIDGET_INACCESSIBLE for one whose HTML axe finds inaccessible (an image
+// without a text alternative, a button without a name).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,10 @@ static bool render(const graft_component_instance_t *self, const char *media_typ
         for (uint32_t i = 0; i < w->tag_count; i++) {
             if (!graft_write_cstr(out, "<li>") || !write_escaped(out, w->tags[i]) || !graft_write_cstr(out, "</li>")) return false;
         }
+#ifdef WIDGET_INACCESSIBLE
+        /* An image with no text alternative and a button with no name: axe's image-alt and button-name. */
+        return graft_write_cstr(out, "</ul><img src=\"data:,\"><button></button></div>");
+#endif
         return graft_write_cstr(out, "</ul></div>");
     }
     if (!graft_write_cstr(out, WIDGET_PREFIX " ") || !graft_write_cstr(out, w->title) || !graft_write_cstr(out, " ") ||
