@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "GraftWorkbench",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows", "GraftStories",
+                "GraftHost", "GraftDebugger", "GraftFlows", "GraftStories", "GraftWebDriver",
                 product("Hummingbird", "hummingbird"),
                 product("HummingbirdWebSocket", "hummingbird-websocket"),
                 product("NIOCore", "swift-nio"),
@@ -108,7 +108,7 @@ let package = Package(
             ],
             // The page, its sheet, its icon and the parts of its script, embedded in the binary.
             resources: [
-                "index.html", "app.css", "icon.svg", "core.js", "layout.js", "plugins.js", "sidebar.js", "fields.js", "component.js", "actions.js", "tryout.js",
+                "index.html", "app.css", "icon.svg", "core.js", "layout.js", "plugins.js", "sidebar.js", "fields.js", "accessibility.js", "component.js", "actions.js", "tryout.js",
                 "flow.js", "attach.js", "start.js",
             ].map { .embedInCode("Resources/\($0)") }),
         // A small WebDriver client (chromedriver, headless Chromium) over loopback HTTP: the workbench's browser

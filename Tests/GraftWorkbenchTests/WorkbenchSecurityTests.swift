@@ -111,6 +111,8 @@ extension WorkbenchTests {
                     let policy = try #require(answer.header("content-security-policy"), "\(path) (status \(answer.status))")
                     #expect(policy.contains("default-src 'none'"))
                     #expect(policy.contains("script-src 'self'"))
+                    // Only the page's own answer allows a nonce's scripts (the Accessibility section's axe frame).
+                    #expect(policy.contains("'nonce-") == (path == "/" && !headers.isEmpty), "\(path): \(policy)")
                     #expect(policy.contains("frame-ancestors 'none'"))
                     #expect(policy.contains("connect-src 'self' ws://127.0.0.1:\(running.port)"))
                     #expect(answer.header("x-content-type-options") == "nosniff")
@@ -119,7 +121,7 @@ extension WorkbenchTests {
                 }
                 let page = try await running.request("GET", "/")
                 #expect(page.header("content-type")?.hasPrefix("text/html") == true)
-                #expect(page.body.contains("<script src=\"/assets/app.js\" defer></script>"))
+                #expect(page.body.contains("<script src=\"/assets/app.js\" nonce=\""), "\(page.body)")
                 #expect(!page.body.contains("<script>"), "no inline script: the policy would block it")
                 let script = try await running.request("GET", "/assets/app.js")
                 #expect(script.status == 200)

@@ -85,5 +85,35 @@ extension WorkbenchTests {
             #expect(tested.stdout.contains("✔ dev.graft.checkout paywall@1 › kept_one  (\(saved.path)/paywall.stories.json)"), "\(tested.stdout)")
             await running.stop()
         }
+            @Test("the Accessibility section runs axe over the component's own render: the paywall is clean; a render with an unnamed image and button lists both, critical; the page's policy lets only its nonce's scripts run inline")
+        func accessibilityPanel() async throws {
+            let scratch = try Scratch()
+            let folder = scratch.url.appendingPathComponent("plugins")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: try BuildProducts.plugin("Checkout"), to: folder.appendingPathComponent("libCheckout.so"))
+            try Fixtures.build("good_widget", into: folder, defines: ["WIDGET_INACCESSIBLE": "1"])
+            let running = try await RunningWorkbench.start(plugins: folder, cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            // The page's answer allows inline scripts by a nonce of its own, which its script tag carries.
+            let page = try await running.request("GET", "/")
+            let policy = try #require(page.header("Content-Security-Policy"))
+            let nonce = try #require(policy.components(separatedBy: "'nonce-").dropFirst().first?.components(separatedBy: "'").first)
+            #expect(nonce.count >= 16 && page.body.contains("nonce=\"\(nonce)\""), "\(policy)")
+            #expect(try await running.request("GET", "/").header("Content-Security-Policy") != policy, "a nonce per answer")
+            try await running.withBrowser { browser, url in
+                try browser.navigate(url + "#/component/paywall%401")
+                try browser.wait(for: "the paywall's check", within: .seconds(30), "return document.body.dataset.a11yChecked !== undefined")
+                let summary = try browser.execute("return document.getElementById('a11y-summary').textContent")
+                #expect(try browser.execute("return document.body.dataset.a11yChecked") == "clean", "\(summary)")
+                #expect(try browser.execute("return document.getElementById('a11y-summary').textContent").stringValue?.hasPrefix("No serious or critical issue") == true)
+                try browser.navigate(url + "#/component/widget%401")
+                try browser.wait(for: "the widget's check", within: .seconds(30), "return document.body.dataset.a11yChecked === 'issues'")
+                #expect(try browser.execute("return [...document.querySelectorAll('#a11y-results .a11y-result')].filter(r => r.dataset.impact === 'critical').map(r => r.dataset.rule).sort()")
+                        == ["button-name", "image-alt"])
+                #expect(try browser.execute("return document.getElementById('a11y-summary').textContent") == "2 serious or critical issues in this render (graft test --a11y fails on these).")
+                #expect(try browser.execute("return document.querySelectorAll('.a11y-frame').length") == 0, "the check's frame is gone")
+            }
+            await running.stop()
+        }
     }
 }

@@ -18,7 +18,7 @@ enum Assets {
         contentType: "text/javascript; charset=utf-8",
         bytes: Array(
             [
-                PackageResources.core_js, PackageResources.layout_js, PackageResources.plugins_js, PackageResources.sidebar_js, PackageResources.fields_js, PackageResources.component_js,
+                PackageResources.core_js, PackageResources.layout_js, PackageResources.plugins_js, PackageResources.sidebar_js, PackageResources.fields_js, PackageResources.accessibility_js, PackageResources.component_js,
                 PackageResources.actions_js, PackageResources.tryout_js, PackageResources.flow_js,
                 PackageResources.attach_js, PackageResources.start_js,
             ].joined()))

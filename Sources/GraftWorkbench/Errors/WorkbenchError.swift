@@ -22,6 +22,7 @@ public struct WorkbenchError: Error, Sendable, Hashable, CustomStringConvertible
         case noFlow = "no_flow"
         case notAttached = "not_attached"
         case sessionNotFound = "session_not_found"
+        case axeUnavailable = "axe_unavailable"
     }
 
     /// The workbench's `Code`, or the host's `GraftError.Code`, as written in JSON.
@@ -106,6 +107,10 @@ public struct WorkbenchError: Error, Sendable, Hashable, CustomStringConvertible
             .sessionNotFound, status: 404,
             "component session '\(id)' is not open (closed, or evicted after \(SessionStore.capacity) newer ones): open the component again.")
     }
+
+    static let axeUnavailable = WorkbenchError(
+        .axeUnavailable, status: 404,
+        "axe-core is not installed here: Scripts/prerequisites.sh --browser installs it (pip install --no-deps axe-playwright-python), or name an axe.min.js with GRAFT_AXE.")
 
     static let noFlow = WorkbenchError(
         .noFlow, status: 404, "this workbench runs no flow: start it with --flow FLOW.json.")

@@ -98,6 +98,13 @@ views.component = (main, reference, query, options) => {
   const playButton = el('button', { type: 'button', id: 'play-button', text: 'play', onclick: () => runPlay() });
   const playCard = el('section', { class: 'card', id: 'play-card' }, el('h2', { text: 'Play' }), playSteps,
     el('div', { class: 'form-row' }, playButton), playSummary);
+  // Accessibility: axe-core over the component's own HTML, after each render (a moment after, so typing never waits).
+  const a11ySummary = el('p', { class: 'note', id: 'a11y-summary', role: 'status', text: 'Checked after each HTML render.' });
+  const a11yResults = el('ul', { class: 'a11y-results', id: 'a11y-results' });
+  let a11yTimer = null, lastHTML = null, a11yRun = 0;
+  const a11yCard = el('section', { class: 'card', id: 'a11y-card' }, el('h2', { text: 'Accessibility' }), a11ySummary, a11yResults,
+    el('div', { class: 'form-row' }, el('button', { type: 'button', class: 'small', id: 'a11y-button', text: 'check again',
+      onclick: () => { if (lastHTML !== null) runA11y(lastHTML); } })));
 
   // The page: the render in the middle, always in view; the docs, stories,
   // controls, interactions, events and actions in a panel below it or on its
@@ -120,7 +127,7 @@ views.component = (main, reference, query, options) => {
       '(no scripts, forms or navigation), so its own buttons do nothing there: press them here.' }));
   const emitsCard = el('section', { class: 'card', id: 'emits-card' }, el('h2', { text: 'Simulate an event' }), emitsBox);
   const sections = [['Docs', docsBox], ['Stories', storiesCard], ['Play', playCard], ['Controls', controlsCard], ['Interactions', interactionsCard],
-    ['Events', emitsCard], ['Actions', panel.node]];
+    ['Events', emitsCard], ['Accessibility', a11yCard], ['Actions', panel.node]];
   const panelBox = el('section', { class: 'panel', id: 'panel', 'aria-label': 'Docs, stories, controls, interactions, events and actions' },
     el('nav', { class: 'panel-index', 'aria-label': 'Panel sections' }, sections.map(([name, node]) =>
       el('button', { type: 'button', class: 'small panel-jump', dataset: { to: name.toLowerCase() }, text: name,
@@ -490,7 +497,46 @@ views.component = (main, reference, query, options) => {
     if (pending) sendInputs();
   }
 
+  function scheduleA11y(report) {
+    clearTimeout(a11yTimer);
+    if (report.error || report.mediaType !== 'text/html') {
+      lastHTML = null;
+      a11ySummary.textContent = 'Only HTML renders are checked.';
+      clear(a11yResults);
+      return;
+    }
+    lastHTML = report.output;
+    a11yTimer = setTimeout(() => runA11y(report.output), 400);
+  }
+
+  // axe over the render: serious and critical findings first, each with its rule and the elements that break it.
+  async function runA11y(html) {
+    const run = ++a11yRun;
+    a11ySummary.textContent = 'checking…';
+    delete document.body.dataset.a11yChecked;
+    let violations;
+    try { violations = await checkAccessibility(html); } catch (error) {
+      if (run !== a11yRun || !page.isConnected) return;
+      a11ySummary.textContent = `Not checked: ${errorText(error)}`;
+      clear(a11yResults);
+      document.body.dataset.a11yChecked = 'unavailable';
+      return;
+    }
+    if (run !== a11yRun || !page.isConnected) return;
+    const rank = { critical: 0, serious: 1, moderate: 2, minor: 3 };
+    violations.sort((a, b) => (rank[a.impact] ?? 4) - (rank[b.impact] ?? 4));
+    const grave = violations.filter(v => v.impact === 'serious' || v.impact === 'critical').length;
+    a11ySummary.textContent = grave
+      ? `${grave} serious or critical issue${grave === 1 ? '' : 's'} in this render (graft test --a11y fails on these).`
+      : `No serious or critical issue${violations.length ? `; ${violations.length} moderate or minor` : ''}.`;
+    clear(a11yResults).append(...violations.map(v => el('li', { class: 'a11y-result', dataset: { rule: v.id, impact: v.impact } },
+      el('span', { class: 'impact', text: v.impact }), ' ', el('code', { text: v.id }), `: ${v.help} `,
+      el('span', { class: 'muted', text: `(${v.count}: ${v.nodes.join(', ')})` }))));
+    document.body.dataset.a11yChecked = grave ? 'issues' : 'clean';
+  }
+
   function shown(report, startedAt) {
+    scheduleA11y(report);
     const record = { sequence: report.sequence, reason: report.reason, startedAt, shownAt: performance.now(),
       wall: Date.now(), output: report.output, error: report.error || null, component: reference };
     wb.timings.renders.push(record);
@@ -595,6 +641,7 @@ views.component = (main, reference, query, options) => {
     document.body.dataset.stateApplied = reference;
   })();
   return () => {
+    clearTimeout(a11yTimer);
     stopKeys();
     stopTheme();
     if (document.fullscreenElement) document.exitFullscreen().catch(() => {});

@@ -9,6 +9,9 @@ const wb = window.graftWorkbench = {
   handlers: { log: [], render: [], swap: [], flow: [], attached: [], hello: [] },
 };
 const LOG_KEPT = 1000;
+// The nonce the page's answer allows scripts by (read while this script runs: the DOM hides it after): only the
+// Accessibility section's frame uses it, for axe-core.
+const PAGE_NONCE = (document.currentScript && document.currentScript.nonce) || '';
 
 function el(tag, props, ...children) {
   const node = document.createElement(tag);
