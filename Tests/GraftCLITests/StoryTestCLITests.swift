@@ -72,6 +72,14 @@ struct StoryTestCLITests {
         let second = try graft(arguments + ["--ci"], cache: scratch.file("cache"))
         #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
         #expect(second.stdout.hasSuffix("16 stories: 16 passed, 0 failed\n"), "\(second.stdout)")
+        // --json: one object, every story with its steps and its snapshot.
+        let json = try graft(arguments + ["--json", "com.example.rating"], cache: scratch.file("cache"))
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try parseJSON(json.stdout) as? [String: Any])
+        #expect(object["passed"] as? Int == 3 && object["failed"] as? Int == 0, "\(object)")
+        let fourStars = try #require((object["stories"] as? [[String: Any]])?.first { $0["story"] as? String == "four_stars" })
+        #expect((fourStars["steps"] as? [[String: Any]])?.map { $0["passed"] as? Bool } == [true, true, true, true])
+        #expect((fourStars["snapshot"] as? [String: Any])?["state"] as? String == "matched")
         // Only the plugins named.
         let one = try graft(arguments + ["com.example.rating"], cache: scratch.file("cache"))
         #expect(one.status == 0)

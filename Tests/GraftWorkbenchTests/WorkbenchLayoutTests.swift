@@ -51,6 +51,22 @@ extension WorkbenchTests {
             return folder
         }
 
+        /// A workbench over the test plugins, and a 1280×800 browser on the paywall's page once its address's state is applied.
+        static func onPaywall(_ body: @escaping @Sendable (WebDriver, String) throws -> Void) async throws {
+            let scratch = try Scratch()
+            let running = try await RunningWorkbench.start(plugins: try Self.plugins(in: scratch), cache: scratch.file("cache"), watches: false)
+            defer { Task { await running.stop() } }
+            let url = try #require(running.workbench.url)
+            try await offPool {
+                let browser = try WebDriver(width: 1280, height: 800, niceness: 10)
+                defer { browser.quit() }
+                try browser.navigate(url + "#/component/paywall%401")
+                try browser.wait(for: "the paywall", "return document.body.dataset.stateApplied === 'paywall@1'")
+                try body(browser, url)
+            }
+            await running.stop()
+        }
+
         @Test("every component page, at 1280×800 and 600×900: the render wholly in view without scrolling, and still there while a control far down the panel is edited",
               arguments: [(1280, 800), (600, 900)])
         func canvasInView(size: (Int, Int)) async throws {
@@ -91,15 +107,7 @@ extension WorkbenchTests {
 
         @Test("the panel hides and moves (buttons and keys), the render goes fullscreen and back, and the canvas alone shows only the render")
         func panelFullscreenAndCanvasOnly() async throws {
-            let scratch = try Scratch()
-            let running = try await RunningWorkbench.start(plugins: try Self.plugins(in: scratch), cache: scratch.file("cache"), watches: false)
-            defer { Task { await running.stop() } }
-            let url = try #require(running.workbench.url)
-            try await offPool {
-                let browser = try WebDriver(width: 1280, height: 800, niceness: 10)
-                defer { browser.quit() }
-                try browser.navigate(url + "#/component/paywall%401")
-                try browser.wait(for: "the paywall", "return document.body.dataset.stateApplied === 'paywall@1'")
+            try await Self.onPaywall { browser, url in
                 let stageHeight = "return Math.round(document.getElementById('stage').getBoundingClientRect().height)"
                 let below = try #require(try browser.execute(stageHeight).numberValue)
 
@@ -153,20 +161,11 @@ extension WorkbenchTests {
                     """) == true)
                 try WorkbenchBrowserTests.saveScreenshot(browser, "canvas-only")
             }
-            await running.stop()
         }
 
         @Test("keys and the address: the skip link first, / to the filter, ? for the keys, Alt+↓ for the next story, a theme toggle; a copied address reopens story, inputs, size, background, zoom, media type, theme and panel")
         func keysAndAddress() async throws {
-            let scratch = try Scratch()
-            let running = try await RunningWorkbench.start(plugins: try Self.plugins(in: scratch), cache: scratch.file("cache"), watches: false)
-            defer { Task { await running.stop() } }
-            let url = try #require(running.workbench.url)
-            try await offPool {
-                let browser = try WebDriver(width: 1280, height: 800, niceness: 10)
-                defer { browser.quit() }
-                try browser.navigate(url + "#/component/paywall%401")
-                try browser.wait(for: "the paywall", "return document.body.dataset.stateApplied === 'paywall@1'")
+            try await Self.onPaywall { browser, _ in
 
                 // The first Tab stop skips to the render.
                 try browser.press(WebDriver.Key.tab)
@@ -231,7 +230,6 @@ extension WorkbenchTests {
                 #expect(try browser.execute("return getComputedStyle(document.getElementById('canvas')).zoom === '1' && getComputedStyle(document.getElementById('render-frame-text')).zoom") == "1.5")
                 try WorkbenchBrowserTests.saveScreenshot(browser, "address-round-trip")
             }
-            await running.stop()
         }
     }
 }

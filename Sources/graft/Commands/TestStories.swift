@@ -54,7 +54,8 @@ struct TestStories: ParsableCommand {
             throw CommandFailure(error: GraftError(.pluginNotFound, "no plugin on the search path has the id '\(id)'.", key: id), json: options.json)
         }
         var suite = StorySuite(
-            host: host, storyFolders: storyFolders + (FileManager.default.fileExists(atPath: "stories") && storyFolders.isEmpty ? ["stories"] : []),
+            // ./stories (a plugin project's own) whenever it is there; a file read twice is read once.
+            host: host, storyFolders: storyFolders + (FileManager.default.fileExists(atPath: "stories") ? ["stories"] : []),
             pluginIDs: pluginIDs.isEmpty ? nil : Set(pluginIDs),
             snapshots: Snapshots(folder: snapshots, mode: update ? .update : ci ? .strict : .compare))
         var browser: WebDriver?
