@@ -63,10 +63,12 @@ public final class InstancePlay: PlayTarget {
     }
 
     public func interact(_ action: String, data: GraftValue?) -> GraftError? {
+        let before = instance.warnings.count
         if instance.interact(action, data: data) { return nil }
         let contract = instance.component.contract
-        // An isolated call that failed says why in the warnings; else the component refused it, or does not know it.
-        if let failure = instance.warnings.last(where: { [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit, .pluginRestarted].contains($0.code) }) {
+        // An isolated call that failed says why in the warnings it added (not an earlier step's); else the component
+        // refused it, or does not know it.
+        if let failure = instance.warnings.dropFirst(before).last(where: { [.pluginCrashed, .pluginTimeout, .pluginMemoryLimit, .pluginRestarted].contains($0.code) }) {
             return GraftError(failure.code, failure.message, key: contract.key)
         }
         let declared = contract.interactions.map(\.name)

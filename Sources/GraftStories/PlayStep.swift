@@ -19,6 +19,14 @@ public enum PlayStep: Sendable, Hashable {
     /// `{"expectNoWarning": true}` or `{"expectNoWarning": "input_missing"}`: no warning (of that code) so far.
     case expectNoWarning(code: String?)
 
+    /// Whether the step does something to the instance (rather than expect something of it).
+    public var acts: Bool {
+        switch self {
+        case .set, .interact, .emit: true
+        case .expectEvent, .expectText, .expectHTML, .expectNoWarning: false
+        }
+    }
+
     /// The verbs, in the order docs/Stories.md lists them.
     static let verbs = ["set", "interact", "emit", "expectEvent", "expectText", "expectHTML", "expectNoWarning"]
     /// What each verb may carry beside it.

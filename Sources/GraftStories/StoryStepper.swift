@@ -99,21 +99,71 @@ public enum StoryStepper {
         return wanted.allSatisfy { key, value in have[key].map { holds($0, value) } ?? false }
     }
 
-    /// What a person reads of a render: for HTML, its text without tags, with the common entities read and runs of
+    /// What a person reads of a render: for HTML, its text without tags (a tag that starts a block, a line break or
+    /// a cell is a space; an inline one, such as `<b>`, is nothing), without the content of `<script>`, `<style>`,
+    /// `<template>` and `<title>`, with character references read (`&amp;`, `&#8217;`, `&#x2019;`) and runs of
     /// white space made one space; plain text as it is.
     public static func visibleText(_ rendering: Rendering) -> String {
         guard rendering.mediaType == .html else { return rendering.text }
+        let inline: Set<String> = ["a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd", "label", "mark", "q", "s",
+                                   "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr"]
+        let hidden: Set<String> = ["script", "style", "template", "title"]
         var text = ""
-        var inTag = false
-        for character in rendering.text {
-            if character == "<" { inTag = true; text.append(" "); continue }
-            if character == ">", inTag { inTag = false; continue }
-            if !inTag { text.append(character) }
+        var scalars = Array(rendering.text.unicodeScalars)[...]
+        var skipping: String?
+        while let scalar = scalars.first {
+            scalars = scalars.dropFirst()
+            guard scalar == "<" else {
+                if skipping == nil { text.unicodeScalars.append(scalar) }
+                continue
+            }
+            // A tag: its name, then up to its `>`, quotes respected.
+            var quote: Unicode.Scalar?
+            var tag = ""
+            while let next = scalars.first {
+                scalars = scalars.dropFirst()
+                if let open = quote { if next == open { quote = nil } } else if next == "\"" || next == "'" { quote = next } else if next == ">" { break }
+                tag.unicodeScalars.append(next)
+            }
+            let closing = tag.hasPrefix("/")
+            let name = String(tag.drop { $0 == "/" }.prefix { $0.isLetter || $0.isNumber }).lowercased()
+            if let skipped = skipping {
+                if closing && name == skipped { skipping = nil }
+                continue
+            }
+            if !closing && hidden.contains(name) && !tag.hasSuffix("/") { skipping = name; continue }
+            if !inline.contains(name) { text.append(" ") }
         }
-        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
-            text = text.replacing(entity, with: character)
+        return readingReferences(text).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// `&name;`, `&#N;` and `&#xH;` read as the characters they stand for (the common names; an unknown one is left).
+    static func readingReferences(_ text: String) -> String {
+        let named: [String: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "#39": "'"]
+        var out = ""
+        var rest = text[...]
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            rest = rest[amp...]
+            guard let semicolon = rest.prefix(12).firstIndex(of: ";") else { out += "&"; rest = rest.dropFirst(); continue }
+            let name = String(rest[rest.index(after: rest.startIndex)..<semicolon])
+            var character: String?
+            if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                character = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+            } else if name.hasPrefix("#") {
+                character = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+            } else {
+                character = named[name]
+            }
+            if let character {
+                out += character
+                rest = rest[rest.index(after: semicolon)...]
+            } else {
+                out += "&"
+                rest = rest.dropFirst()
+            }
         }
-        return text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return out + rest
     }
 
     static func excerpt(_ text: String) -> String {

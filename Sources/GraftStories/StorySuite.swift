@@ -40,7 +40,11 @@ public struct StorySuite: Sendable {
         }
         var problems: [GraftError] = []
         var folders = storyFolders
-        for plugin in plugins { folders.append(FilePaths.joined(FilePaths.folder(of: plugin.path), "stories")) }
+        for plugin in plugins {
+            // Plugins side by side share one stories/ folder: listed once.
+            let beside = FilePaths.joined(FilePaths.folder(of: plugin.path), "stories")
+            if !folders.contains(beside) { folders.append(beside) }
+        }
         var readFiles = Set<String>()
         for folder in folders {
             for path in StoryFile.files(in: folder) where readFiles.insert(FilePaths.resolvingSymlinks(path)).inserted {
@@ -51,8 +55,9 @@ public struct StorySuite: Sendable {
                 }
                 let registered: RegisteredComponent
                 do throws(GraftError) { registered = try host.resolve(file.component) } catch {
-                    // A file for a plugin not asked for is not this run's; one for no loaded plugin is a problem.
-                    if pluginIDs == nil { problems.append(GraftError(error.code, "the story file \(path): \(error.message)", path: path, key: file.component.key)) }
+                    // A file for no loaded component is a problem whatever the run asked for: every folder read is
+                    // one beside a plugin asked for, or one given.
+                    problems.append(GraftError(.invalidStory, "the story file \(path) is for \(file.component), which no loaded plugin has: \(error.message)", path: path, key: file.component.key))
                     continue
                 }
                 guard pluginIDs?.contains(registered.pluginID) ?? true else { continue }
@@ -103,12 +108,17 @@ public struct StorySuite: Sendable {
         defer { play.close() }
         for (index, step) in storyCase.story.play.enumerated() {
             outcome.steps.append(StoryStepper.perform(step, index: index, on: play))
+            // A render after each step that acts, as the workbench's Play shows one: a component's warnings while
+            // rendering count alike in both.
+            if step.acts { _ = try? play.render() }
         }
         do throws(GraftError) {
             let rendering = try play.render()
             outcome.snapshot = snapshots.check(rendering, of: storyCase, stepsPassed: outcome.steps.allSatisfy(\.passed))
             if let accessibility, rendering.mediaType == .html {
-                do { outcome.accessibility = try accessibility(rendering) } catch { outcome.accessibility = ["the check could not run: \(error)"] }
+                do { outcome.accessibility = try accessibility(rendering) } catch {
+                    outcome.accessibility = ["the accessibility check of \(storyCase.title) could not run: \(error)"]
+                }
             }
         } catch {
             outcome.error = error

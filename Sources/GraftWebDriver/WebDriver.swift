@@ -56,7 +56,8 @@ public final class WebDriver: @unchecked Sendable {
     /// - Parameter niceness: when set, chromedriver and the browser it starts
     ///   run at that `nice` level, so that tests sharing the machine keep their
     ///   timing (a benchmark leaves it nil).
-    public init(width: Int = 1400, height: Int = 1000, niceness: Int? = nil) throws {
+    /// - Parameter browserArguments: more of Chromium's switches (`Axe.offlineArguments`).
+    public init(width: Int = 1400, height: Int = 1000, niceness: Int? = nil, browserArguments: [String] = []) throws {
         guard let driver = Browser.driver, let chromium = Browser.chromium else {
             throw Failure(description: "chromium and chromedriver are required (apt-get install -y chromium chromium-driver)")
         }
@@ -78,7 +79,7 @@ public final class WebDriver: @unchecked Sendable {
                         "args": .list([
                             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-breakpad",
                             "--disable-extensions", .string("--window-size=\(width),\(height)"), .string("--user-data-dir=\(profile.path)"),
-                        ]),
+                        ] + browserArguments.map { .string($0) }),
                     ],
                 ]],
             ])

@@ -177,6 +177,6 @@ struct StoryAccessibilityCLITests {
         environment["GRAFT_AXE"] = "/nonexistent/axe.min.js"
         let refused = try runCommand(BuildProducts.graft(), arguments, environment: environment, timeout: .seconds(60))
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("accessibility_unavailable: --a11y needs axe-core"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("accessibility_unavailable: --a11y needs axe-core: cannot read axe.min.js (GRAFT_AXE) /nonexistent/axe.min.js"), "\(refused.stderr)")
     }
 }

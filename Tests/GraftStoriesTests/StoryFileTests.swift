@@ -104,6 +104,11 @@ struct StoryFileTests {
     func visibleText() {
         let html = Rendering(text: "<h1>Pro &amp; more</h1>\n<p>4.99&nbsp;&lt;USD&gt;</p>", mediaType: .html)
         #expect(StoryStepper.visibleText(html) == "Pro & more 4.99 <USD>")
+        // Inline tags join their text; scripts and styles are not read; a > inside a quoted attribute is not the tag's end.
+        let mixed = Rendering(
+            text: "<style>p{color:red}</style><p title=\"a > b\"><b>50</b>% off<br>now&#8217;s &#x2014; it</p><script>var x = '<p>';</script>",
+            mediaType: .html)
+        #expect(StoryStepper.visibleText(mixed) == "50% off now\u{2019}s \u{2014} it")
         #expect(StoryStepper.visibleText(Rendering(text: "a <b>", mediaType: .plain)) == "a <b>")
     }
 }

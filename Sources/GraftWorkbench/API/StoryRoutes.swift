@@ -48,7 +48,10 @@ enum StoryRoutes {
         router.post("/api/sessions/{id}/step") { request, context in
             let session = try parts.sessions.session(context.parameters.get("id") ?? "")
             let body = try await RequestJSON.object(request)
-            let index = Int(try body.number("index", default: 0))
+            let number = try body.number("index", default: 0)
+            guard let index = Int(exactly: number), (0...100_000).contains(index) else {
+                throw WorkbenchError(.badRequest, status: 400, "\"index\" \(number) is not a step's index: give a whole number from 0 to 100000.")
+            }
             let step: PlayStep
             do {
                 step = try PlayStep(parsing: body["step"] ?? .null, at: "step \(index + 1)")
@@ -91,13 +94,25 @@ enum StoryRoutes {
         do throws(GraftError) { registered = try parts.host.resolve(ComponentReference(parsing: named)) } catch {
             throw WorkbenchError(error)
         }
-        let reference = ComponentReference(key: registered.reference.key, version: registered.reference.version)
+        let bare = ComponentReference(key: registered.reference.key, version: registered.reference.version)
+        // Qualified by its plugin when the bare name answers another plugin, so that graft test plays it on this one.
+        let reference = (try? parts.host.resolve(bare))?.pluginID == registered.pluginID
+            ? bare : ComponentReference(key: bare.key, version: bare.version, plugin: registered.pluginID)
+        // A name the component's stories already use elsewhere (its debugConfig, its plugin's, another file's) would be
+        // saved and then never shown: refused, naming where.
+        if let taken = suite(parts).collect().cases.first(where: {
+            $0.pluginID == registered.pluginID && $0.component == bare && $0.story.name == name
+                && (FilePaths.folder(of: $0.file ?? "") != parts.storiesFolder)
+        }) {
+            let place = taken.file.map { "the story file \($0)" } ?? (taken.source == .debugConfig ? "the debugConfig's" : "the plugin \(taken.pluginID)")
+            throw WorkbenchError(GraftError(.invalidStory, "\(bare) already has a story \"\(name)\", in \(place): choose another name.", key: name))
+        }
         var story = PlayStory(
             name: name, inputs: try body.optionalObject("inputs") ?? [:], size: try containerSize(body),
             mediaType: try body.bool("html", default: true) ? .html : .plain)
         // One file per component: KEY.stories.json, or KEY@V.stories.json when the first holds another version.
         var chosen: StoryFile?
-        let candidates = [reference.key, "\(reference.key)@\(reference.version)"].map { FilePaths.joined(parts.storiesFolder, $0 + StoryFile.suffix) }
+        let candidates = [bare.key, "\(bare.key)@\(bare.version)"].map { FilePaths.joined(parts.storiesFolder, $0 + StoryFile.suffix) }
         for candidate in candidates {
             guard FileManager.default.fileExists(atPath: candidate) else {
                 chosen = StoryFile(path: candidate, component: reference, stories: [])
@@ -105,14 +120,14 @@ enum StoryRoutes {
             }
             let existing: StoryFile
             do throws(GraftError) { existing = try StoryFile.read(candidate) } catch { throw WorkbenchError(error) }
-            if existing.component.key == reference.key && existing.component.version == reference.version {
+            if existing.component.key == bare.key && existing.component.version == bare.version {
                 chosen = existing
                 break
             }
         }
         guard var file = chosen else {
             throw WorkbenchError(GraftError(
-                .invalidStory, "\(candidates.joined(separator: " and ")) hold other components' stories; move one to save \(reference)'s.",
+                .invalidStory, "\(candidates.joined(separator: " and ")) hold other components' stories; move one to save \(bare)'s.",
                 path: candidates[0]))
         }
         if let at = file.stories.firstIndex(where: { $0.name == name }) {

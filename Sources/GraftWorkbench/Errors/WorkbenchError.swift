@@ -108,9 +108,9 @@ public struct WorkbenchError: Error, Sendable, Hashable, CustomStringConvertible
             "component session '\(id)' is not open (closed, or evicted after \(SessionStore.capacity) newer ones): open the component again.")
     }
 
-    static let axeUnavailable = WorkbenchError(
-        .axeUnavailable, status: 404,
-        "axe-core is not installed here: Scripts/prerequisites.sh --browser installs it (pip install --no-deps axe-playwright-python), or name an axe.min.js with GRAFT_AXE.")
+    static func axeUnavailable(_ why: String) -> WorkbenchError {
+        WorkbenchError(.axeUnavailable, status: 404, "the accessibility check needs axe-core: \(why) Scripts/prerequisites.sh --browser installs it.")
+    }
 
     static let noFlow = WorkbenchError(
         .noFlow, status: 404, "this workbench runs no flow: start it with --flow FLOW.json.")

@@ -24,16 +24,20 @@ async function checkAccessibility(html) {
   const source = await axeSource();
   // The page's nonce: the frame inherits the page's policy, which runs only scripts carrying it.
   const nonce = PAGE_NONCE;
-  if (!nonce) throw new ApiError('axe_unavailable', 'this page was served without a script nonce: reload it', 0);
+  if (!nonce) throw new Error('this page was served without a script nonce: reload it');
   const runner = `(${function (nonce, rules) {
     const off = {};
     for (const rule of rules) off[rule] = { enabled: false };
-    axe.run(document.body, { rules: off, resultTypes: ['violations'] })
+    // The real body: an element named `body` in the render makes `document.body` say something else.
+    const body = Object.getOwnPropertyDescriptor(Document.prototype, 'body').get.call(document);
+    axe.run(body, { rules: off, resultTypes: ['violations'] })
       .then(result => parent.postMessage({ nonce, violations: result.violations.map(v => ({
         id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')), count: v.nodes.length })) }, '*'))
       .catch(error => parent.postMessage({ nonce, error: String(error) }, '*'));
   }})(${JSON.stringify(nonce)}, ${JSON.stringify(AXE_PAGE_RULES)})`;
-  const frame = el('iframe', { class: 'a11y-frame', title: 'accessibility check (hidden)', tabindex: -1, 'aria-hidden': 'true' });
+  // One check at a time: an earlier render's frame goes (its result would be stale).
+  for (const old of document.querySelectorAll('.a11y-frame')) old.remove();
+  const frame = el('iframe', { class: 'a11y-frame', title: 'accessibility check (hidden)', tabindex: -1, 'aria-hidden': 'true', inert: true });
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.srcdoc = '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; script-src 'nonce-${nonce}'">` +
@@ -42,9 +46,9 @@ async function checkAccessibility(html) {
     const done = (finish) => { clearTimeout(timer); window.removeEventListener('message', listen); frame.remove(); finish(); };
     const listen = event => {
       if (event.source !== frame.contentWindow || !event.data || event.data.nonce !== nonce) return;
-      done(() => event.data.error ? reject(new ApiError('axe_failed', event.data.error, 0)) : resolve(event.data.violations));
+      done(() => event.data.error ? reject(new Error(`axe failed: ${event.data.error}`)) : resolve(event.data.violations));
     };
-    const timer = setTimeout(() => done(() => reject(new ApiError('axe_timeout', 'the check did not finish in 10 s (the render may hold markup that swallowed the check’s script)', 0))), 10000);
+    const timer = setTimeout(() => done(() => reject(new Error('the check did not finish in 10 s (the render may hold markup that swallowed the check’s script)'))), 10000);
     window.addEventListener('message', listen);
     document.body.append(frame);
   });

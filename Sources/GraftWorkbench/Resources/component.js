@@ -30,8 +30,10 @@ views.component = (main, reference, query, options) => {
   let inFlight = false, pending = false, frame = null;
   // The address is rewritten with the page's state only once the state it named has been applied.
   let opened = false;
+  // Set when another view takes the page: work still in flight (the session opening, a play) stops there.
+  let left = false;
   // The story files' stories of this component (`/api/stories`), with their play steps.
-  let fileStories = [], pluginID = null;
+  let fileStories = [], pluginID = null, themeFromAddress = false;
   const canvasOnly = !!(options && options.canvasOnly);
   delete document.body.dataset.stateApplied;
   wb.timings.renders = [];
@@ -168,7 +170,8 @@ views.component = (main, reference, query, options) => {
     if (at < 0 || at >= storySelect.options.length) return;
     applyStory(storySelect.options[at].value);
   }
-  const stopKeys = addKeys({
+  // The canvas alone has no panel and no story list: only fullscreen.
+  const stopKeys = addKeys(canvasOnly ? { f: () => toggleFullscreen(), Escape: () => { delete page.dataset.maximized; } } : {
     a: () => placePanel(page.dataset.panel === 'hidden' ? lastShownPlace : 'hidden'),
     d: () => { if (page.dataset.panel !== 'hidden') placePanel(page.dataset.panel === 'right' ? 'bottom' : 'right'); },
     f: () => toggleFullscreen(),
@@ -176,7 +179,7 @@ views.component = (main, reference, query, options) => {
     'Alt+ArrowDown': () => stepStory(1),
     'Alt+ArrowUp': () => stepStory(-1),
   });
-  const stopTheme = keyed(wb.handlers.theme, () => writeState());
+  const stopTheme = keyed(wb.handlers.theme, () => { if (opened) themeFromAddress = false; writeState(); });
 
   // The page's whole state as an address query: a copied link reopens exactly this.
   function stateQuery() {
@@ -195,7 +198,7 @@ views.component = (main, reference, query, options) => {
 
   function writeState() {
     // Until the state the address named is applied, or once another view took the page, the address is not this page's.
-    if (!opened || !page.isConnected) return;
+    if (!opened || left || !page.isConnected) return;
     const state = stateQuery();
     const tail = `${encodeURIComponent(reference)}${state ? `?${state}` : ''}`;
     history.replaceState(history.state, '', `#/${canvasOnly ? 'canvas' : 'component'}/${tail}`);
@@ -206,7 +209,7 @@ views.component = (main, reference, query, options) => {
 
   // The state an address names, before the session opens: what the page shows on its own.
   function applyPageState() {
-    if (THEMES.includes(query.get('theme'))) setTheme(query.get('theme'), false);
+    if (THEMES.includes(query.get('theme'))) { themeFromAddress = true; setTheme(query.get('theme'), false); }
     if (PANEL_PLACES.includes(query.get('panel'))) placePanel(query.get('panel'), false);
     if ([...background.options].some(o => o.value === query.get('bg'))) { background.value = query.get('bg'); showBackground(); }
     if (ZOOMS.includes(Number(query.get('zoom')))) { zoom.value = query.get('zoom'); showZoom(); }
@@ -249,8 +252,10 @@ views.component = (main, reference, query, options) => {
   async function runPlay() {
     const story = fileStory(storySelect.value);
     if (!story || !session) return;
-    playButton.disabled = true;
     showPlay();
+    // The story's steps stay the ones shown while they play.
+    playButton.disabled = true;
+    storySelect.disabled = true;
     playSummary.textContent = 'playing…';
     delete document.body.dataset.playDone;
     let passed = 0, last = null;
@@ -262,6 +267,7 @@ views.component = (main, reference, query, options) => {
       showRender(last);
       const steps = story.play || [];
       for (const [index, step] of steps.entries()) {
+        if (left) return;
         const item = playSteps.children[index];
         item.dataset.state = 'running';
         const answer = await api('POST', `/api/sessions/${session}/step`, { step, index });
@@ -277,9 +283,11 @@ views.component = (main, reference, query, options) => {
       playSummary.textContent = `The play stopped: ${errorText(error)}`;
       document.body.dataset.playDone = 'stopped';
     }
+    if (left) return;
     // The controls show where the story left the inputs.
     if (last && last.inputs) buildControls(contract, last.inputs);
     playButton.disabled = false;
+    storySelect.disabled = false;
     writeState();
   }
 
@@ -587,7 +595,10 @@ views.component = (main, reference, query, options) => {
     applyPageState();
     try {
       report = await api('POST', '/api/sessions', { component: reference, html: mediaSelect.value === 'text/html' });
+      // Left while it opened: its session is closed here, since the view's cleanup never knew it.
+      if (left) { api('DELETE', `/api/sessions/${report.session}`).catch(() => {}); return; }
     } catch (error) {
+      if (left) return;
       // Nothing to tell stories, controls or interactions about: the page is the error.
       main.replaceChildren(title, errorCard(error, `${reference} could not be opened`));
       return;
@@ -608,6 +619,7 @@ views.component = (main, reference, query, options) => {
       // A story by name, then a shared link's inputs, replace the debugConfig; then the link's size.
       pluginID = report.plugin;
       await loadFileStories();
+      if (left) return;
       listStories('debug');
       let inputs = null;
       const name = query.get('story');
@@ -630,20 +642,25 @@ views.component = (main, reference, query, options) => {
         try { inputs = JSON.parse(shared); note.textContent = 'inputs from the link'; }
         catch (e) { banner('error', 'the link’s inputs are not JSON; the debugConfig is shown'); }
       }
+      if (left) return;
       if (inputs && typeof inputs === 'object') { buildControls(contract, inputs); await sendInputs(); }
       const size = /^(\d{1,6})x(\d{1,6})$/.exec(query.get('size') || '');
-      if (size) { widthInput.value = size[1]; heightInput.value = size[2]; sizeSelect.value = matchingSize(); await sendSize(); }
+      if (size && !left) { widthInput.value = size[1]; heightInput.value = size[2]; sizeSelect.value = matchingSize(); await sendSize(); }
     } catch (error) {
-      banner('error', errorText(error));
+      if (!left) banner('error', errorText(error));
     }
+    if (left) return;
     opened = true;
     writeState();
     document.body.dataset.stateApplied = reference;
   })();
   return () => {
+    left = true;
+    stopTheme();
+    // A theme the address named was this page's alone: the one the browser keeps comes back.
+    if (themeFromAddress) setTheme(themeChoice(), false);
     clearTimeout(a11yTimer);
     stopKeys();
-    stopTheme();
     if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
     stopRenders();
     panel.stop();

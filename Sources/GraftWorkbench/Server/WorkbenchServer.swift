@@ -35,7 +35,7 @@ final class WorkbenchServer: Sendable {
         PluginRoutes.add(to: router, parts: parts)
         SessionRoutes.add(to: router, parts: parts)
         StoryRoutes.add(to: router, parts: parts)
-        AccessibilityRoutes.add(to: router)
+        AccessibilityRoutes.add(to: router, parts: parts)
         TryOutRoutes.add(to: router, parts: parts)
         LogRoutes.add(to: router, parts: parts)
         FlowRoutes.add(to: router, parts: parts)

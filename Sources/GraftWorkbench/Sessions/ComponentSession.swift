@@ -144,7 +144,8 @@ final class ComponentSession: @unchecked Sendable {
         try await work.run {
             guard let instance = self.liveInstance() else {
                 let report = self.render(.play)
-                return (StepResult(index: index, step: step, failure: report.error.map { "\($0.code.rawValue): \($0.message)" } ?? "no instance"), report)
+                let why = report.error ?? GraftError(.instanceCreateFailed, "\(self.reference) has no instance to play on.", key: self.reference.key)
+                return (StepResult(index: index, step: step, failure: "\(why.code.rawValue): \(why.message)"), report)
             }
             let result = StoryStepper.perform(step, index: index, on: InstancePlay(instance: instance, mediaType: self.mediaType, record: self.played))
             self.inputs = instance.inputs

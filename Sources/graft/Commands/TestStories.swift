@@ -61,14 +61,16 @@ struct TestStories: ParsableCommand {
         var browser: WebDriver?
         defer { browser?.quit() }
         if accessibility {
-            guard let axe = Axe.source() else {
+            let axe: String
+            do throws(GraftError) { axe = try Axe.source() } catch {
                 throw CommandFailure(error: CommandLineError(
                     .accessibilityUnavailable,
-                    "--a11y needs axe-core: Scripts/prerequisites.sh --browser installs it (pip install --no-deps axe-playwright-python), or name an axe.min.js with GRAFT_AXE."),
+                    "--a11y needs axe-core: \(error.message) Scripts/prerequisites.sh --browser installs it, or name an axe.min.js with GRAFT_AXE."),
                     json: options.json)
             }
             do {
-                browser = try WebDriver(width: 1280, height: 800)
+                // A browser that reaches no network: a render that navigates or fetches talks to nobody.
+                browser = try WebDriver(width: 1280, height: 800, browserArguments: Axe.offlineArguments)
             } catch {
                 throw CommandFailure(error: CommandLineError(
                     .accessibilityUnavailable, "--a11y needs Chromium and chromedriver (apt-get install chromium chromium-driver): \(error)"), json: options.json)
