@@ -33,7 +33,7 @@ views.component = (main, reference, query, options) => {
   // Set when another view takes the page: work still in flight (the session opening, a play) stops there.
   let left = false;
   // The story files' stories of this component (`/api/stories`), with their play steps.
-  let fileStories = [], pluginID = null, themeFromAddress = false;
+  let fileStories = [], pluginID = null, themeFromAddress = false, stateTimer = null;
   const canvasOnly = !!(options && options.canvasOnly);
   delete document.body.dataset.stateApplied;
   wb.timings.renders = [];
@@ -470,7 +470,9 @@ views.component = (main, reference, query, options) => {
   }
 
   function inputsChanged() {
-    writeState();
+    // The address follows the typing once it pauses (rewriting it on every key cost each change a few milliseconds).
+    clearTimeout(stateTimer);
+    stateTimer = setTimeout(writeState, 300);
     if (inFlight) { pending = true; return; }
     sendInputs();
   }
@@ -656,6 +658,7 @@ views.component = (main, reference, query, options) => {
   })();
   return () => {
     left = true;
+    clearTimeout(stateTimer);
     stopTheme();
     // A theme the address named was this page's alone: the one the browser keeps comes back.
     if (themeFromAddress) setTheme(themeChoice(), false);
