@@ -44,7 +44,8 @@ public enum HTTPProbe {
     public static func connect(port: Int, timeout: Duration) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard socket >= 0 else { throw HTTPFailure(description: "socket: \(String(cString: strerror(errno)))") }
-        var seconds = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+        // Whole seconds and the microseconds beyond them: a timeout under a second was 0, which the kernel reads as none.
+        var seconds = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &seconds, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GraftTestSupport
 import GraftWebDriver
 import Testing
@@ -179,4 +180,62 @@ struct StoryAccessibilityCLITests {
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("accessibility_unavailable: --a11y needs axe-core: cannot read axe.min.js (GRAFT_AXE) /nonexistent/axe.min.js"), "\(refused.stderr)")
     }
+
+    @Test("graft test --a11y: a render that tries to navigate away (a meta refresh to a listener on this machine) reaches nobody, and the check still runs")
+    func renderCannotNavigate() throws {
+        let scratch = try Scratch()
+        let listener = try LeakListener()
+        defer { listener.close() }
+        let folder = scratch.url.appendingPathComponent("plugins")
+        try Fixtures.build(
+            "good_widget", into: folder,
+            defines: ["WIDGET_PREFIX": "\"<meta http-equiv='refresh' content='0;url=http://127.0.0.1:\(listener.port)/leak'>\""])
+        let checked = try graft(
+            ["test", "--only-plugin-path", "--plugin-path", folder.path, "--snapshots", scratch.file("snapshots").path, "--a11y"],
+            cache: scratch.file("cache"))
+        #expect(checked.stdout.contains("test.widget widget@1 › debugConfig"), "\(checked.stdout)\(checked.stderr)")
+        #expect(!checked.stdout.contains("navigated away") && !checked.stdout.contains("did not finish"), "\(checked.stdout)")
+        // The render did carry the refresh; it would have fired at once (a second more for a late one).
+        let snapshot = try String(contentsOfFile: scratch.file("snapshots").path + "/test.widget/widget@1/debugConfig.html", encoding: .utf8)
+        #expect(snapshot.contains("<meta http-equiv='refresh' content='0;url=http://127.0.0.1:\(listener.port)/leak'>"), "\(snapshot)")
+        #expect(!listener.wasReached(within: .seconds(1)), "the render's refresh reached the network")
+        // And the listener does notice a visitor.
+        let visitor = try HTTPProbe.connect(port: listener.port, timeout: .seconds(2))
+        defer { Glibc.close(visitor) }
+        #expect(listener.wasReached(within: .seconds(2)))
+    }
 }
+
+/// A TCP listener on 127.0.0.1 that only notes whether anyone connected.
+final class LeakListener: @unchecked Sendable {
+    let socket: Int32
+    let port: Int
+
+    init() throws {
+        let listening = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard listening >= 0, bound == 0, listen(listening, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) } }
+        socket = listening
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether a connection is waiting, or arrives before `within` is over.
+    func wasReached(within: Duration) -> Bool {
+        let deadline = ContinuousClock.now + within
+        repeat {
+            let client = accept(socket, nil, nil)
+            if client >= 0 { Glibc.close(client); return true }
+            usleep(20_000)
+        } while ContinuousClock.now < deadline
+        return false
+    }
+
+    func close() { Glibc.close(socket) }
+}
+
