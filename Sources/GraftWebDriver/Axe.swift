@@ -74,7 +74,7 @@ public enum Axe {
         let page = """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="\(policy)">\
             <title>accessibility check</title></head><body>\
-            <iframe id="render" title="the render" sandbox="allow-scripts" style="width:1024px;height:768px;border:0" srcdoc="\(attributeEscaped(inner))"></iframe>\
+            <iframe id="render" title="the render" sandbox="allow-scripts" style="width:1024px;height:768px;border:0" srcdoc="\(HTMLText.escaped(inner))"></iframe>\
             <script nonce="\(nonce)">window.graftAxe = null; addEventListener('message', event => {\
             if (event.source === document.getElementById('render').contentWindow && event.data && event.data.nonce === \(GraftValue.string(nonce).jsonText)) window.graftAxe = event.data.found; });</script>\
             </body></html>
@@ -92,19 +92,5 @@ public enum Axe {
             usleep(20_000)
         }
         return ["the check did not finish in 20 s (the render may hold markup that swallowed the check's script)"]
-    }
-
-    /// Text for a double-quoted attribute.
-    static func attributeEscaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            case "<": out += "&lt;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

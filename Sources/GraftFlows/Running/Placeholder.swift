@@ -10,20 +10,7 @@ enum Placeholder {
         guard mediaType == .html else { return Rendering(mediaType: .plain, text: "[\(text)]") }
         return Rendering(
             mediaType: .html,
-            text: "<div class=\"graft-placeholder\" data-component=\"\(escape(reference.description))\" data-code=\"\(reason.code.rawValue)\">\(escape(text))</div>")
+            text: "<div class=\"graft-placeholder\" data-component=\"\(HTMLText.escaped(reference.description))\" data-code=\"\(reason.code.rawValue)\">\(HTMLText.escaped(text))</div>")
     }
 
-    private static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
 }
