@@ -75,6 +75,20 @@ extension WorkbenchTests {
             }
         }
 
+        @Test("a play step that is not one, or at an index that is no whole number, is a 400 with its code; the server lives on")
+        func badPlaySteps() async throws {
+            try await Self.withWorkbench { running in
+                let opened = try await running.json("POST", "/api/sessions", ["component": "widget"])
+                let session = try #require(opened["session"]?.stringValue)
+                let huge = try await running.request("POST", "/api/sessions/\(session)/step", json: ["step": ["interact": "tap"], "index": 1e300])
+                #expect(huge.status == 400 && huge.body.contains("bad_request") && huge.body.contains("is not a step's index"), "\(huge.body)")
+                let wrong = try await running.request("POST", "/api/sessions/\(session)/step", json: ["step": ["tap": 1], "index": 0])
+                #expect(wrong.status == 400 && wrong.body.contains("invalid_story") && wrong.body.contains("step 1 names no step"), "\(wrong.body)")
+                let played = try await running.json("POST", "/api/sessions/\(session)/step", ["step": ["interact": "tap"], "index": 0])
+                #expect(played["result"]?["passed"] == true, "\(played)")
+            }
+        }
+
         @Test("a session renders the debugConfig as HTML, re-renders on new inputs, and reports each render's drift")
         func sessionRenders() async throws {
             try await Self.withWorkbench { running in
