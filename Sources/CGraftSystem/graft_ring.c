@@ -251,6 +251,13 @@ int graft_ring_reader_sleeps(const graft_ring_end *end) {
     return __atomic_load_n(&end->control->reader_sleeping, __ATOMIC_ACQUIRE) != 0;
 }
 
+uint64_t graft_ring_written(const graft_ring_end *end) { return end->position; }
+
+int graft_ring_taken(const graft_ring_end *end, uint64_t position) {
+    uint64_t head = __atomic_load_n(&end->control->head, __ATOMIC_ACQUIRE);
+    return (int64_t)(head - position) >= 0;
+}
+
 void graft_ring_wake(graft_ring *ring) {
     ring_bell(&ring->receive.control->data_bell);
     ring_bell(&ring->send.control->room_bell);

@@ -60,6 +60,25 @@ struct RingTests {
         #expect(received == sent)
     }
 
+    /// What lets a call whose child died before reading it go to the next child (`PluginRunner.call`).
+    @Test("the writer tells a request its reader took from one still waiting, frame by frame")
+    func takenThrough() throws {
+        let pair = try Pair()
+        let first: [UInt8] = Array(repeating: 1, count: 100), second: [UInt8] = Array(repeating: 2, count: 50)
+        _ = first.withUnsafeBytes { graft_ring_put(&pair.host.send, $0.baseAddress, $0.count, &pair.hostStop) }
+        let afterFirst = graft_ring_written(&pair.host.send)
+        _ = second.withUnsafeBytes { graft_ring_put(&pair.host.send, $0.baseAddress, $0.count, &pair.hostStop) }
+        let afterSecond = graft_ring_written(&pair.host.send)
+        #expect(afterSecond - afterFirst == 50)
+        #expect(graft_ring_taken(&pair.host.send, afterFirst) == 0, "nothing taken yet")
+        var scratch = [UInt8](repeating: 0, count: 100)
+        #expect(scratch.withUnsafeMutableBytes { graft_ring_take(&pair.child.receive, $0.baseAddress, $0.count) } == 100)
+        #expect(graft_ring_taken(&pair.host.send, afterFirst) != 0, "the first frame was taken")
+        #expect(graft_ring_taken(&pair.host.send, afterSecond) == 0, "the second still waits")
+        #expect(scratch.withUnsafeMutableBytes { graft_ring_take(&pair.child.receive, $0.baseAddress, $0.count) } == 50)
+        #expect(graft_ring_taken(&pair.host.send, afterSecond) != 0)
+    }
+
     @Test("a reader waits until its deadline, and wakes at once for bytes, an alert or a closed ring")
     func waitsAndWakes() throws {
         let pair = try Pair()

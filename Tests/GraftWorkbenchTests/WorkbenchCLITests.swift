@@ -18,7 +18,7 @@ extension WorkbenchTests {
             let process = Process()
             let output: URL
 
-            init(_ arguments: [String], scratch: borrowing Scratch) throws {
+            init(_ arguments: [String], scratch: borrowing Scratch, environment extra: [String: String] = [:]) throws {
                 output = scratch.file("stdout")
                 _ = FileManager.default.createFile(atPath: output.path, contents: nil)
                 _ = FileManager.default.createFile(atPath: scratch.file("stderr").path, contents: nil)
@@ -30,6 +30,7 @@ extension WorkbenchTests {
                 // Its registry cache goes into the scratch folder, never ~/.cache.
                 var environment = ProcessInfo.processInfo.environment
                 environment["XDG_CACHE_HOME"] = scratch.file("cache").path
+                environment.merge(extra) { _, given in given }
                 process.environment = environment
                 try process.run()
             }
@@ -101,6 +102,26 @@ extension WorkbenchTests {
             #expect(try await offPool { server.stop() } == 0)
             let after = try? await offPool { try HTTPProbe.request(port: port, path: "/api/plugins?token=\(token)", timeout: .seconds(2)) }
             #expect(after == nil, "nothing listens after the stop")
+        }
+
+        /// `GRAFT_AXE` is read by the process, so this runs a workbench of its own.
+        @Test("the Accessibility section's engine missing: axe_unavailable (404) naming the file; installed later, it is served with no restart")
+        func axeUnavailable() async throws {
+            let scratch = try Scratch()
+            let axe = scratch.file("axe.min.js")
+            let server = try Server(["--only-plugin-path", "--no-watch"], scratch: scratch, environment: ["GRAFT_AXE": axe.path])
+            let url = try #require(try await offPool { server.url() }, "no URL printed: \(server.printed)")
+            let parts = try #require(URLComponents(string: url))
+            let token = try #require(parts.queryItems?.first { $0.name == "token" }?.value)
+            let port = try #require(parts.port)
+            let missing = try await offPool { try HTTPProbe.request(port: port, path: "/api/axe?token=\(token)") }
+            #expect(missing.status == 404)
+            #expect(missing.body.contains("axe_unavailable") && missing.body.contains(axe.path), "\(missing.body)")
+            try "window.axe = { version: 'test' };".write(to: axe, atomically: true, encoding: .utf8)
+            let served = try await offPool { try HTTPProbe.request(port: port, path: "/api/axe?token=\(token)") }
+            #expect(served.status == 200)
+            #expect(served.body == "window.axe = { version: 'test' };")
+            #expect(try await offPool { server.stop() } == 0)
         }
 
         @Test("a port already taken: port_unavailable, exit 2; a flow that is not there: invalid_flow, exit 2")

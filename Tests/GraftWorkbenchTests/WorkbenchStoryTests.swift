@@ -37,6 +37,12 @@ extension WorkbenchTests {
                 try browser.wait(for: "the story entries", "return document.querySelectorAll('#sidebar .side-story').length === 7")
                 #expect(try browser.execute("return [...document.querySelectorAll('#sidebar .side-story')].map(a => a.dataset.story)")
                         == ["sale", "many_features", "free", "wrong", "buy", "not_now", "retitled"])
+                // The filter finds a story by its own name: its component stays listed, with that story alone.
+                _ = try browser.execute("const f = document.getElementById('sidebar-filter'); f.value = 'not_n'; f.dispatchEvent(new Event('input'))")
+                #expect(try browser.execute("return [...document.querySelectorAll('#sidebar .side-link')].filter(a => a.offsetParent !== null).map(a => a.dataset.story || a.dataset.name)")
+                        == ["paywall@1", "not_now"])
+                _ = try browser.execute("const f = document.getElementById('sidebar-filter'); f.value = ''; f.dispatchEvent(new Event('input'))")
+                #expect(try browser.execute("return document.querySelectorAll('#sidebar .side-story').length === [...document.querySelectorAll('#sidebar .side-story')].filter(a => a.offsetParent !== null).length") == true)
 
                 // An entry opens its story: the file's inputs render, and the entry is the current one.
                 try browser.click("#sidebar .side-story[data-story=buy]")

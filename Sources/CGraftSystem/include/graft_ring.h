@@ -82,6 +82,15 @@ void graft_ring_wake(graft_ring *ring);
  * says when a liveness check is worth its system call, nothing more. */
 int graft_ring_reader_sleeps(const graft_ring_end *end);
 
+/* Writer: where this end's bytes end so far (a position only this side
+ * moves). */
+uint64_t graft_ring_written(const graft_ring_end *end);
+
+/* Writer: whether the reader says it has taken every byte before `position`.
+ * The other side writes what this reads: it decides whether a request could
+ * have reached a reader that then died, never anything about memory. */
+int graft_ring_taken(const graft_ring_end *end, uint64_t position);
+
 /* Sets `bits` in `alerts` (a word of this process's that this side's
  * waits look at), then wakes them. */
 void graft_ring_alert(graft_ring *ring, uint32_t *alerts, uint32_t bits);

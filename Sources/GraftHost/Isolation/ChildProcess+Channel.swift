@@ -27,6 +27,11 @@ extension ChildProcess {
         return frame.withUnsafeBytes { graft_send_with_fd(channel, $0.baseAddress, $0.count, descriptor) } == 0
     }
 
+    /// Where what went through the ring ends (the socket cannot tell what its reader took: nil).
+    var sentMark: UInt64? { ring?.written }
+
+    func took(through mark: UInt64) -> Bool { ring?.taken(through: mark) ?? true }
+
     /// The next frame, waiting at most until `deadline`. Lines the child
     /// writes to stdout or stderr meanwhile go to `onOutput`, at most
     /// `outputLimit` bytes per call; the rest is counted and dropped, so a

@@ -37,7 +37,9 @@ extension ChildProcess {
         // calls (idle, asleep on its ring), before RingWatch has marked it
         // gone, is asked here (one poll of its pidfd, beside the wake-up this
         // send makes anyway), so that the call goes to a new child instead. A
-        // child still spinning for the next request was alive microseconds ago.
+        // child still spinning for the next request was alive microseconds
+        // ago; one killed in its spin is found after the fact, its request
+        // still in the ring, untaken (`took(through:)`), which is sent on.
         if exited >= 0, ring.childIdle {
             var end = pollfd(fd: exited, events: Int16(POLLIN), revents: 0)
             if poll(&end, 1, 0) > 0 { return false }

@@ -75,6 +75,14 @@ final class ChildRing: @unchecked Sendable {
         }
     }
 
+    /// Where what this side has put ends so far.
+    var written: UInt64 { sending.withLock { graft_ring_written(&ring.pointee.send) } }
+
+    /// Whether the child says it has taken everything put before `position`
+    /// (its word, read from the shared pages: it only decides whether a
+    /// request could have reached a child that then died).
+    func taken(through position: UInt64) -> Bool { graft_ring_taken(&ring.pointee.send, position) != 0 }
+
     /// Whether the child's reader sleeps, waiting for a request: it is idle,
     /// between calls (a flag the child writes, used only to decide whether
     /// asking the kernel if it is alive is worth a system call).

@@ -161,6 +161,8 @@ final class PluginRunner: @unchecked Sendable {
             }
             for attempt in 0..<2 {
                 var sendFailed = false
+                // Where this call's frames end in the child's ring: a child that died before taking them never ran it.
+                var sentThrough: UInt64? = nil
                 let child = try running(for: plugin)
                 let posted = calls.hasPosted
                 do throws(GraftError) {
@@ -180,6 +182,8 @@ final class PluginRunner: @unchecked Sendable {
                     if !child.send(frames: frames) {
                         sendFailed = true
                         calls.sendFailed(id)
+                    } else {
+                        sentThrough = child.sentMark
                     }
                     do throws(GraftError) {
                         return (try waitForAnswer(id, on: child, events: &events), sentTo, followerID)
@@ -191,7 +195,8 @@ final class PluginRunner: @unchecked Sendable {
                     }
                 } catch {
                     let call = RunnerRetry.Call.request(
-                        posted: posted, unsent: sendFailed, newChild: supervisor.child !== child, aboutInstance: instance != nil)
+                        posted: posted, unsent: sendFailed || sentThrough.map { !child.took(through: $0) } == true,
+                        newChild: supervisor.child !== child, aboutInstance: instance != nil)
                     switch RunnerRetry.after(error, attempt: attempt, in: call) {
                     case .resend:
                         logger.notice("the runner of plugin '\(plugin.info.id)' died before \(what); trying it on a new process.")

@@ -20,7 +20,8 @@ enum RunnerRetry: Equatable {
     enum Call {
         /// A request sent by `PluginRunner.call`. `posted`: requests posted
         /// before it were still unanswered; `unsent`: it never reached the
-        /// child; `newChild`: the child it was sent to is no longer the
+        /// child (the send failed, or the child died before taking it from
+        /// its ring); `newChild`: the child it was sent to is no longer the
         /// runner's; `aboutInstance`: it is about an instance of that child.
         case request(posted: Bool, unsent: Bool, newChild: Bool, aboutInstance: Bool)
         /// A call about an instance, as its `RunnerInstance` made it.

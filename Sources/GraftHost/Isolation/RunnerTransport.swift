@@ -24,6 +24,13 @@ protocol RunnerTransport: AnyObject {
     func send(frames: [UInt8]) -> Bool
     /// Sends one frame with `descriptor` attached (-1: none); false when the child is gone.
     func send(frame: [UInt8], descriptor: Int32) -> Bool
+    /// Where what was sent so far ends, where the transport can tell (a
+    /// ring's position), else nil.
+    var sentMark: UInt64? { get }
+    /// Whether the child took everything sent before `mark` (a `sentMark`).
+    /// After its death, a request it never took did not run: it may be sent
+    /// to the next child.
+    func took(through mark: UInt64) -> Bool
     /// The next frame, waiting at most until `deadline`; the child's own
     /// output lines meanwhile go to `onOutput`.
     func receive(until deadline: ContinuousClock.Instant, onOutput: (String) -> Void) -> ChildProcess.Received

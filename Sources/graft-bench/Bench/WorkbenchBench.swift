@@ -142,25 +142,38 @@ enum WorkbenchBench {
 
         // Switching component from the sidebar: a click on another plugin's
         // component until its first render is shown.
-        var switching: [Double] = []
+        // Split in two: the click until the session's answer (POST /api/sessions: the server opens the instance and
+        // renders it) has arrived, and from there until the render is shown (the page).
+        var switching: [Double] = [], opened: [Double] = []
         for round in 0..<(changes / 2 + 5) {
             let name = "echo.p\((round * 37 + 11) % 200)@1"
             try browser.execute(
                 """
+                performance.clearResourceTimings();
                 window.benchStarted = performance.now();
                 document.querySelector(`#sidebar .side-link[data-name="${arguments[0]}"]`).click();
                 """, [.string(name)])
             try browser.wait(for: "the render of \(name)", within: .seconds(10),
                              "const s = window.graftWorkbench.timings.lastShown; return !!s && s.component === '\(name)' && s.shownAt > window.benchStarted")
-            let latency = try browser.execute("return window.graftWorkbench.timings.lastShown.shownAt - window.benchStarted")
-            if round >= 5 { switching.append(latency.numberValue ?? .nan) }  // the first five warm up
+            let latency = try browser.execute(
+                """
+                const opened = performance.getEntriesByType('resource').find(e => e.initiatorType === 'fetch' && new URL(e.name).pathname === '/api/sessions');
+                return [window.graftWorkbench.timings.lastShown.shownAt - window.benchStarted, opened ? opened.responseEnd - window.benchStarted : NaN];
+                """)
+            if round >= 5 {  // the first five warm up
+                switching.append(latency.listValue?.first?.numberValue ?? .nan)
+                opened.append(latency.listValue?.last?.numberValue ?? .nan)
+            }
         }
         part.figure("sidebar click to render shown, p50", Stopwatch.median(switching), "ms")
         part.figure("sidebar click to render shown, p95", Stopwatch.percentile(switching, 95), "ms")
-        part.notes.append(verdict("first page p95", Stopwatch.percentile(firstPage, 95), target: 1000))
-        part.notes.append(verdict("control change p95", Stopwatch.percentile(change, 95), target: 100))
-        part.notes.append(verdict("file ready to page updated p95", Stopwatch.percentile(swap, 95), target: 1000))
-        part.notes.append(verdict("sidebar switch p95", Stopwatch.percentile(switching, 95), target: 150))
+        part.figure("sidebar click to session answer, p50", Stopwatch.median(opened), "ms")
+        part.figure("sidebar click to session answer, p95", Stopwatch.percentile(opened, 95), "ms")
+        // Issue 43's targets.
+        part.notes.append(verdict("first page p95", Stopwatch.percentile(firstPage, 95), target: 500))
+        part.notes.append(verdict("control change p95", Stopwatch.percentile(change, 95), target: 50))
+        part.notes.append(verdict("file ready to page updated p95", Stopwatch.percentile(swap, 95), target: 300))
+        part.notes.append(verdict("sidebar switch p95", Stopwatch.percentile(switching, 95), target: 100))
         part.notes.append("\(pageRounds) page loads, \(changes) control changes, \(changes / 2) sidebar switches, \(swaps) swaps; the watcher's debounce (50 ms) is part of the swap figure")
         return part
     }
