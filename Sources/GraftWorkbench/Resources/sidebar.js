@@ -89,18 +89,15 @@ function applySidebarFilter() {
   for (const group of aside.querySelectorAll('.side-plugin')) {
     // A plugin matches by its own names; its entries match one by one.
     const own = needle === '' || group.dataset.id.toLowerCase().includes(needle) || group.querySelector('.side-plugin-name').textContent.toLowerCase().includes(needle);
-    // An entry is shown when it matches or one of its stories does (which are then shown alone).
+    // An entry is shown when it matches or one of its stories does (a story's name holds its component's, so a
+    // component that matches keeps its stories); a story comes after its entry, and shows it again.
     let entries = 0;
-    for (const item of group.querySelectorAll(':scope > .side-list > li')) {
-      const entryHit = own || item.querySelector(':scope > .side-link').dataset.name.toLowerCase().includes(needle);
-      let stories = 0;
-      for (const story of item.querySelectorAll('.side-story')) {
-        const hit = entryHit || story.dataset.name.toLowerCase().includes(needle);
-        story.parentElement.hidden = !hit;
-        if (hit) stories += 1;
-      }
-      item.hidden = !entryHit && stories === 0;
-      if (!item.hidden) entries += 1;
+    for (const link of group.querySelectorAll('.side-link')) {
+      const hit = own || link.dataset.name.toLowerCase().includes(needle);
+      link.parentElement.hidden = !hit;
+      if (!hit) continue;
+      entries += 1;
+      if (link.dataset.story !== undefined) link.parentElement.parentElement.parentElement.hidden = false;
     }
     group.hidden = !own && entries === 0;
     if (!group.hidden) shown += 1;
