@@ -56,11 +56,11 @@ final class MemoryTransport: RunnerTransport, @unchecked Sendable {
 
     func send(frames: [UInt8]) -> Bool { send(frame: frames, descriptor: -1) }
 
-    /// The descriptor is duplicated, as passing it over a socket would.
     /// What the server took is not tracked: a request is taken as delivered once sent.
     var sentMark: UInt64? { nil }
     func took(through mark: UInt64) -> Bool { true }
 
+    /// The descriptor is duplicated, as passing it over a socket would.
     func send(frame bytes: [UInt8], descriptor: Int32) -> Bool {
         mailbox.condition.withLock {
             guard mailbox.ended == nil else { return false }

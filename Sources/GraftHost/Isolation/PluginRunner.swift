@@ -161,7 +161,9 @@ final class PluginRunner: @unchecked Sendable {
             }
             for attempt in 0..<2 {
                 var sendFailed = false
-                // Where this call's frames end in the child's ring: a child that died before taking them never ran it.
+                // Where this call's frames end in the child's ring: a child that died before taking them never ran
+                // it. (A frame another caller put right after can only move the mark later: at worst the one retry
+                // the policy allows anyway.)
                 var sentThrough: UInt64? = nil
                 let child = try running(for: plugin)
                 let posted = calls.hasPosted
