@@ -620,7 +620,8 @@ views.component = (main, reference, query, options) => {
       pluginID = report.plugin;
       // The render first: what the panel reads next waits until it is on screen, so the frame's load does not
       // queue behind two answers and their parsing (a sidebar switch took 110-140 ms, most of it here).
-      await firstShown;
+      // (At most a second: a text render waits for an animation frame, which a hidden tab does not give.)
+      await Promise.race([firstShown, new Promise(resolve => setTimeout(resolve, 1000))]);
       if (left) return;
       // Who ships it, and what its plugin may touch, for the docs panel: the sidebar's report (refreshed on every
       // swap) when it has one.

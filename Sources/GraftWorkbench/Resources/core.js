@@ -109,9 +109,6 @@ function errorCard(error, title) {
     el('p', { class: 'error-message', text: error.message }));
 }
 
-// Plugin output: HTML only inside a frame with no rights at all (an
-// opaque origin, no script, no forms, no navigation); any other media
-// type as text. Calls `shown` once the output is on screen.
 // Chromium runs sandboxed frames in a process of their own and ends it with the last of them: a switch of component,
 // whose view replaces the render's frame, waited for a new process (about a third of the switch). An empty sandboxed
 // frame that stays keeps that process; it is added once a render has made the process (made at the page's start, it
@@ -121,6 +118,9 @@ function keepFrameProcess() {
   document.body.append(el('iframe', { id: 'frame-keeper', sandbox: '', srcdoc: '', hidden: true, tabindex: '-1', 'aria-hidden': 'true', title: 'kept empty' }));
 }
 
+// Plugin output: HTML only inside a frame with no rights at all (an
+// opaque origin, no script, no forms, no navigation); any other media
+// type as text. Calls `shown` once the output is on screen.
 function outputView(mediaType, output, shown, id) {
   if (mediaType === 'text/html') {
     const frame = el('iframe', { class: 'render-frame', id: id || null, title: 'component output' });
