@@ -38,6 +38,14 @@ enum SoakBench {
         /// child caught between its death and its reaping is not one.
         var zombies: Int
         var zombiePIDs: Set<Int32>
+        /// What each child was while alive (its mode and the component whose
+        /// runner held it), carried from sample to sample: a zombie's own
+        /// command line is empty.
+        var known: [Int32: String] = [:]
+        /// The lasting zombies, each named by what it was and who holds it now.
+        var lasting: [String] = []
+        /// The zombies first seen in this sample, named the same way.
+        var fresh: [String] = []
     }
 
     static func run(folder: URL, minutes: Double) throws -> BenchPart {
@@ -162,10 +170,18 @@ enum SoakBench {
         let total = Duration.milliseconds(Int(minutes * 60_000))
         let interval = Duration.milliseconds(max(1000, Int(minutes * 60_000 / 60)))
         let start = ContinuousClock.now
-        var samples = [sample(since: start)]
+        // Which component's runner holds each child now: a lasting zombie still
+        // held is a death nobody noticed; one held by none, a child nobody reaped.
+        let holders: @Sendable () -> [Int32: String] = {
+            var held: [Int32: String] = [:]
+            for component in host.components { if let pid = component.runnerProcessID { held[pid] = "runner of '\(component.contract.key)'" } }
+            for validator in host.validators { if let pid = validator.runnerProcessID { held[pid] = "runner of validator '\(validator.contract.name)'" } }
+            return held
+        }
+        var samples = [sample(since: start, holders: holders())]
         while ContinuousClock.now - start < total {
             sleep(for: min(interval, total - (ContinuousClock.now - start)))
-            samples.append(sample(since: start, after: samples.last))
+            samples.append(sample(since: start, after: samples.last, holders: holders()))
         }
         stop.store(true, ordering: .relaxed)
         let deadline = ContinuousClock.now + .seconds(30)
@@ -220,11 +236,17 @@ enum SoakBench {
             part.notes.append("\(name) after warm-up: \(value == 0 ? "flat" : "\(value > 0 ? "+" : "")\(Int(value)) from the first sample to the last")")
         }
         part.notes.append("zombies left for a sample interval or more: \(samples.map(\.zombies).max() ?? 0) at most (\(samples.map(\.zombiePIDs.count).max() ?? 0) seen at one sample)")
+        for sample in samples where !sample.lasting.isEmpty {
+            part.notes.append("t=\(Int(sample.seconds)) s: lasting zombies: \(sample.lasting.joined(separator: "; "))")
+        }
+        // A child caught between its death and its reaping is no fault; which ones were, says where to look if one stays.
+        let caught = samples.flatMap { sample in sample.fresh.map { "t=\(Int(sample.seconds)) s \($0)" } }
+        if !caught.isEmpty { part.notes.append("zombies seen at one sample: \(caught.prefix(8).joined(separator: "; "))") }
         part.notes.append("\(samples.count) samples over \(minutes) min; warm-up: the first \(samples.count - warm.count)")
     }
 
     /// Resident memory, descriptors, threads, children and zombies of this process now.
-    static func sample(since start: ContinuousClock.Instant, after previous: Sample? = nil) -> Sample {
+    static func sample(since start: ContinuousClock.Instant, after previous: Sample? = nil, holders: [Int32: String] = [:]) -> Sample {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }.flatMap { line in
             line.split(separator: " ").compactMap { Double($0) }.first
@@ -232,6 +254,7 @@ enum SoakBench {
         let me = getpid()
         var children = 0
         var zombies: Set<Int32> = []
+        var known: [Int32: String] = [:]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
@@ -239,13 +262,26 @@ enum SoakBench {
             let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
             guard fields.count > 1, Int32(fields[1]) == me else { continue }
             children += 1
-            if fields[0] == "Z" { zombies.insert(pid) }
+            if fields[0] == "Z" {
+                zombies.insert(pid)
+                known[pid] = previous?.known[pid] ?? "a child never seen alive"
+            } else {
+                let arguments = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))).map { [UInt8]($0) } ?? []
+                let words = arguments.split(separator: 0).prefix(2).map { String(decoding: $0, as: UTF8.self) }
+                let mode = words.count > 1 ? "\(words[0].split(separator: "/").last ?? "") \(words[1])" : (words.first ?? "?")
+                known[pid] = holders[pid].map { "\(mode), \($0)" } ?? mode
+            }
         }
+        func named(_ pid: Int32) -> String {
+            "pid \(pid) (\(known[pid] ?? "?"); \(holders[pid].map { "still the \($0)" } ?? "held by no runner"))"
+        }
+        let lasting = zombies.intersection(previous?.zombiePIDs ?? []).sorted().map(named)
+        let fresh = zombies.subtracting(previous?.zombiePIDs ?? []).sorted().map(named)
         return Sample(
             seconds: Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000, residentMB: rss / 1024,
             descriptors: ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count,
             threads: ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).count,
-            children: children, zombies: zombies.intersection(previous?.zombiePIDs ?? []).count, zombiePIDs: zombies)
+            children: children, zombies: lasting.count, zombiePIDs: zombies, known: known, lasting: lasting, fresh: fresh)
     }
 
     /// Puts `build` at `path` in one step (a new file renamed over the old), as a build tool does.
