@@ -137,11 +137,12 @@ public final class GraftHost: Sendable {
                     "no \(ScannerLocation.executableName) found (\(place)): no plugin can load, since plugins load only in a sandboxed child (or turn the sandbox off).")
             }
         }
-        cache = configuration.cacheFolder.map { RegistryCache(folder: $0) }
+        cache = configuration.cacheFolder.map { [logger] folder in
+            RegistryCache(folder: folder) { problem in logger.warning("registry cache: \(problem)") }
+        }
         pins = configuration.lockFile.map { path in Result { () throws(GraftError) in try LockFile(contentsOf: path) } }
         sandboxSettings = Self.sandboxSettings(configuration, pins: pins)
         if case .failure(let error) = pins { logger.error("\(error); no plugin will load in locked mode.") }
-        if let problem = cache?.problem { logger.warning("registry cache: \(problem)") }
         for warning in searchPath.warnings { logger.warning("\(warning)") }
         if configuration.trust.allowsUntrusted {
             logger.warning("trust checks are off (allowsUntrusted): plugin files other users could have written will load.")

@@ -1,5 +1,6 @@
 import Foundation
 import GraftTestSupport
+import Logging
 import Testing
 
 @testable import GraftHost
@@ -13,12 +14,14 @@ struct RegistryCacheTests {
     /// A host over `folder` with its own cache folder, mapping plugins in
     /// process on first use. The marker plugin's trace is a file it writes,
     /// which the sandbox refuses (SandboxTests), so these hosts run without it.
-    static func host(_ folder: URL, cache: URL, scanning: Scanning = Scanning(deadline: .seconds(2))) -> GraftHost {
+    static func host(
+        _ folder: URL, cache: URL, scanning: Scanning = Scanning(deadline: .seconds(2)), logger: Logger = quietLogger
+    ) -> GraftHost {
         GraftHost(
             configuration: GraftConfiguration(
                 searchPath: SearchPath(folders: [folder.path]), scanning: scanning, cacheFolder: cache.path,
                 isolation: .inProcess, sandbox: SandboxSettings(mode: .off)),
-            logger: quietLogger)
+            logger: logger)
     }
 
     /// The processes that have mapped the marker plugin, one line each.
@@ -176,9 +179,13 @@ struct RegistryCacheTests {
         }
         try bytes.write(to: file)
 
-        let host = Self.host(folder, cache: cache)
-        #expect(host.cache?.problem != nil, "\(damage): the reason is kept for the warning")
+        let log = CapturedLog()
+        let host = Self.host(folder, cache: cache, logger: log.logger)
         host.loadPlugins()
+        #expect(host.cache?.problem != nil, "\(damage): the reason is kept for the warning")
+        // Read in the background, warned of before the first lookup has its answer.
+        let warnings = log.all.filter { $0.level == .warning && $0.message.hasPrefix("registry cache: ") }
+        #expect(warnings.count == 1 && warnings[0].message.contains(file.path), "\(damage): \(log.all.map(\.message))")
         #expect(host.plugins.map(\.id) == ["test.echo"])
         #expect(try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hello"]).render().text == "echo:hello")
         let rebuilt = Self.host(folder, cache: cache)

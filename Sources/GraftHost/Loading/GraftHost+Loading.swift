@@ -23,6 +23,7 @@ extension GraftHost {
         // registration for all. Everything else, and everything odd, goes
         // through `load`, which opens, checks and scans each file.
         let user = geteuid()
+        let backends = PluginTelemetry.Backends.current
         var quick: [PluginTable.Entry] = []
         var seen: Set<FileKey> = []
         // Registered in search order: the quick ones found so far go first.
@@ -34,7 +35,7 @@ extension GraftHost {
             quick.removeAll()
         }
         for entry in entries {
-            if let described = quickDescription(of: entry, user: user), let file = described.file, seen.insert(file).inserted {
+            if let described = quickDescription(of: entry, user: user, telemetry: backends), let file = described.file, seen.insert(file).inserted {
                 quick.append(described)
                 continue
             }
@@ -175,7 +176,7 @@ extension GraftHost {
     /// A plugin for `entry` straight from the registry cache, when `stat`
     /// says the file is the one described, it passes the trust rules and
     /// (when locked) its cached hash is pinned; else nil.
-    private func quickDescription(of entry: SearchPath.Entry, user: uid_t) -> PluginTable.Entry? {
+    private func quickDescription(of entry: SearchPath.Entry, user: uid_t, telemetry: PluginTelemetry.Backends) -> PluginTable.Entry? {
         let status = entry.status
         guard let cache, configuration.mapping == .onFirstUse, (status.st_mode & S_IFMT) == S_IFREG,
             status.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0, Int64(status.st_size) <= PluginFile.maximumSize
@@ -202,17 +203,21 @@ extension GraftHost {
         info.path = entry.path
         info.imagePath = entry.realPath
         return PluginTable.Entry(
-            plugin: describedPlugin(info, identity: identity, realPath: entry.realPath), realPath: entry.realPath, file: identity.file)
+            plugin: describedPlugin(info, identity: identity, realPath: entry.realPath, telemetry: telemetry), realPath: entry.realPath,
+            file: identity.file)
     }
 
     /// A plugin known from its description, whose code runs in its runner
     /// child (a host that isolates) or is mapped here on first use.
-    private func describedPlugin(_ info: PluginDescription, identity: FileIdentity, realPath: String, checkedHash: String? = nil) -> LoadedPlugin {
+    private func describedPlugin(
+        _ info: PluginDescription, identity: FileIdentity, realPath: String, checkedHash: String? = nil,
+        telemetry: PluginTelemetry.Backends = .current
+    ) -> LoadedPlugin {
         if let runner = runner(for: info) {
             table.setIdentity(identity, of: realPath)
-            return LoadedPlugin(described: info, runner: runner, checkedHash: checkedHash)
+            return LoadedPlugin(described: info, runner: runner, checkedHash: checkedHash, telemetry: telemetry)
         }
-        return LoadedPlugin(described: info, checkedHash: checkedHash) { [weak self] plugin throws(GraftError) in
+        return LoadedPlugin(described: info, checkedHash: checkedHash, telemetry: telemetry) { [weak self] plugin throws(GraftError) in
             guard let self else {
                 throw GraftError(.pluginNotFound, "the host of \(plugin.info.path) is gone.", path: plugin.info.path)
             }

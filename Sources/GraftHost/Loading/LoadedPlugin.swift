@@ -84,12 +84,15 @@ package final class LoadedPlugin: @unchecked Sendable {
 
     /// A plugin known from its description: one that runs in `runner`'s
     /// child process (never mapped here), or that `mapper` maps on first use.
-    init(described info: PluginDescription, runner: PluginRunner? = nil, checkedHash: String? = nil, mapper: Mapper? = nil) {
+    init(
+        described info: PluginDescription, runner: PluginRunner? = nil, checkedHash: String? = nil,
+        telemetry backends: PluginTelemetry.Backends = .current, mapper: Mapper? = nil
+    ) {
         self.info = info
         self.runner = runner
         self.mapper = mapper
         self.checkedHash = checkedHash
-        telemetry = PluginTelemetry.make(pluginID: info.id)
+        telemetry = PluginTelemetry.make(pluginID: info.id, backends: backends)
     }
 
     var isMapped: Bool { isMappedFlag.load(ordering: .acquiring) }
