@@ -48,7 +48,10 @@ final class PluginTelemetry: Sendable {
         static var current: Backends {
             // Metatypes compared, not `is`: a dynamic cast per plugin loaded was
             // a tenth of what a load costs beyond its dlopen (`graft bench load`).
-            let tracer = InstrumentationSystem.tracer
+            // `tracer` casts each instrument to `any Tracer` (a conformance
+            // lookup); with none bootstrapped there is nothing to look for.
+            let tracer: any Tracer =
+                type(of: InstrumentationSystem.instrument) == NoOpInstrument.self ? NoOpTracer() : InstrumentationSystem.tracer
             return Backends(
                 measuring: type(of: MetricsSystem.factory) != NOOPMetricsHandler.self,
                 tracer: type(of: tracer) != NoOpTracer.self ? tracer : nil)
