@@ -8,6 +8,8 @@
 # tests sign with it, and check that it verifies what `graft sign` writes). With --browser, also Chromium
 # and chromedriver (the workbench's browser tests), and axe-core from PyPI
 # (axe-playwright-python, which carries axe.min.js: the accessibility pass).
+# With --bench, also GStreamer's gst-inspect-1.0 and about 100 of its plugins
+# (`graft bench discovery` lists as many plugins as it does, side by side).
 #
 # Installs what is missing with apt-get when it can (root, or sudo without a
 # password); otherwise stops, printing the exact command to run. Exit 0 when
@@ -15,10 +17,12 @@
 set -euo pipefail
 
 browser=false
+bench=false
 for argument in "$@"; do
     case "$argument" in
         --browser) browser=true ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --bench) bench=true ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "prerequisites.sh: unknown option '$argument' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -48,8 +52,13 @@ if $browser; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 fi
+if $bench; then
+    command -v gst-inspect-1.0 >/dev/null 2>&1 || missing+=(gstreamer1.0-tools)
+    dpkg -s gstreamer1.0-plugins-base >/dev/null 2>&1 || missing+=(gstreamer1.0-plugins-base)
+    dpkg -s gstreamer1.0-plugins-good >/dev/null 2>&1 || missing+=(gstreamer1.0-plugins-good)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make, zlib1g-dev, libsodium-dev, minisign$($browser && echo ', chromium, chromedriver'))"
+    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make, zlib1g-dev, libsodium-dev, minisign$($browser && echo ', chromium, chromedriver')$($bench && echo ', gst-inspect-1.0 and its plugins'))"
     exit 0
 fi
 

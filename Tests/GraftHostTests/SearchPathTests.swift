@@ -44,4 +44,17 @@ struct SearchPathTests {
         #expect(files.contains { $0.hasSuffix("libgood_empty.so") })
         #expect(files.contains { $0.hasSuffix("libalias.so") || $0.hasSuffix("libgood_echo.so") })
     }
+
+    @Test("a folder's files are taken in byte order, as ls sorts them in the C locale, whatever their length or bytes")
+    func byteOrder() throws {
+        let scratch = try Scratch()
+        let names = ["libb.so", "liba.so", "liba1.so", "libA.so", "lib_.so", "libé.so", "lib.so", "lib-z.so"]
+        for name in names { try Data("not a plugin".utf8).write(to: scratch.file(name)) }
+        let found = SearchPath(folders: [scratch.url.path]).pluginFiles().map { String($0.split(separator: "/").last!) }
+        #expect(found == names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(found.first == "lib-z.so" && found.last == "libé.so", "\(found)")
+        // Equal prefixes: the shorter first; empty names compare too.
+        #expect(SearchPath.precedes(Array("ab".utf8), Array("abc".utf8)) && !SearchPath.precedes(Array("abc".utf8), Array("ab".utf8)))
+        #expect(SearchPath.precedes([], [0]) && !SearchPath.precedes([], []) && !SearchPath.precedes([0xFF], [0x7F]))
+    }
 }

@@ -122,6 +122,12 @@ final class RegistryCache: @unchecked Sendable {
         withEntries { entries[realPath].flatMap { $0.identity == identity ? $0.outcome : nil } }
     }
 
+    /// Whether the cache holds anything for `realPath` while its file is
+    /// still `identity` (without copying what).
+    func knows(_ realPath: String, _ identity: FileIdentity) -> Bool {
+        withEntries { entries[realPath]?.identity == identity }
+    }
+
     /// Keeps `hash` with the entry of `realPath` while the file is unchanged,
     /// so locked hosts hash each file once.
     func remember(hash: String, of realPath: String, _ identity: FileIdentity) {

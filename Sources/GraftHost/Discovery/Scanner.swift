@@ -85,7 +85,7 @@ final class Scanner: @unchecked Sendable {
 
     /// Ends the child and waits until it is reaped (a host shutting down).
     func finish() {
-        lock.withLock { child.take()?.finish() }
+        lock.withLock { _ = child.take()?.finish() }
     }
 
     /// Scans `file`; nil when no scanner could be started (the caller then

@@ -126,7 +126,7 @@ public struct SearchPath: Sendable, Hashable {
             }
             var subfolders: [String] = []
             let prefix = folder.hasSuffix("/") ? folder : folder + "/"
-            for (raw, type) in names.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
+            for (raw, type) in names.sorted(by: { Self.precedes($0.name, $1.name) }) {
                 let isPluginName = raw.count >= 3 && raw.suffix(3).elementsEqual(".so".utf8)
                 if type == 8 /* DT_REG */ && !isPluginName { continue }  // neither a plugin nor a folder
                 guard let name = String(validating: raw, as: UTF8.self) else {
@@ -188,6 +188,17 @@ public struct SearchPath: Sendable, Hashable {
             }
         }
         return (files, problems)
+    }
+
+    /// Byte order, as `lexicographicallyPrecedes` (and `ls` in the C locale)
+    /// gives it, through `memcmp`: the generic comparison was a twelfth of
+    /// walking a folder of 200 plugins.
+    static func precedes(_ left: [UInt8], _ right: [UInt8]) -> Bool {
+        let common = Swift.min(left.count, right.count)
+        let order = left.withUnsafeBufferPointer { l in
+            right.withUnsafeBufferPointer { r in common == 0 ? 0 : memcmp(l.baseAddress!, r.baseAddress!, common) }
+        }
+        return order != 0 ? order < 0 : left.count < right.count
     }
 
     /// Why `path` cannot be opened as a plugin (a dangling symlink, a loop), in

@@ -100,7 +100,7 @@ extension GraftHost {
         let unknown = entries.filter { entry in
             guard (entry.status.st_mode & S_IFMT) == S_IFREG else { return false }
             guard let cache else { return true }
-            return cache.lookup(entry.realPath, FileIdentity(entry.status)) == nil
+            return !cache.knows(entry.realPath, FileIdentity(entry.status))
         }
         guard unknown.count > 1 else { return }
         let second =
@@ -202,19 +202,20 @@ extension GraftHost {
         }
         info.path = entry.path
         info.imagePath = entry.realPath
-        return PluginTable.Entry(
-            plugin: describedPlugin(info, identity: identity, realPath: entry.realPath, telemetry: telemetry), realPath: entry.realPath,
-            file: identity.file)
+        let plugin = describedPlugin(info, identity: identity, realPath: entry.realPath, telemetry: telemetry)
+        // The identity goes in with the batch's registration, not under a lock of its own per plugin.
+        return PluginTable.Entry(plugin: plugin, realPath: entry.realPath, file: identity.file, identity: plugin.runner != nil ? identity : nil)
     }
 
     /// A plugin known from its description, whose code runs in its runner
-    /// child (a host that isolates) or is mapped here on first use.
+    /// child (a host that isolates) or is mapped here on first use. The
+    /// caller records the identity of an isolated one (`setIdentity`, or with
+    /// its registration).
     private func describedPlugin(
         _ info: PluginDescription, identity: FileIdentity, realPath: String, checkedHash: String? = nil,
         telemetry: PluginTelemetry.Backends = .current
     ) -> LoadedPlugin {
         if let runner = runner(for: info) {
-            table.setIdentity(identity, of: realPath)
             return LoadedPlugin(described: info, runner: runner, checkedHash: checkedHash, telemetry: telemetry)
         }
         return LoadedPlugin(described: info, checkedHash: checkedHash, telemetry: telemetry) { [weak self] plugin throws(GraftError) in
@@ -261,6 +262,7 @@ extension GraftHost {
             let plugin: LoadedPlugin
             if let description, isolates || when == .onFirstUse {
                 plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath, checkedHash: checkedHash)
+                if plugin.runner != nil { table.setIdentity(file.identity, of: file.realPath) }
             } else {
                 if description == nil { try requireScanForSignatures(file) }
                 plugin = try loader.load(file, mapping: imageMapping, images: images)

@@ -48,6 +48,8 @@ final class PluginTable: Sendable {
         let plugin: LoadedPlugin
         let realPath: String
         var file: FileKey?
+        /// The identity of an isolated plugin's file when it was described, recorded with its registration.
+        var identity: FileIdentity?
     }
 
     /// Bare names and who answers each, by kind, as the registries take them.
@@ -59,7 +61,7 @@ final class PluginTable: Sendable {
         var kind: Kind
         var reference: ComponentReference
 
-        /// Every bare name `info` declares.
+        /// Every bare name `info` declares (`declaredNameCount` of them).
         static func all(of info: PluginDescription) -> [Name] {
             info.components.map { Name(kind: .component, reference: $0.reference) }
                 + info.validators.map { Name(kind: .validator, reference: $0.reference) }
@@ -121,13 +123,20 @@ final class PluginTable: Sendable {
 
         /// Records that `plugin` declares `name`; returns its owner now.
         mutating func add(_ plugin: LoadedPlugin, as name: Name) -> LoadedPlugin? {
-            var plugins = providers.removeValue(forKey: name) ?? []
-            plugins.append(plugin)
-            if plugins.count == 2 { sharedNames += 1 }
-            providers[name] = plugins
+            // Appended in place: one lookup of the name, and no copy of its list.
+            let count = providers[name, default: []].appendCounting(plugin)
+            if count == 2 { sharedNames += 1 }
             // Alone, and nobody chosen for it: the usual case needs no lookups.
-            if plugins.count == 1 && preferred.isEmpty && overrides.isEmpty { return plugin }
+            if count == 1 && preferred.isEmpty && overrides.isEmpty { return plugin }
             return owner(of: name)
+        }
+
+        /// Room for `count` more plugins and their names.
+        mutating func reserve(_ count: Int, names: Int) {
+            plugins.reserveCapacity(plugins.count + count)
+            pathsByID.reserveCapacity(pathsByID.count + count)
+            files.reserveCapacity(files.count + count)
+            providers.reserveCapacity(providers.count + names)
         }
 
         /// Sets who declares `name` (none: nobody).
@@ -168,6 +177,7 @@ final class PluginTable: Sendable {
     func register(_ batch: [Entry], overriding: Bool = false) -> [(path: String, error: GraftError)] {
         state.withLock { state in
             let (accepted, refused) = check(batch, against: state)
+            state.reserve(accepted.count, names: accepted.reduce(0) { $0 + $1.entry.plugin.info.declaredNameCount })
             var owners: Owners = [:]
             for (entry, _) in accepted {
                 let plugin = entry.plugin
@@ -179,12 +189,10 @@ final class PluginTable: Sendable {
             // Before the registries publish: whoever sees a clashing name there sees the flag raised.
             namesShared.store(state.sharedNames > 0, ordering: .relaxed)
             publish(accepted.map(\.entry.plugin), prepared: accepted.map(\.prepared), owners: owners)
-            state.plugins.reserveCapacity(state.plugins.count + accepted.count)
-            state.pathsByID.reserveCapacity(state.pathsByID.count + accepted.count)
-            state.files.reserveCapacity(state.files.count + accepted.count)
             for (entry, _) in accepted {
                 state.insert(entry)
                 state.order.append(entry.realPath)
+                if let identity = entry.identity { state.identities[entry.realPath] = identity }
             }
             if !state.failures.isEmpty {
                 let paths = Set(accepted.map(\.entry.plugin.info.path))
@@ -504,5 +512,18 @@ extension PluginTable.State {
         // runner made a host of N plugins cost N² at start.
         if runners.count >= 16, runners.count & (runners.count - 1) == 0 { runners.removeAll { $0.value == nil } }
         runners.append(Weak(runner))
+    }
+}
+
+extension PluginDescription {
+    /// How many bare names the plugin declares: components, validators and actions.
+    var declaredNameCount: Int { components.count + validators.count + actions.count }
+}
+
+extension Array {
+    /// Appends `element`; returns the new count.
+    mutating func appendCounting(_ element: Element) -> Int {
+        append(element)
+        return count
     }
 }
