@@ -193,6 +193,27 @@ struct RegistryCacheTests {
         #expect(rebuilt.cache?.lookup(folder.appendingPathComponent("libgood_echo.so").path, try PluginFile(opening: folder.appendingPathComponent("libgood_echo.so").path).identity) != nil)
     }
 
+    @Test("hosts made at once on every thread of the dispatch pool, sharing one cache file, each read it and load from it (the read, on the pool too, is not starved)")
+    func hostsOnEveryPoolThread() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("plugins"), cache = scratch.file("cache")
+        try Fixtures.build("good_echo", into: folder)
+        Self.host(folder, cache: cache).loadPlugins()
+        let hosts = 16 * ProcessInfo.processInfo.activeProcessorCount
+        let loaded = Locked(0)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            DispatchQueue.concurrentPerform(iterations: hosts) { _ in
+                let host = Self.host(folder, cache: cache)
+                host.loadPlugins()
+                if host.plugins.map(\.id) == ["test.echo"], host.failures.isEmpty { loaded.withLock { $0 += 1 } }
+            }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "hosts made on pool threads still waited for their caches after 30 s")
+        #expect(loaded.withLock { $0 } == hosts)
+    }
+
     @Test("a cache folder that cannot be written only costs the speed-up")
     func unwritableCache() throws {
         let scratch = try Scratch()

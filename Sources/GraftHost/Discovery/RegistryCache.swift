@@ -97,6 +97,10 @@ final class RegistryCache: @unchecked Sendable {
     init(folder: String, onProblem: @escaping @Sendable (String) -> Void = { _ in }) {
         file = folder + "/" + Self.fileName()
         reading.enter()
+        // On the pool, whose threads are already there (a thread of its own
+        // cost a warm start a tenth). The host waiting for this read may run
+        // on a pool thread itself: the pool adds threads when its workers
+        // block (tested with every pool thread making a host).
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             var problem: String?
             let read = read(problem: &problem)
