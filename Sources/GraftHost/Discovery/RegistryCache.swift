@@ -27,7 +27,7 @@ import Glibc
 /// another version, or not this user's own is ignored with a warning and
 /// rebuilt; an unwritable folder (a read-only home) only costs the speed-up.
 ///
-/// The file is read and decoded on a thread of its own, started with the
+/// The file is read and decoded on a Dispatch pool thread, started with the
 /// cache: a host walks its search path meanwhile, and the first use of an
 /// entry waits for the read (a warm `graft list` spends a fifth of its time
 /// decoding the file, a quarter walking the folders).

@@ -50,11 +50,10 @@ final class PluginTelemetry: Sendable {
             // a tenth of what a load costs beyond its dlopen (`graft bench load`).
             // `tracer` casts each instrument to `any Tracer` (a conformance
             // lookup); with none bootstrapped there is nothing to look for.
-            let tracer: any Tracer =
-                type(of: InstrumentationSystem.instrument) == NoOpInstrument.self ? NoOpTracer() : InstrumentationSystem.tracer
+            let tracer = type(of: InstrumentationSystem.instrument) == NoOpInstrument.self ? nil : InstrumentationSystem.tracer
             return Backends(
                 measuring: type(of: MetricsSystem.factory) != NOOPMetricsHandler.self,
-                tracer: type(of: tracer) != NoOpTracer.self ? tracer : nil)
+                tracer: tracer.flatMap { type(of: $0) != NoOpTracer.self ? $0 : nil })
         }
     }
 

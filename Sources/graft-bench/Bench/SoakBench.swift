@@ -34,18 +34,19 @@ enum SoakBench {
         var descriptors: Int
         var threads: Int
         var children: Int
-        /// Children that were zombies in this sample and the one before: a
-        /// child caught between its death and its reaping is not one.
-        var zombies: Int
         var zombiePIDs: Set<Int32>
         /// What each child was while alive (its mode and the component whose
         /// runner held it), carried from sample to sample: a zombie's own
         /// command line is empty.
         var known: [Int32: String] = [:]
-        /// The lasting zombies, each named by what it was and who holds it now.
+        /// The lasting zombies (in this sample and the one before: a child
+        /// caught between its death and its reaping is not one), each named by
+        /// what it was and who holds it now.
         var lasting: [String] = []
         /// The zombies first seen in this sample, named the same way.
         var fresh: [String] = []
+
+        var zombies: Int { lasting.count }
     }
 
     static func run(folder: URL, minutes: Double) throws -> BenchPart {
@@ -281,7 +282,7 @@ enum SoakBench {
             seconds: Double((ContinuousClock.now - start) / .milliseconds(1)) / 1000, residentMB: rss / 1024,
             descriptors: ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count,
             threads: ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).count,
-            children: children, zombies: lasting.count, zombiePIDs: zombies, known: known, lasting: lasting, fresh: fresh)
+            children: children, zombiePIDs: zombies, known: known, lasting: lasting, fresh: fresh)
     }
 
     /// Puts `build` at `path` in one step (a new file renamed over the old), as a build tool does.
