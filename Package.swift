@@ -31,8 +31,11 @@ let package = Package(
         .trait(name: "Host", description: "GraftHost, GraftFlows, GraftDebugger: swift-log, swift-crypto, swift-metrics, swift-distributed-tracing."),
         .trait(name: "Service", description: "GraftService, a host as a swift-service-lifecycle Service.", enabledTraits: ["Host"]),
         .trait(
+            name: "WebAssembly", description: "WebAssembly plugins (.wasm files), run in process by WasmKit: GraftHost's third side.",
+            enabledTraits: ["Host"]),
+        .trait(
             name: "Tools", description: "The graft command, the workbench (Hummingbird), the benches and the examples.",
-            enabledTraits: ["Service"]),
+            enabledTraits: ["Service", "WebAssembly"]),
         .default(enabledTraits: ["Tools"]),
     ],
     dependencies: [
@@ -49,6 +52,9 @@ let package = Package(
         // Per-plugin metrics and a span around each plugin call: nothing is recorded until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // WebAssembly plugins: the interpreter alone (no file system, WASI or disassembler traits); Graft gives a
+        // guest only what docs/WasmABI.md lists.
+        .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2", traits: ["MultiThread"]),
     ],
     targets: [
         // The C ABI: graft.h is the only contract between host and plugins.
@@ -77,6 +83,7 @@ let package = Package(
                 product("Crypto", "swift-crypto"),
                 product("CoreMetrics", "swift-metrics"),
                 product("Tracing", "swift-distributed-tracing"),
+                product("WasmKit", "WasmKit"),
             ]),
         // `graft check --conformance`: the tests a plugin author runs, each in a scanner child of its own.
         .target(
@@ -253,7 +260,7 @@ var seccompLinkerSettings: [LinkerSetting] {
 func product(_ name: String, _ package: String) -> Target.Dependency {
     let trait = [
         "swift-log": "Host", "swift-crypto": "Host", "swift-metrics": "Host", "swift-distributed-tracing": "Host",
-        "swift-service-lifecycle": "Service",
+        "swift-service-lifecycle": "Service", "WasmKit": "WebAssembly",
     ][package] ?? "Tools"
     return .product(name: name, package: package, condition: .when(traits: [trait]))
 }

@@ -5,7 +5,9 @@
 # tests and plugin authors use `cc`), make, zlib's headers (the C guide's
 # example of a library function as a validator, which a test builds),
 # libsodium's (publishers' signatures, in minisign's format) and minisign (the
-# tests sign with it, and check that it verifies what `graft sign` writes). With --browser, also Chromium
+# tests sign with it, and check that it verifies what `graft sign` writes), and
+# clang 14 with lld and wasi-libc (WebAssembly plugins: the tests build C for
+# wasm32-wasi; the Swift toolchain's clang lacks WASI's runtime). With --browser, also Chromium
 # and chromedriver (the workbench's browser tests), and axe-core from PyPI
 # (axe-playwright-python, which carries axe.min.js: the accessibility pass).
 # With --bench, also GStreamer's gst-inspect-1.0 and about 100 of its plugins
@@ -22,7 +24,7 @@ for argument in "$@"; do
     case "$argument" in
         --browser) browser=true ;;
         --bench) bench=true ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "prerequisites.sh: unknown option '$argument' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -48,6 +50,10 @@ command -v make >/dev/null 2>&1 || missing+=(make)
 if ! dpkg -s zlib1g-dev >/dev/null 2>&1 && ! pkg-config --exists zlib 2>/dev/null; then missing+=(zlib1g-dev); fi
 if ! dpkg -s libsodium-dev >/dev/null 2>&1 && ! pkg-config --exists libsodium 2>/dev/null; then missing+=(libsodium-dev); fi
 command -v minisign >/dev/null 2>&1 || missing+=(minisign)
+command -v clang-14 >/dev/null 2>&1 || missing+=(clang-14)
+command -v wasm-ld-14 >/dev/null 2>&1 || missing+=(lld-14)
+[ -f /usr/lib/wasm32-wasi/libc.a ] || missing+=(wasi-libc)
+[ -f /usr/lib/llvm-14/lib/clang/14.0.6/lib/wasi/libclang_rt.builtins-wasm32.a ] || missing+=(libclang-rt-14-dev-wasm32)
 if $browser; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
@@ -58,7 +64,7 @@ if $bench; then
     dpkg -s gstreamer1.0-plugins-good >/dev/null 2>&1 || missing+=(gstreamer1.0-plugins-good)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make, zlib1g-dev, libsodium-dev, minisign$($browser && echo ', chromium, chromedriver')$($bench && echo ', gst-inspect-1.0 and its plugins'))"
+    echo "prerequisites: all present (libffi-dev, libseccomp-dev, pkg-config, cc, make, zlib1g-dev, libsodium-dev, minisign, clang-14 with wasi-libc$($browser && echo ', chromium, chromedriver')$($bench && echo ', gst-inspect-1.0 and its plugins'))"
     exit 0
 fi
 

@@ -140,6 +140,11 @@ public struct IsolationLimits: Sendable, Hashable {
     /// is stopped (`plugin_cpu_idle`) and the next call starts a new one.
     /// Nil: not watched.
     public var idleCPU: Duration?
+    /// The fuel a WebAssembly plugin's call may use: about one unit per
+    /// operator it executes. Past it the call ends with `plugin_timeout`.
+    /// The default, 500 million, is a few tenths of a second of work on
+    /// these machines. (`memory` caps a WebAssembly instance's memory too.)
+    public var fuel: UInt64
 
     public static let defaultMemory: UInt64 = 512 << 20
     public static let defaultPrivateFolderSize: UInt64 = 64 << 20
@@ -149,8 +154,10 @@ public struct IsolationLimits: Sendable, Hashable {
         call: Duration = .seconds(2), validator: Duration = .milliseconds(500), memory: UInt64? = IsolationLimits.defaultMemory,
         output: Int = 4 << 20,
         privateFolderSize: UInt64 = IsolationLimits.defaultPrivateFolderSize,
-        privateFolderFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles, idleCPU: Duration? = .milliseconds(200)
+        privateFolderFiles: UInt64 = IsolationLimits.defaultPrivateFolderFiles, idleCPU: Duration? = .milliseconds(200),
+        fuel: UInt64 = 500_000_000
     ) {
+        self.fuel = fuel
         self.call = call
         self.validator = validator
         self.memory = memory

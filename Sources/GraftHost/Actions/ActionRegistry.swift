@@ -126,6 +126,7 @@ extension GraftHost {
 
     private func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionOutcome {
         if let runner = action.plugin.runner { return try runner.invoke(action, params: params, payload: payload) }
+        if let guest = action.plugin.guest { return try guest.invoke(action, params: params, payload: payload) }
         let descriptor = try action.descriptor()
         let recorder = ActionRecorder()
         var context = graft_action_context_t()

@@ -128,6 +128,7 @@ public struct SearchPath: Sendable, Hashable {
             let prefix = folder.hasSuffix("/") ? folder : folder + "/"
             for (raw, type) in names.sorted(by: { Self.precedes($0.name, $1.name) }) {
                 let isPluginName = raw.count >= 3 && raw.suffix(3).elementsEqual(".so".utf8)
+                    || raw.count >= 5 && raw.suffix(5).elementsEqual(WasmFile.suffix.utf8)
                 if type == 8 /* DT_REG */ && !isPluginName { continue }  // neither a plugin nor a folder
                 guard let name = String(validating: raw, as: UTF8.self) else {
                     if isPluginName {

@@ -36,6 +36,12 @@ public struct GraftError: Error, Sendable, Hashable, CustomStringConvertible {
         case pluginCPUIdle = "plugin_cpu_idle"
         case outputTooLarge = "output_too_large"
         case pluginRestarted = "plugin_restarted"
+        /// A `.wasm` file WasmKit cannot parse or validate.
+        case wasmInvalid = "wasm_invalid"
+        /// A `.wasm` module imports something Graft does not give a guest.
+        case wasmImportUnknown = "wasm_import_unknown"
+        /// A `.wasm` file, in a host built without the WebAssembly trait.
+        case wasmUnsupported = "wasm_unsupported"
         // The sandbox
         /// An act the sandbox refused a plugin (a warning: the plugin goes on without it).
         case sandboxDenied = "sandbox_denied"

@@ -99,6 +99,8 @@ extension GraftHost {
         guard let scanner, entries.count > 1 else { return }
         let unknown = entries.filter { entry in
             guard (entry.status.st_mode & S_IFMT) == S_IFREG else { return false }
+            // A WebAssembly module is described by its own entry, in WasmKit, not by a scanner.
+            if entry.path.hasSuffix(WasmFile.suffix) { return false }
             guard let cache else { return true }
             return !cache.knows(entry.realPath, FileIdentity(entry.status))
         }
@@ -254,20 +256,12 @@ extension GraftHost {
             // The copy's hash: what a later first mapping holds its new copy to.
             let checkedHash = loadsFromCopies ? try ContentHash.of(file) : nil
             let hash = try checkPin(file)
-            var description = try describe(file, hash: hash)
-            if let described = description {
-                if let hash { try checkPinnedPermissions(of: described, hash: hash) }
-                description?.signer = try checkSignature(file, declaring: described, hash: hash)
-            }
             let plugin: LoadedPlugin
-            if let description, isolates || when == .onFirstUse {
-                plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath, checkedHash: checkedHash)
-                if plugin.runner != nil { table.setIdentity(file.identity, of: file.realPath) }
+            // A WebAssembly module needs no scanner and no child: it runs contained in this process.
+            if WasmFile.isModule(file) {
+                plugin = try loadGuest(file, hash: hash)
             } else {
-                if description == nil { try requireScanForSignatures(file) }
-                plugin = try loader.load(file, mapping: imageMapping, images: images)
-                if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
-                if description == nil, let hash { try checkPinnedPermissions(of: plugin.info, hash: hash) }
+                plugin = try loadImage(file, path: path, hash: hash, checkedHash: checkedHash, mapping: when)
             }
             // A plugin that cannot register is dropped here, and its deinit
             // runs when the last reference goes.
@@ -285,6 +279,30 @@ extension GraftHost {
             recordFailure(error, path: path)
             throw error
         }
+    }
+
+    /// A shared library's plugin: described (by the scanner child, unless
+    /// the host scans in process), then mapped here or in its runner child,
+    /// at once or on first use.
+    private func loadImage(
+        _ file: PluginFile, path: String, hash: String?, checkedHash: String?, mapping when: GraftConfiguration.Mapping
+    ) throws(GraftError) -> LoadedPlugin {
+        let plugin: LoadedPlugin
+        var description = try describe(file, hash: hash)
+        if let described = description {
+            if let hash { try checkPinnedPermissions(of: described, hash: hash) }
+            description?.signer = try checkSignature(file, declaring: described, hash: hash)
+        }
+        if let description, isolates || when == .onFirstUse {
+            plugin = describedPlugin(description, identity: file.identity, realPath: file.realPath, checkedHash: checkedHash)
+            if plugin.runner != nil { table.setIdentity(file.identity, of: file.realPath) }
+        } else {
+            if description == nil { try requireScanForSignatures(file) }
+            plugin = try loader.load(file, mapping: imageMapping, images: images)
+            if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
+            if description == nil, let hash { try checkPinnedPermissions(of: plugin.info, hash: hash) }
+        }
+        return plugin
     }
 
     /// Refuses a file other users could have written, unless the host allows

@@ -69,13 +69,22 @@ package final class LoadedPlugin: @unchecked Sendable {
     /// The child process that runs the plugin, for a host that isolates its
     /// plugins; nil when the plugin runs in this process.
     let runner: PluginRunner?
+    /// The runtime that contains the plugin's code in this process (a
+    /// WebAssembly instance); nil for a mapped image or a runner child.
+    let guest: (any PluginGuest)?
     /// Its calls' metrics and spans; nil when the app bootstrapped no backend.
     let telemetry: PluginTelemetry?
 
     /// A plugin whose image is already mapped.
-    package init(info: PluginDescription, image: Image) {
+    package convenience init(info: PluginDescription, image: Image) {
+        self.init(info: info, image: image, guest: nil)
+    }
+
+    /// A plugin whose code runs in `guest`; `image` then holds no pointer.
+    init(info: PluginDescription, image: Image, guest: (any PluginGuest)?) {
         self.info = info
         self.runner = nil
+        self.guest = guest
         checkedHash = nil
         telemetry = PluginTelemetry.make(pluginID: info.id)
         self.image = image
@@ -90,12 +99,17 @@ package final class LoadedPlugin: @unchecked Sendable {
     ) {
         self.info = info
         self.runner = runner
+        self.guest = nil
         self.mapper = mapper
         self.checkedHash = checkedHash
         telemetry = PluginTelemetry.make(pluginID: info.id, backends: backends)
     }
 
     var isMapped: Bool { isMappedFlag.load(ordering: .acquiring) }
+
+    /// Whether its calls go somewhere other than C pointers in a mapped
+    /// image: its runner child, or its guest runtime.
+    var callsElsewhere: Bool { runner != nil || guest != nil }
 
     /// The image, mapped now if it was not yet. A failure to map is kept:
     /// every later use gets the same error without trying again.

@@ -138,3 +138,25 @@ package final class InstanceContext: Sendable {
         return Unmanaged<InstanceContext>.fromOpaque(data).takeUnretainedValue()
     }
 }
+
+extension InstanceContext {
+    /// The contract's view of one answer. A 1.0 component declares nothing,
+    /// so nothing more is known about it.
+    func explain(_ action: String, answered: Bool, by component: RegisteredComponent) {
+        let interactions = component.contract.interactions
+        guard !interactions.isEmpty else { return }
+        let id = instanceID
+        if !interactions.contains(where: { $0.name == action }) {
+            let declared = interactions.map(\.name)
+            let outcome = answered ? "the plugin answered it anyway" : "the plugin refused it"
+            record([GraftWarning(
+                .unknownInteraction,
+                "\(component.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")) (\(outcome)).\(NearMiss.hint(for: action, among: declared))",
+                instanceID: id)])
+        } else if !answered {
+            record([GraftWarning(
+                .interactionRefused, "\(component.reference) refused the interaction '\(action)': the plugin answered false (its data or its state did not suit it).",
+                instanceID: id)])
+        }
+    }
+}

@@ -37,6 +37,7 @@ extension RegisteredComponent {
         if let runner = plugin.runner {
             return try RunnerInstance.make(on: runner, component: self, inputs: inputs, context: context, renderingAhead: renderingAhead)
         }
+        if let guest = plugin.guest { return try guest.makeSide(of: self, inputs: inputs, context: context) }
         return try LocalInstance.make(component: self, inputs: inputs, context: context, cContext: cContext)
     }
 }

@@ -71,28 +71,8 @@ final class LocalInstance: InstanceSide {
                 return data.withCValue { interact(instance, name, $0) }
             }
         }
-        explain(action, answered: answered)
+        context.explain(action, answered: answered, by: component)
         return answered
-    }
-
-    /// The contract's view of one answer. A 1.0 component declares nothing,
-    /// so nothing more is known about it.
-    private func explain(_ action: String, answered: Bool) {
-        let interactions = component.contract.interactions
-        guard !interactions.isEmpty else { return }
-        let id = context.instanceID
-        if !interactions.contains(where: { $0.name == action }) {
-            let declared = interactions.map(\.name)
-            let outcome = answered ? "the plugin answered it anyway" : "the plugin refused it"
-            context.record([GraftWarning(
-                .unknownInteraction,
-                "\(component.reference) does not declare the interaction '\(action)'; it declares \(declared.joined(separator: ", ")) (\(outcome)).\(NearMiss.hint(for: action, among: declared))",
-                instanceID: id)])
-        } else if !answered {
-            context.record([GraftWarning(
-                .interactionRefused, "\(component.reference) refused the interaction '\(action)': the plugin answered false (its data or its state did not suit it).",
-                instanceID: id)])
-        }
     }
 
     func update(inputs: [String: GraftValue]) throws(GraftError) -> Bool {

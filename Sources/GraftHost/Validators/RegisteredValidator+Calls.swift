@@ -93,15 +93,11 @@ extension RegisteredValidator {
     /// A generic validator: the plugin's function, on graft values.
     private func validateGeneric(_ value: GraftValue, params: [String]) throws(GraftError) -> ValidationOutcome {
         if let runner = plugin.runner { return try runner.validate(self, value, params: params) }
+        if let guest = plugin.guest { return try guest.validate(self, value, params: params) }
         guard let descriptor = self.descriptor?.pointer, let validate = descriptor.pointee.validate else {
             throw GraftError(.validatorNotFound, "validator '\(contract.name)' has no function to call.", key: contract.name)
         }
-        guard contract.params.isEmpty || params.count == contract.params.count else {
-            throw GraftError(
-                .invalidParam,
-                "validator '\(contract.name)' takes \(contract.params.count) param\(contract.params.count == 1 ? "" : "s") (\(contract.params.map(\.key).joined(separator: ", "))) but got \(params.count).",
-                key: contract.name)
-        }
+        try checkParamCount(params)
         let arena = CArena()
         let cParams = arena.allocate(UnsafePointer<CChar>?.self, count: params.count)
         for (index, param) in params.enumerated() { (cParams + index).initialize(to: arena.cString(param).pointer) }
@@ -113,5 +109,15 @@ extension RegisteredValidator {
         return ValidationOutcome(
             isValid: false, message: output.bytes.isEmpty ? (contract.message ?? "is not valid") : output.text,
             validator: contract.name, pluginNumber: pluginNumber)
+    }
+
+    /// Refuses params of another count than the validator declares (none declared: any count).
+    func checkParamCount(_ params: [String]) throws(GraftError) {
+        guard contract.params.isEmpty || params.count == contract.params.count else {
+            throw GraftError(
+                .invalidParam,
+                "validator '\(contract.name)' takes \(contract.params.count) param\(contract.params.count == 1 ? "" : "s") (\(contract.params.map(\.key).joined(separator: ", "))) but got \(params.count).",
+                key: contract.name)
+        }
     }
 }

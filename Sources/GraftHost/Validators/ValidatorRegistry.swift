@@ -50,7 +50,7 @@ final class ValidatorRegistry: Sendable {
     /// signature libffi cannot call. (Whether its names are free is
     /// `PluginTable`'s to check.)
     func prepare(_ plugin: LoadedPlugin) throws(GraftError) -> Prepared {
-        if plugin.runner != nil { return Prepared(entries: [:], functions: [:], isPending: false) }
+        if plugin.callsElsewhere { return Prepared(entries: [:], functions: [:], isPending: false) }
         guard plugin.isMapped else { return Prepared(entries: [:], functions: [:], isPending: true) }
         let entries = try plugin.mapped().validators
         var functions: [ComponentReference: NativeFunction] = [:]
@@ -87,7 +87,7 @@ final class ValidatorRegistry: Sendable {
             }
             // Bare names whose owner waits to map wait with it.
             for (name, owner) in owners {
-                pending[name] = owner.flatMap { $0.isMapped || $0.runner != nil ? nil : $0 }
+                pending[name] = owner.flatMap { $0.isMapped || $0.callsElsewhere ? nil : $0 }
             }
         }
         // Plugins that all wait to map change the table only where a bare
@@ -105,8 +105,8 @@ final class ValidatorRegistry: Sendable {
                         contract: entry.contract, plugin: plugin, descriptor: .init(pointer: entry.descriptor),
                         native: prepared.functions[reference])
                 }
-                // An isolated plugin's validators answer from its runner child.
-                if plugin.runner != nil {
+                // An isolated plugin's validators answer from its runner child, a guest's from its runtime.
+                if plugin.callsElsewhere {
                     for contract in plugin.info.validators {
                         entries[contract.reference.qualified(by: plugin.info.id)] = RegisteredValidator(
                             contract: contract, plugin: plugin, descriptor: nil, native: nil)

@@ -1,0 +1,34 @@
+/// WebAssembly plugins: a `.wasm` file on the search path, or given to
+/// `load(pluginAt:)`, passes the same trust, pin and signature checks as a
+/// `.so`, is described by its own `graft_entry` (no scanner child: WasmKit
+/// contains it), and registers under the same rules. Without the
+/// `WebAssembly` trait, such a file is refused with `wasm_unsupported`.
+enum WasmFile {
+    /// The name a search path takes for a WebAssembly plugin.
+    static let suffix = ".wasm"
+
+    /// Whether the file starts as a WebAssembly binary module does (`\0asm`).
+    static func isModule(_ file: PluginFile) -> Bool {
+        file.size >= 8 && file.read(at: 0, count: 4) == [0x00, 0x61, 0x73, 0x6D]
+    }
+}
+
+extension GraftHost {
+    /// The guest of a WebAssembly file, its description checked as a `.so`'s would be.
+    func loadGuest(_ file: PluginFile, hash: String?) throws(GraftError) -> LoadedPlugin {
+        #if WebAssembly
+        let guest = try WasmPlugin(bytes: file.read(at: 0, count: file.size), path: file.path, limits: configuration.limits, logger: logger)
+        var info = try guest.describe()
+        info.imagePath = file.realPath
+        if let hash { try checkPinnedPermissions(of: info, hash: hash) }
+        info.signer = try checkSignature(file, declaring: info, hash: hash)
+        let empty = LoadedPlugin.Image(handle: nil, entry: nil, host: nil, componentFactory: nil, validators: [], actions: [])
+        return LoadedPlugin(info: info, image: empty, guest: guest)
+        #else
+        throw GraftError(
+            .wasmUnsupported,
+            "\(file.path) is a WebAssembly module, and this host was built without WebAssembly support (the package's WebAssembly trait).",
+            path: file.path)
+        #endif
+    }
+}

@@ -1,0 +1,300 @@
+#if WebAssembly
+import Logging
+// `Store.resourceLimiter` (SPI): WasmKit's only hook for a memory cap.
+@_spi(Fuzzing) import WasmKit
+
+/// One `.wasm` plugin in this process: its module, and the WebAssembly
+/// instance its calls run in, one call at a time. The instance is all the
+/// guest can reach: its own memory and the imports `WasmImports` gives.
+///
+/// Every call gets the configured fuel (`plugin_timeout` when it runs out)
+/// and output limit, and the memory may not grow past the cap. A trap, or a
+/// guest that breaks the ABI, ends the call as `plugin_crashed` with the
+/// trap's words, and the instance is thrown away: the next call runs in a
+/// fresh one (WasmKit leaves an instance that overflowed its stack trapping
+/// for ever), where live component instances are created again.
+final class WasmPlugin: PluginGuest, @unchecked Sendable {
+    let path: String
+    private(set) var id = ""
+    private let module: Module
+    let limits: IsolationLimits
+    private let logger: Logger
+    private let lock = Lock()
+    // Guarded by `lock`:
+    private var live: Live?
+    /// Bumped whenever an instance is thrown away; component instances made in an older one are gone.
+    private(set) var generation = 0
+    private let call = GuestCall()
+    private var logRate = LineRate()
+
+    /// A live instance and the exports the host calls.
+    struct Live {
+        let store: Store
+        let instance: Instance
+        let memory: Memory
+        let buffer: Function
+    }
+
+    /// Bounds checks in software: WasmKit's other choice installs a
+    /// process-wide SIGSEGV and SIGBUS handler, which would change how the
+    /// host (and a host app) handles its own faults. Fuel metering on.
+    private static let engine = Engine(configuration: EngineConfiguration(memoryBoundsChecking: .software, fuelMetering: true))
+
+    /// What a call of the guest answered: its results, and what it gave through imports.
+    struct Answer {
+        var results: [Value]
+        var output: [UInt8]
+        var overflowed: Bool
+        var mediaType: String?
+        var events: [(event: String, payload: GraftValue?)]
+        var variables: [String: GraftValue]
+        var result: GraftValue?
+        var error: String?
+        /// The component instance was made again first: the guest that held it was thrown away.
+        var recreated = false
+
+        var flag: Bool { if case .i32(let value) = results.first { value != 0 } else { false } }
+        var handle: UInt32 { if case .i32(let value) = results.first { value } else { 0 } }
+    }
+
+    /// Parses `bytes` (the file at `path`), instantiates it and reads its
+    /// description. Throws `wasm_invalid`, `wasm_import_unknown`,
+    /// `entry_symbol_missing`, `invalid_descriptor`, or what its entry did.
+    init(bytes: [UInt8], path: String, limits: IsolationLimits, logger: Logger) throws(GraftError) {
+        self.path = path
+        self.limits = limits
+        var logger = logger
+        logger[metadataKey: "path"] = "\(path)"
+        self.logger = logger
+        do {
+            module = try parseWasm(bytes: bytes)
+        } catch {
+            throw GraftError(.wasmInvalid, "\(path) is not a WebAssembly module WasmKit accepts: \(error).", path: path)
+        }
+        for required in ["graft_entry", "graft_buffer"] where !module.exports.contains(where: { $0.name == required }) {
+            throw GraftError(
+                .entrySymbolMissing, "\(path) exports no '\(required)' function; a WebAssembly plugin exports graft_entry, graft_buffer and memory (docs/WasmABI.md).",
+                path: path, symbol: required)
+        }
+    }
+
+    /// Reads the description the guest's `graft_entry` writes.
+    func describe() throws(GraftError) -> PluginDescription {
+        let answer = try run("graft_entry", [], what: "its description", key: nil)
+        guard answer.flag, !answer.overflowed else {
+            throw GraftError(
+                .pluginInitFailed, "\(path): graft_entry \(answer.overflowed ? "wrote a description longer than \(limits.output) bytes" : "answered 0 (it could not start)").",
+                path: path, symbol: "graft_entry")
+        }
+        let description = try WasmDescription.read(String(decoding: answer.output, as: UTF8.self), path: path)
+        lock.withLock { id = description.id }
+        return description
+    }
+
+    // MARK: Calls
+
+    /// A component instance in the guest: its handle, and the instance of
+    /// the guest it lives in. Changed only under the plugin's lock.
+    final class Handle: @unchecked Sendable {
+        var value: UInt32 = 0
+        var generation = -1
+        let key: [UInt8]
+        let version: UInt32
+        /// Its inputs as JSON, to create it again in a fresh instance.
+        var inputs: [UInt8]
+
+        init(key: String, version: Int, inputs: [UInt8]) {
+            self.key = Array(key.utf8)
+            self.version = UInt32(version)
+            self.inputs = inputs
+        }
+    }
+
+    /// Calls the export `name` with `arguments`, first copying `data` into the
+    /// guest's buffer: each piece becomes a (pointer, length) pair, in order,
+    /// after the arguments. With `target`, the component instance's handle
+    /// goes first, and an instance the guest lost (a trap threw its instance
+    /// away) is created again first. Events come back in the answer, to be
+    /// delivered once the lock is free (a host app's handler may call this plugin).
+    func run(
+        _ name: String, _ arguments: [Value], data: [[UInt8]] = [], what: String, key: String?, on target: Handle? = nil,
+        outputLimit: Int? = nil
+    ) throws(GraftError) -> Answer {
+        lock.lock()
+        defer { lock.unlock() }
+        let live = try instance()
+        do {
+            var leading: [Value] = []
+            var recreated = false
+            if let target {
+                recreated = try ensure(target, on: live, what: what, key: key)
+                leading = [.i32(target.value)]
+            }
+            call.reset(limit: outputLimit ?? limits.output)
+            live.store.fuel = Fuel(remaining: limits.fuel)
+            let results = try invoke(name, leading + arguments, data: data, on: live, for: what, key: key)
+            return Answer(
+                results: results, output: call.output, overflowed: call.overflowed, mediaType: call.mediaType, events: call.events,
+                variables: call.variables, result: call.result, error: call.error, recreated: recreated)
+        } catch {
+            throw lose(error, in: what, key: key)
+        }
+    }
+
+    /// Creates a component instance in the guest.
+    func create(_ target: Handle, what: String, key: String) throws(GraftError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let live = try instance()
+        do {
+            _ = try ensure(target, on: live, what: what, key: key)
+        } catch {
+            throw lose(error, in: what, key: key)
+        }
+    }
+
+    /// Creates `target` in the live instance unless it is there already;
+    /// whether it made it again (it lived in a guest thrown away).
+    private func ensure(_ target: Handle, on live: Live, what: String, key: String?) throws -> Bool {
+        guard target.generation != generation else { return false }
+        call.reset(limit: 0)
+        live.store.fuel = Fuel(remaining: limits.fuel)
+        let created = try invoke("graft_create", [.i32(target.version)], data: [target.key, target.inputs], on: live, for: what, key: key)
+        guard case .i32(let handle) = created.first, handle != 0 else {
+            let afterLoss = target.generation >= 0 ? " again after its instance was thrown away" : ""
+            throw GraftError(
+                .instanceCreateFailed, "plugin '\(id)' (\(path)) could not create \(key ?? "the component")\(afterLoss): graft_create answered 0.",
+                path: path, key: key)
+        }
+        let again = target.generation >= 0
+        target.value = handle
+        target.generation = generation
+        return again
+    }
+
+    /// A failed call's error; unless the host itself refused it, the
+    /// instance is thrown away and the next call makes a fresh one.
+    private func lose(_ error: any Error, in what: String, key: String?) -> GraftError {
+        if let error = error as? GraftError { return error }
+        live = nil
+        generation += 1
+        return failure(error, in: what, key: key)
+    }
+
+    /// Destroys a component instance, unless the guest already lost it.
+    func destroy(_ target: Handle, key: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard target.generation == generation, let live else { return }
+        call.reset(limit: 0)
+        live.store.fuel = Fuel(remaining: limits.fuel)
+        do {
+            _ = try invoke("graft_destroy", [.i32(target.value)], data: [], on: live, for: "destroy of \(key)", key: key)
+        } catch {
+            logger.warning("\(lose(error, in: "destroy of \(key)", key: key))")
+        }
+    }
+
+    private func invoke(_ name: String, _ arguments: [Value], data: [[UInt8]], on live: Live, for what: String, key: String?) throws -> [Value] {
+        guard let function = live.instance.exports[function: name] else {
+            throw GraftError(.entrySymbolMissing, "\(path) exports no '\(name)' function, needed for \(what).", path: path, symbol: name, key: key)
+        }
+        return try function.invoke(arguments + copy(data, into: live))
+    }
+
+    /// Whether the guest exports `name` (an optional call: update, state).
+    func exports(_ name: String) -> Bool { module.exports.contains { $0.name == name } }
+
+    /// The live instance, made now when there is none.
+    private func instance() throws(GraftError) -> Live {
+        if let live { return live }
+        let store = Store(engine: Self.engine)
+        store.resourceLimiter = MemoryCap(bytes: limits.memory ?? (4 << 30))
+        store.fuel = Fuel(remaining: limits.fuel)
+        let log: @Sendable (Logger.Level, String) -> Void = { [weak self] level, line in self?.log(level, line) }
+        do {
+            let imports = try WasmImports(call: call, log: log).make(for: module, in: store)
+            let instance = try module.instantiate(store: store, imports: imports)
+            guard case .memory(let memory) = instance.export("memory") else {
+                throw GraftError(.entrySymbolMissing, "\(path) exports no memory named 'memory'.", path: path, symbol: "memory")
+            }
+            // A reactor (clang's -mexec-model=reactor) sets up its C library here.
+            if let initialize = instance.exports[function: "_initialize"] { _ = try initialize.invoke() }
+            let made = Live(store: store, instance: instance, memory: memory, buffer: instance.exports[function: "graft_buffer"]!)
+            live = made
+            return made
+        } catch let error as GraftError {
+            throw error
+        } catch let fault as GuestFault {
+            throw GraftError(.wasmImportUnknown, "\(path) cannot start: \(fault.message).", path: path)
+        } catch {
+            throw failure(error, in: "its start", key: nil)
+        }
+    }
+
+    /// Copies each piece of `data` into one buffer the guest gives
+    /// (`graft_buffer`), each followed by a zero byte its length leaves out
+    /// (C reads it as a string); their pointers and lengths as arguments.
+    private func copy(_ data: [[UInt8]], into live: Live) throws -> [Value] {
+        guard !data.isEmpty else { return [] }
+        let total = data.reduce(0) { $0 + $1.count + 1 }
+        guard total < Int(Int32.max) else { throw GuestFault(message: "its arguments exceed 2 GiB") }
+        guard case .i32(let base) = try live.buffer.invoke([.i32(UInt32(total))]).first, base != 0 || total == 0 else {
+            throw GuestFault(message: "graft_buffer(\(total)) gave no buffer")
+        }
+        var arguments: [Value] = []
+        var offset = base
+        for piece in data {
+            try WasmImports.write(piece + [0], at: offset, into: live.memory)
+            arguments += [.i32(offset), .i32(UInt32(piece.count))]
+            offset &+= UInt32(piece.count + 1)
+        }
+        return arguments
+    }
+
+    /// What a failed call is, in the host's words.
+    private func failure(_ error: any Error, in what: String, key: String?) -> GraftError {
+        let words = (error as? GuestFault)?.message ?? Self.words(of: error)
+        // WasmKit's trap reasons are not public; its words for fuel are stable.
+        if words.contains("out of fuel") {
+            return GraftError(
+                .pluginTimeout, "plugin '\(id)' (\(path)) used all its fuel (\(limits.fuel)) in \(what): an endless loop, or more work than a call may do.",
+                path: path, key: key)
+        }
+        return GraftError(.pluginCrashed, "plugin '\(id)' (\(path)) trapped in \(what): \(words). Its next call runs in a fresh instance.", path: path, key: key)
+    }
+
+    /// A trap in a sentence: WasmKit's reason, and the guest functions it
+    /// passed through, innermost first ("unreachable, in graft_render").
+    /// Host addresses are left out.
+    static func words(of error: any Error) -> String {
+        let lines = "\(error)".split(separator: "\n")
+        guard let first = lines.first else { return "\(error)" }
+        let reason = first.hasPrefix("Trap: ") ? first.dropFirst(6) : first
+        let functions = lines.dropFirst().compactMap { line -> Substring? in
+            guard let name = line.split(separator: " ").last, name != "unknown", !name.hasPrefix("(0x") else { return nil }
+            return name
+        }
+        return functions.isEmpty ? String(reason) : "\(reason), in \(functions.prefix(4).joined(separator: " < "))"
+    }
+
+    /// The guest's log lines and standard output, rationed like a child's.
+    private func log(_ level: Logger.Level, _ line: String) {
+        switch logRate.admit() {
+        case .write:
+            if let note = logRate.takeNote() { logger.warning("\(id): \(note)") }
+            logger.log(level: level, "\(id): \(line.escapingControls)")
+        case .drop: break
+        case .dropAndSay(let note): logger.warning("\(id): \(note)")
+        }
+    }
+}
+
+/// Refuses memory growth past `bytes`: `memory.grow` then answers -1 to the guest.
+private final class MemoryCap: ResourceLimiter {
+    let bytes: UInt64
+    init(bytes: UInt64) { self.bytes = bytes }
+    func limitMemoryGrowth(to desired: Int) throws -> Bool { UInt64(desired) <= bytes }
+    func limitTableGrowth(to desired: Int) throws -> Bool { desired <= 1 << 20 }
+}
+#endif

@@ -1,0 +1,165 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+@testable import GraftHost
+
+/// WebAssembly plugins (docs/WasmABI.md): a `.wasm` file beside the `.so`
+/// files, run contained in the host's process by WasmKit, through the same
+/// `GraftHost` API, registry rules and contracts.
+@Suite("WebAssembly plugins")
+struct WasmPluginTests {
+    static func host(_ folder: URL, isolation: Isolation = .perPlugin, limits: IsolationLimits = IsolationLimits()) -> GraftHost {
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), cacheFolder: nil, isolation: isolation, limits: limits),
+            logger: quietLogger)
+        host.loadPlugins()
+        return host
+    }
+
+    @Test("a .wasm on the search path is described by its graft_entry and registered like a .so", arguments: [Isolation.perPlugin, .inProcess])
+    func described(isolation: Isolation) throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let host = Self.host(scratch.file("plugins"), isolation: isolation)
+        #expect(host.failures.isEmpty, "\(host.failures.map(\.error))")
+        let plugin = try #require(host.plugins.first { $0.id == "com.example.wasm-hello" })
+        #expect(plugin.path.hasSuffix("/hello.wasm"))
+        #expect(plugin.abi == WasmDescription.abi)
+        let contract = try host.resolve(ComponentReference(key: "greeting")).contract
+        #expect(contract.inputs == [FieldSpec(key: "name", type: .string)])
+        #expect(contract.outputs == [OutputSpec(event: "said", payload: [FieldSpec(key: "text", type: .string)])])
+        #expect(contract.interactions.map(\.name) == ["say"])
+        #expect(contract.debugConfig == ["name": "Ada"])
+        #expect(plugin.validators.map(\.name) == ["even_length"])
+        #expect(plugin.actions.map(\.key) == ["shout"])
+    }
+
+    @Test("a component renders, answers an interaction with its event, takes new inputs and keeps its state")
+    func component() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let host = Self.host(scratch.file("plugins"))
+        let events = Locked<[EmittedEvent]>([])
+        let greeting = try host.makeInstance(of: "greeting", inputs: ["name": "Ada"]) { event in events.withLock { $0.append(event) } }
+        let html = try greeting.render(as: .html)
+        #expect(html.text == "<p>Hello, Ada!</p>")
+        #expect(html.mediaType == .html)
+        #expect(try greeting.render(as: .plain).text == "Hello, Ada")
+        #expect(greeting.interact("say"))
+        #expect(events.withLock { $0.map(\.event) } == ["said"])
+        #expect(events.withLock { $0.first?.payload } == ["text": "Hello, Ada"])
+        #expect(greeting.takeWarnings().isEmpty)
+        try greeting.update(inputs: ["name": "Grace"])
+        #expect(try greeting.render(as: .plain).text == "Hello, Grace")
+        // Drift is forwarded with a warning, as for a .so.
+        try greeting.update(inputs: ["name": 3])
+        #expect(greeting.takeWarnings().map(\.code).contains(.inputTypeMismatch))
+        greeting.close()
+        let missing = #expect(throws: GraftError.self) { try host.makeInstance(of: "greeting@2") }
+        #expect(missing?.code == .componentVersionMismatch)
+    }
+
+    @Test("a validator and an action answer through the same API, naming their plugin")
+    func validatorAndAction() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let host = Self.host(scratch.file("plugins"))
+        let even = try host.validate("even_length", value: "abcd")
+        #expect(even.isValid)
+        #expect(even.pluginID == "com.example.wasm-hello")
+        #expect(try host.validate("even_length", value: "abc").message == "has an odd length")
+        #expect(try host.validate("even_length", value: 3).message == "is not a string")
+        let shouted = try host.invokeAction("shout", params: ["text": "hi"])
+        #expect(shouted.ok)
+        #expect(shouted.variables == ["shouted": "HI"])
+        #expect(shouted.result == "HI")
+        let failed = try host.invokeAction("shout")
+        #expect(!failed.ok)
+        #expect(failed.error == "no text to shout")
+    }
+
+    @Test("a trap is plugin_crashed with its words, and the next call runs in a fresh instance")
+    func trap() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let host = Self.host(scratch.file("plugins"))
+        let survivor = try host.makeInstance(of: "greeting", inputs: ["name": "Ada"])
+        let trapping = try host.makeInstance(of: "greeting", inputs: ["name": "trap"])
+        let error = #expect(throws: GraftError.self) { try trapping.render() }
+        #expect(error?.code == .pluginCrashed)
+        #expect(error?.message.contains("unreachable, in graft_render") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("0x") == false, "no host addresses")
+        // The instance that lived in the thrown-away guest is made again from its inputs.
+        #expect(try survivor.render(as: .plain).text == "Hello, Ada")
+        #expect(survivor.takeWarnings().map(\.code) == [.pluginRestarted])
+        #expect(try survivor.render(as: .plain).text == "Hello, Ada")
+        #expect(survivor.takeWarnings().isEmpty, "made again once")
+        #expect(try host.validate("even_length", value: "ab").isValid)
+    }
+
+    @Test("an endless loop runs out of fuel (plugin_timeout); a deep recursion ends too; the host lives on")
+    func fuel() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let host = Self.host(scratch.file("plugins"), limits: IsolationLimits(fuel: 5_000_000))
+        for name in ["loop", "deep"] {
+            let instance = try host.makeInstance(of: "greeting", inputs: ["name": .string(name)])
+            let error = #expect(throws: GraftError.self) { try instance.render() }
+            #expect([.pluginTimeout, .pluginCrashed].contains(error?.code), "\(name): \(String(describing: error))")
+            if name == "loop" { #expect(error?.code == .pluginTimeout) }
+        }
+        #expect(try host.makeInstance(of: "greeting", inputs: ["name": "Ada"]).render(as: .plain).text == "Hello, Ada")
+    }
+
+    @Test("memory stops at the cap, and output past the limit is output_too_large")
+    func limits() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let host = Self.host(scratch.file("plugins"), limits: IsolationLimits(memory: 16 << 20, output: 4096))
+        let grown = try host.makeInstance(of: "greeting", inputs: ["name": "grow"]).render(as: .plain).text
+        let mebibytes = try #require(Int(grown.split(separator: " ").dropFirst(2).first ?? ""), "\(grown)")
+        #expect(grown.hasPrefix("capped after "))
+        #expect(mebibytes > 0 && mebibytes < 16)
+        let big = try host.makeInstance(of: "greeting", inputs: ["name": "big"])
+        let error = #expect(throws: GraftError.self) { try big.render(as: .plain) }
+        #expect(error?.code == .outputTooLarge)
+        #expect(error?.message.contains("4096 bytes") == true)
+        #expect(try host.makeInstance(of: "greeting", inputs: ["name": "Ada"]).render(as: .plain).text == "Hello, Ada")
+    }
+
+    @Test("modules that break the ABI are refused with a clear error, and the other plugins load", arguments: [
+        ("HELLO_FOREIGN_IMPORT", GraftError.Code.wasmImportUnknown, "env.socket"),
+        ("HELLO_NO_BUFFER", .entrySymbolMissing, "graft_buffer"),
+        ("HELLO_ENTRY_TRAPS", .pluginCrashed, "unreachable"),
+        ("HELLO_ENTRY_LOOPS", .pluginTimeout, "fuel"),
+        ("HELLO_BAD_DESCRIPTION", .invalidDescriptor, "Bad Key"),
+    ])
+    func refused(define: String, code: GraftError.Code, words: String) throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("plugins")
+        try Fixtures.buildWasm("hello", into: folder, defines: [define: "1"], outputName: "broken.wasm")
+        try Fixtures.build("good_echo", into: folder)
+        let host = Self.host(folder, limits: IsolationLimits(fuel: 5_000_000))
+        let failure = try #require(host.failures.first { $0.path.hasSuffix("broken.wasm") })
+        #expect(failure.error.code == code, "\(failure.error)")
+        #expect(failure.error.message.contains(words), "\(failure.error.message)")
+        #expect(host.plugins.map(\.id) == ["test.echo"])
+    }
+
+    @Test("a .wasm file that is not valid WebAssembly is wasm_invalid; one without the magic is judged as a shared library")
+    func notWebAssembly() throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("plugins")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var bytes: [UInt8] = [0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00]
+        bytes += Array(repeating: 0xFF, count: 32)
+        try Data(bytes).write(to: folder.appendingPathComponent("garbage.wasm"))
+        try Data("just text".utf8).write(to: folder.appendingPathComponent("text.wasm"))
+        let host = Self.host(folder)
+        let garbage = try #require(host.failures.first { $0.path.hasSuffix("garbage.wasm") })
+        #expect(garbage.error.code == .wasmInvalid)
+        let text = try #require(host.failures.first { $0.path.hasSuffix("text.wasm") })
+        #expect(text.error.code == .notASharedLibrary, "a file without the magic is judged as a shared library: \(text.error)")
+    }
+}

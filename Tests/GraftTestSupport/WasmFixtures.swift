@@ -1,0 +1,48 @@
+import Foundation
+
+extension Fixtures {
+    /// `Tests/Fixtures/wasm`, where the WebAssembly fixtures' sources live.
+    public static var wasmSourceFolder: URL {
+        root.appendingPathComponent("Tests/Fixtures/wasm", isDirectory: true)
+    }
+
+    /// The C compiler that targets wasm32-wasi: `GRAFT_WASM_CC`, else
+    /// Debian's clang-14 with its wasi-libc (Scripts/prerequisites.sh
+    /// installs both; the Swift toolchain's clang lacks WASI's runtime).
+    public static var wasmCompiler: String {
+        ProcessInfo.processInfo.environment["GRAFT_WASM_CC"] ?? "clang-14"
+    }
+
+    /// Compiles `Tests/Fixtures/wasm/<name>.c` for wasm32-wasi (a reactor
+    /// module) into `folder` as `<name>.wasm`, or `outputName`; moved into
+    /// place with `rename(2)`, like `build`.
+    @discardableResult
+    public static func buildWasm(_ name: String, into folder: URL, defines: [String: String] = [:], outputName: String? = nil) throws -> URL {
+        let source = wasmSourceFolder.appendingPathComponent("\(name).c")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let output = folder.appendingPathComponent(outputName ?? "\(name).wasm")
+        let partial = folder.appendingPathComponent(".\(output.lastPathComponent).\(UUID().uuidString).partial")
+        var arguments = [wasmCompiler, "--target=wasm32-wasi", "-mexec-model=reactor", "-O2", "-Wall", "-I", includeFolder.path]
+        arguments += defines.sorted { $0.key < $1.key }.map { "-D\($0.key)=\($0.value)" }
+        arguments += [source.path, "-o", partial.path]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let log = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            try? FileManager.default.removeItem(at: partial)
+            throw BuildError(description: "compiling wasm fixture '\(name)' failed (is \(wasmCompiler) with wasi-libc installed? Scripts/prerequisites.sh)\ncommand: \(arguments.joined(separator: " "))\n\(log)")
+        }
+        chmod(partial.path, 0o644)
+        guard rename(partial.path, output.path) == 0 else {
+            throw BuildError(description: "could not move \(partial.path) to \(output.path): \(String(cString: strerror(errno)))")
+        }
+        return output
+    }
+}
