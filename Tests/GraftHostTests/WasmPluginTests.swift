@@ -162,4 +162,40 @@ struct WasmPluginTests {
         let text = try #require(host.failures.first { $0.path.hasSuffix("text.wasm") })
         #expect(text.error.code == .notASharedLibrary, "a file without the magic is judged as a shared library: \(text.error)")
     }
+
+    @Test("a rebuilt .wasm swaps in place: live instances move to the new build with their state, and a broken build leaves the old one serving")
+    func hotSwap() throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("plugins")
+        let path = try Fixtures.buildWasm("hello", into: folder).path
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: true, cacheFolder: nil),
+            logger: quietLogger)
+        host.loadPlugins()
+        let greeting = try host.makeInstance(of: "greeting", inputs: ["name": "Ada"])
+        #expect(try greeting.render(as: .plain).text == "Hello, Ada")
+        guard case .unchanged = host.reload(pluginAt: path).outcome else {
+            Issue.record("an unchanged file was reloaded")
+            return
+        }
+
+        try Fixtures.buildWasm("hello", into: folder, defines: ["HELLO_WORD": "\"Hi\""])
+        let swap = host.reload(pluginAt: path)
+        guard case .swapped = swap.outcome else {
+            Issue.record("the new build did not swap in: \(swap)")
+            return
+        }
+        #expect(swap.recreated.map(\.instanceID) == [greeting.id])
+        #expect(swap.recreated.first?.stateCarried == true)
+        #expect(try greeting.render(as: .plain).text == "Hi, Ada")
+
+        try Fixtures.buildWasm("hello", into: folder, defines: ["HELLO_ENTRY_TRAPS": "1"])
+        let rejected = host.reload(pluginAt: path)
+        guard case .failed(let error) = rejected.outcome else {
+            Issue.record("a build that traps in graft_entry was not rejected: \(rejected)")
+            return
+        }
+        #expect(error.code == .pluginCrashed)
+        #expect(try greeting.render(as: .plain).text == "Hi, Ada", "the running build keeps serving")
+    }
 }

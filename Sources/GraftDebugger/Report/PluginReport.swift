@@ -123,13 +123,18 @@ public struct PluginReport: Sendable {
     /// prints from a running host's JSON.
     public var debuggerText: String { PluginReportLayout.text(fromJSON: json) }
 
+    /// What a WebAssembly plugin says of where it runs.
+    package static let anyHost = "wasm32: runs on any host"
+
     /// The human layout of `graft list`.
     public var text: String {
         var lines: [String] = []
         for plugin in plugins {
             let unloading = plugin.canUnload ? "can unload" : "never unloaded (linked with the Swift runtime)"
             let mapped = plugin.isMapped ? "mapped" : "maps on first use"
-            lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [ABI \(plugin.abi), loaded, \(mapped), \(unloading)]")
+            let status = plugin.isWebAssembly
+                ? "WebAssembly ABI \(plugin.abi), \(PluginReport.anyHost), loaded" : "ABI \(plugin.abi), loaded, \(mapped), \(unloading)"
+            lines.append("\(plugin.id) \(plugin.version) — \(plugin.name)  [\(status)]")
             lines.append("  path: \(plugin.path)")
             if plugin.isRemoved { lines.append("  removed: its file is gone; it serves the instances still open, and unloads after the last") }
             if let signer = plugin.signer { lines.append("  signed by: \(signer.publisher.escapingControls) (key \(signer.keyID))") }
@@ -240,6 +245,7 @@ extension JSONWriter {
                 }
             }
             writer.member("description", plugin.description)
+            writer.member("format", plugin.isWebAssembly ? "wasm32" : "native")
             writer.member("id", plugin.id)
             writer.member("mapped", plugin.isMapped)
             writer.member("name", plugin.name)

@@ -33,7 +33,9 @@ enum PluginReportLayout {
         var lines = [
             "\(plugin["id"]?.stringValue ?? "?") \(plugin["version"]?.stringValue ?? "?")\(name)",
             "  path    \(plugin["path"]?.stringValue ?? "?")",
-            "  status  \(plugin["status"]?.stringValue ?? "?") · ABI \(plugin["abi"]?.stringValue ?? "?") · \(unloading)",
+            plugin["format"]?.stringValue == "wasm32"
+                ? "  status  \(plugin["status"]?.stringValue ?? "?") · WebAssembly ABI \(plugin["abi"]?.stringValue ?? "?") · \(PluginReport.anyHost)"
+                : "  status  \(plugin["status"]?.stringValue ?? "?") · ABI \(plugin["abi"]?.stringValue ?? "?") · \(unloading)",
         ]
         if let signer = plugin["signer"] {
             lines.append("  signed  \((signer["publisher"]?.stringValue ?? "?").escapingControls) · key \(signer["keyID"]?.stringValue ?? "?")")

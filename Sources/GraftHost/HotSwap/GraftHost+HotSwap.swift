@@ -79,28 +79,33 @@ extension GraftHost {
                 return unchanged
             }
             try checkPin(file)
-            // A build that crashes or hangs while loading does so in the
-            // scanner child; the running build keeps serving.
-            var description = try describe(file, mapping: .copy)
-            if let described = description { description?.signer = try checkSignature(file, declaring: described, hash: hash) }
-            if let description, let runner = runner(for: description) {
-                // Isolated: the new build runs in a new child, which must
-                // create every live instance's component before it takes over.
-                plugin = LoadedPlugin(described: description, runner: runner, checkedHash: hash)
-                let previous = table.setIdentity(file.identity, of: file.realPath)
-                do throws(GraftError) {
-                    try rehearse(plugin, for: old)
-                } catch {
-                    table.setIdentity(previous, of: file.realPath)
-                    throw error
-                }
+            if WasmFile.isModule(file) {
+                // Described in a fresh instance of its own; the running build keeps serving.
+                plugin = try loadGuest(file, hash: hash)
             } else {
-                // Mapped from a private copy: the file may be rewritten again
-                // while this build runs.
-                if description == nil { try requireScanForSignatures(file) }
-                plugin = try loader.load(file, mapping: .copy, images: images)
-                // What runs must be what was scanned (and judged): a plugin may not say one id to its scanner and another here.
-                if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
+                // A build that crashes or hangs while loading does so in the
+                // scanner child; the running build keeps serving.
+                var description = try describe(file, mapping: .copy)
+                if let described = description { description?.signer = try checkSignature(file, declaring: described, hash: hash) }
+                if let description, let runner = runner(for: description) {
+                    // Isolated: the new build runs in a new child, which must
+                    // create every live instance's component before it takes over.
+                    plugin = LoadedPlugin(described: description, runner: runner, checkedHash: hash)
+                    let previous = table.setIdentity(file.identity, of: file.realPath)
+                    do throws(GraftError) {
+                        try rehearse(plugin, for: old)
+                    } catch {
+                        table.setIdentity(previous, of: file.realPath)
+                        throw error
+                    }
+                } else {
+                    // Mapped from a private copy: the file may be rewritten again
+                    // while this build runs.
+                    if description == nil { try requireScanForSignatures(file) }
+                    plugin = try loader.load(file, mapping: .copy, images: images)
+                    // What runs must be what was scanned (and judged): a plugin may not say one id to its scanner and another here.
+                    if let description, !plugin.info.declaresSame(as: description) { throw declaredDifferently(path) }
+                }
             }
             if old == nil { try register(plugin, file: file) }
         } catch {

@@ -107,7 +107,7 @@ public final class PluginWatcher: Sendable {
                 offset += MemoryLayout<inotify_event>.size + Int(event.len)
                 guard event.len > 0 else { continue }
                 let name = String(cString: nameStart.assumingMemoryBound(to: CChar.self))
-                guard name.hasSuffix(".so"), !name.hasPrefix("."),
+                guard name.hasSuffix(".so") || name.hasSuffix(WasmFile.suffix), !name.hasPrefix("."),
                     let folder = state.withLock({ state in
                         state.folderByWatch[event.wd].flatMap { folder in
                             state.onlyNames[folder].map { $0.contains(name) } ?? true ? folder : nil
@@ -184,7 +184,7 @@ extension GraftHost {
         }
         let named = folders ?? searchPath.folders
         let chosen = named.filter { kind($0) == S_IFDIR }
-        let files = named.filter { $0.hasSuffix(".so") && kind($0) == S_IFREG }
+        let files = named.filter { ($0.hasSuffix(".so") || $0.hasSuffix(WasmFile.suffix)) && kind($0) == S_IFREG }
         return try PluginWatcher(host: self, folders: chosen, files: files, debounce: debounce)
     }
 }

@@ -38,6 +38,9 @@ public struct PluginDescription: Sendable, Hashable {
     public package(set) var abi: ABIVersion
     /// Whether the image can ever be closed: false for images containing Swift.
     package var canUnload: Bool
+    /// A WebAssembly module (docs/WasmABI.md), not native code: it runs on
+    /// any host, and `abi` is the WebAssembly ABI's version.
+    package var isWebAssembly = false
     public package(set) var components: [ComponentContract]
     public package(set) var validators: [ValidatorContract]
     public package(set) var actions: [ActionContract]

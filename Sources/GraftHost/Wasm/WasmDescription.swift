@@ -51,11 +51,13 @@ struct WasmDescription {
         duplicates(components.map(\.reference), "component")
         duplicates(validators.map(\.reference), "validator")
         duplicates(actions.map(\.reference), "action")
-        return PluginDescription(
+        var described = PluginDescription(
             id: string(object["id"], "the id", required: true) ?? "", version: string(object["version"], "the version", required: true) ?? "",
             name: string(object["name"], "the name", required: true) ?? "", vendor: string(object["vendor"], "the vendor"),
             description: string(object["description"], "the description's description"), path: path, imagePath: path, abi: abi,
             canUnload: true, components: components, validators: validators, actions: actions)
+        described.isWebAssembly = true
+        return described
     }
 
     private mutating func component(_ value: GraftValue) -> ComponentContract? {

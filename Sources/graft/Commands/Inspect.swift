@@ -29,6 +29,7 @@ struct Inspect: ParsableCommand {
             guard case .object(var object) = PluginReport.json(component: registered.contract) else { return }
             object["plugin"] = .string(registered.pluginID)
             object["path"] = .string(registered.pluginPath)
+            object["format"] = .string(plugin?.isWebAssembly == true ? "wasm32" : "native")
             object["signer"] = plugin?.signer.map { .object(["publisher": .string($0.publisher), "keyID": .string($0.keyID)]) } ?? .null
             object["permissions"] = .list(permissions.map { request in
                 .object([
@@ -39,6 +40,7 @@ struct Inspect: ParsableCommand {
             Output.json(.object(object))
         } else {
             Output.line("plugin: \(registered.pluginID)  (\(registered.pluginPath))")
+            if plugin?.isWebAssembly == true { Output.line("runs on: \(PluginReport.anyHost) (WebAssembly ABI \(plugin?.abi.description ?? "?"))") }
             if let signer = plugin?.signer { Output.line("signed by: \(signer.publisher.escapingControls) (key \(signer.keyID))") }
             for request in permissions {
                 let state = request.permission.isCovered(by: granted) ? "granted" : "not granted"

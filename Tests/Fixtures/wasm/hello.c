@@ -6,9 +6,14 @@
  * Defines make whole modules misbehave: HELLO_FOREIGN_IMPORT imports a
  * function Graft does not offer, HELLO_NO_BUFFER leaves graft_buffer out,
  * HELLO_ENTRY_TRAPS and HELLO_ENTRY_LOOPS break graft_entry, and
- * HELLO_BAD_DESCRIPTION describes a component with an invalid key. */
+ * HELLO_BAD_DESCRIPTION describes a component with an invalid key.
+ * HELLO_WORD replaces "Hello" (a new build, for hot swap). */
 #include "graft_wasm.h"
 #include <stdio.h>
+
+#ifndef HELLO_WORD
+#define HELLO_WORD "Hello"
+#endif
 
 #ifndef HELLO_NO_BUFFER
 GRAFT_WASM_BUFFER()
@@ -78,15 +83,15 @@ GRAFT_WASM_EXPORT("graft_render") int graft_render(greeting_t *g, const char *ty
     }
     if (strcmp(g->name, "big") == 0) { while (graft_write_text("0123456789abcdef")) {} return 0; }
     if (strcmp(g->name, "print") == 0) { printf("printed by %s\n", g->name); fflush(stdout); }
-    if (strcmp(type, "text/plain") == 0) return graft_write_text("Hello, ") && graft_write_text(g->name);
+    if (strcmp(type, "text/plain") == 0) return graft_write_text(HELLO_WORD ", ") && graft_write_text(g->name);
     graft_set_media_type("text/html", 9);
-    return graft_write_text("<p>Hello, ") && graft_write_text(g->name) && graft_write_text("!</p>");
+    return graft_write_text("<p>" HELLO_WORD ", ") && graft_write_text(g->name) && graft_write_text("!</p>");
 }
 
 GRAFT_WASM_EXPORT("graft_interact") int graft_interact(greeting_t *g, const char *action, size_t action_length, const char *data, size_t data_length) {
     if (strcmp(action, "say") != 0) return 0;
     char payload[128];
-    int n = snprintf(payload, sizeof payload, "{\"text\":\"Hello, %s\"}", g->name);
+    int n = snprintf(payload, sizeof payload, "{\"text\":\"" HELLO_WORD ", %s\"}", g->name);
     graft_emit("said", 4, payload, (size_t)n);
     return 1;
 }

@@ -1,0 +1,48 @@
+import Foundation
+import GraftTestSupport
+import Testing
+
+/// A WebAssembly plugin through the command line: listed with where it runs,
+/// inspected, tried, validated, an action invoked, and a trap that graft
+/// survives to report.
+@Suite(.timeLimit(.minutes(10)))
+struct WasmCLITests {
+    @Test("graft list, inspect, try, validate and action work on a .wasm as on a .so")
+    func commands() async throws {
+        try await offPool { try Self.runCommands() }
+    }
+
+    static func runCommands() throws {
+        let scratch = try Scratch()
+        let plugin = try Fixtures.buildWasm("hello", into: scratch.file("plugins")).path
+        let only = ["--only-plugin-path", "--plugin-path", plugin]
+        let cache = scratch.file("cache")
+
+        let listed = try graft(["list"] + only, cache: cache)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("com.example.wasm-hello 1.0.0 — Hello (wasm)  [WebAssembly ABI 1.0, wasm32: runs on any host, loaded]"), "\(listed.stdout)")
+        let json = try #require(try parseJSON(try graft(["list", "--json"] + only, cache: cache).stdout) as? [String: Any])
+        let plugins = try #require(json["plugins"] as? [[String: Any]])
+        #expect(plugins.first?["format"] as? String == "wasm32")
+
+        let inspected = try graft(["inspect", "greeting"] + only, cache: cache)
+        #expect(inspected.stdout.contains("runs on: wasm32: runs on any host (WebAssembly ABI 1.0)"), "\(inspected.stdout)")
+
+        let tried = try graft(["try", "greeting"] + only, cache: cache)
+        #expect(tried.status == 0, "\(tried.stderr)")
+        #expect(tried.stdout.contains("--- text/plain ---\nHello, Ada\n"), "\(tried.stdout)")
+
+        let valid = try graft(["validate", "even_length", "\"ab\""] + only, cache: cache)
+        #expect(valid.stdout.hasSuffix("valid\n"), "\(valid.stdout)")
+        let invalid = try graft(["validate", "even_length", "\"abc\""] + only, cache: cache)
+        #expect(invalid.stdout.contains("invalid: has an odd length"), "\(invalid.stdout)")
+
+        let shouted = try graft(["action", "shout", "--param", "text=hi"] + only, cache: cache)
+        #expect(shouted.status == 0, "\(shouted.stderr)")
+        #expect(shouted.stdout.contains("set shouted = \"HI\""), "\(shouted.stdout)")
+
+        let trapped = try graft(["try", "greeting", "--config", #"{"name": "trap"}"#] + only, cache: cache)
+        #expect(trapped.status != 0)
+        #expect(trapped.stderr.contains("plugin_crashed") && trapped.stderr.contains("unreachable, in graft_render"), "\(trapped.stderr)")
+    }
+}
