@@ -58,7 +58,8 @@ let package = Package(
     ],
     targets: [
         // The C ABI: graft.h is the only contract between host and plugins.
-        .target(name: "CGraft", path: "Sources/CGraft"),
+        // graft_wasm_bridge.c is for plugins built as WebAssembly (docs/WasmABI.md), installed beside graft.h.
+        .target(name: "CGraft", path: "Sources/CGraft", exclude: ["include/graft_wasm_bridge.c"]),
         // libffi, for calling plugins' native validator functions.
         .systemLibrary(
             name: "CFFI", path: "Sources/CFFI", pkgConfig: "libffi",

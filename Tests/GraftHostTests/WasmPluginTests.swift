@@ -198,4 +198,45 @@ struct WasmPluginTests {
         #expect(error.code == .pluginCrashed)
         #expect(try greeting.render(as: .plain).text == "Hi, Ada", "the running build keeps serving")
     }
+
+    @Test("a graft.h plugin builds both ways from one source: Checkout's email validator as a .so and as a .wasm answers alike")
+    func bothWays() throws {
+        let scratch = try Scratch()
+        let checkout = Fixtures.checkoutFolder
+        let sources = [checkout.appendingPathComponent("email.c"), checkout.appendingPathComponent("text.c")]
+        let flags = ["-I", checkout.path, "-I", checkout.appendingPathComponent("include").path]
+        try Fixtures.buildNative("checkout_email", into: scratch.file("native"), sources: sources, flags: flags)
+        try Fixtures.buildWasm("checkout_email", into: scratch.file("wasm"), sources: sources + [Fixtures.wasmBridge], flags: flags)
+        let native = Self.host(scratch.file("native"), isolation: .inProcess)
+        let wasm = Self.host(scratch.file("wasm"))
+        #expect(native.failures.isEmpty && wasm.failures.isEmpty, "\(native.failures.map(\.error)) \(wasm.failures.map(\.error))")
+        #expect(wasm.plugins.first?.isWebAssembly == true)
+        #expect(wasm.plugins.first?.validators == native.plugins.first?.validators)
+        let values: [GraftValue] = ["ada@example.com", "a@@b.co", ".ada@example.com", "ada@example", "", 42, ["x"], "ädä@example.com"]
+        for value in values {
+            let expected = try native.validate("email", value: value)
+            let answered = try wasm.validate("email", value: value)
+            #expect(answered.isValid == expected.isValid && answered.message == expected.message, "\(value): \(answered) against \(expected)")
+        }
+    }
+
+    @Test("a graft.h component built with the bridge renders, emits and keeps its stories as a .wasm")
+    func bridgedComponent() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("bridged_widget", into: scratch.file("plugins"), sources: [Fixtures.wasmBridge])
+        let host = Self.host(scratch.file("plugins"))
+        #expect(host.failures.isEmpty, "\(host.failures.map(\.error))")
+        let contract = try host.resolve(ComponentReference(key: "badge")).contract
+        #expect(contract.stories.map(\.name) == ["long"])
+        #expect(contract.interactions.map(\.name) == ["tap"])
+        let events = Locked<[EmittedEvent]>([])
+        let badge = try host.makeInstance(of: "badge", inputs: ["label": "new \"quoted\" ✓", "count": 3]) { event in
+            events.withLock { $0.append(event) }
+        }
+        #expect(try badge.render(as: .plain).text == "[new \"quoted\" ✓: 3]")
+        #expect(badge.interact("tap", data: ["times": 2]))
+        #expect(events.withLock { $0.first?.payload } == ["label": "new \"quoted\" ✓", "count": 5])
+        try badge.update(inputs: ["label": "x", "count": 1])
+        #expect(try badge.render(as: .plain).text == "[x: 1]")
+    }
 }

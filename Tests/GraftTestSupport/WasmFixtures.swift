@@ -13,18 +13,43 @@ extension Fixtures {
         ProcessInfo.processInfo.environment["GRAFT_WASM_CC"] ?? "clang-14"
     }
 
-    /// Compiles `Tests/Fixtures/wasm/<name>.c` for wasm32-wasi (a reactor
-    /// module) into `folder` as `<name>.wasm`, or `outputName`; moved into
-    /// place with `rename(2)`, like `build`.
+    /// The Checkout plugin's sources, which some fixtures build a part of.
+    public static var checkoutFolder: URL { root.appendingPathComponent("Plugins/Checkout", isDirectory: true) }
+
+    /// graft.h plugins built as WebAssembly compile this beside their own files.
+    public static var wasmBridge: URL { includeFolder.appendingPathComponent("graft_wasm_bridge.c") }
+
+    /// Compiles `Tests/Fixtures/wasm/<name>.c` (and `sources`, with `flags`)
+    /// for wasm32-wasi (a reactor module) into `folder` as `<name>.wasm`, or
+    /// `outputName`; moved into place with `rename(2)`, like `build`.
     @discardableResult
-    public static func buildWasm(_ name: String, into folder: URL, defines: [String: String] = [:], outputName: String? = nil) throws -> URL {
-        let source = wasmSourceFolder.appendingPathComponent("\(name).c")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    public static func buildWasm(
+        _ name: String, into folder: URL, defines: [String: String] = [:], outputName: String? = nil, sources: [URL] = [],
+        flags: [String] = []
+    ) throws -> URL {
         let output = folder.appendingPathComponent(outputName ?? "\(name).wasm")
+        let arguments = [wasmCompiler, "--target=wasm32-wasi", "-mexec-model=reactor", "-O2", "-Wall", "-I", includeFolder.path]
+        return try compile(name, arguments, defines: defines, sources: sources, flags: flags, to: output)
+    }
+
+    /// Compiles `Tests/Fixtures/wasm/<name>.c` and `sources` with `cc` into a
+    /// shared library (the same sources a `.wasm` fixture is built from).
+    @discardableResult
+    public static func buildNative(_ name: String, into folder: URL, sources: [URL] = [], flags: [String] = []) throws -> URL {
+        let arguments = ["cc", "-shared", "-fPIC", "-O2", "-Wall", "-I", includeFolder.path]
+        return try compile(name, arguments, defines: [:], sources: sources, flags: flags, to: folder.appendingPathComponent("lib\(name).so"))
+    }
+
+    private static func compile(
+        _ name: String, _ command: [String], defines: [String: String], sources: [URL], flags: [String], to output: URL
+    ) throws -> URL {
+        let source = wasmSourceFolder.appendingPathComponent("\(name).c")
+        let folder = output.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let partial = folder.appendingPathComponent(".\(output.lastPathComponent).\(UUID().uuidString).partial")
-        var arguments = [wasmCompiler, "--target=wasm32-wasi", "-mexec-model=reactor", "-O2", "-Wall", "-I", includeFolder.path]
+        var arguments = command + flags
         arguments += defines.sorted { $0.key < $1.key }.map { "-D\($0.key)=\($0.value)" }
-        arguments += [source.path, "-o", partial.path]
+        arguments += [source.path] + sources.map(\.path) + ["-o", partial.path]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -37,7 +62,7 @@ extension Fixtures {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             try? FileManager.default.removeItem(at: partial)
-            throw BuildError(description: "compiling wasm fixture '\(name)' failed (is \(wasmCompiler) with wasi-libc installed? Scripts/prerequisites.sh)\ncommand: \(arguments.joined(separator: " "))\n\(log)")
+            throw BuildError(description: "compiling fixture '\(name)' failed (for wasm: is \(wasmCompiler) with wasi-libc installed? Scripts/prerequisites.sh)\ncommand: \(arguments.joined(separator: " "))\n\(log)")
         }
         chmod(partial.path, 0o644)
         guard rename(partial.path, output.path) == 0 else {
