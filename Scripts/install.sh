@@ -2,7 +2,8 @@
 # Installs Graft under a prefix (default /usr/local):
 #   PREFIX/bin/graft, graft-child, graft-workbench
 #   PREFIX/include/graft/graft.h           the plugin ABI
-#   PREFIX/include/graft/graft_wasm.h      the WebAssembly plugin ABI (docs/WasmABI.md)
+#   PREFIX/include/graft/graft_wasm.h      the WebAssembly plugin ABI (docs/WasmABI.md), and
+#   PREFIX/include/graft/graft_wasm_bridge.c  what builds a graft.h plugin as WebAssembly
 #   PREFIX/lib/pkgconfig/graft.pc           so that `pkg-config --cflags graft` works
 #   PREFIX/lib/graft/plugins/               the first-party plugins (DatePicker, Checkout)
 #   PREFIX/share/graft/installed-files      what --uninstall removes
@@ -84,6 +85,7 @@ install -d -m 0755 "$prefix/bin" "$prefix/include/graft" "$prefix/lib/pkgconfig"
 for tool in graft graft-child graft-workbench; do put 0755 "$from/$tool" "$prefix/bin/$tool"; done
 put 0644 Sources/CGraft/include/graft.h "$prefix/include/graft/graft.h"
 put 0644 Sources/CGraft/include/graft_wasm.h "$prefix/include/graft/graft_wasm.h"
+put 0644 Sources/CGraft/include/graft_wasm_bridge.c "$prefix/include/graft/graft_wasm_bridge.c"
 for plugin in libDatePicker.so libCheckout.so; do put 0755 "$from/$plugin" "$prefix/lib/graft/plugins/$plugin"; done
 
 pc="$(mktemp)"

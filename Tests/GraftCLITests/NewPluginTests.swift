@@ -62,6 +62,30 @@ struct NewPluginTests {
         #expect(try Self.exportedSymbols(project.appendingPathComponent("build/libtap_counter.so")) == ["graft_entry"])
     }
 
+    @Test("graft new c --wasm: make test builds and tests the .so and the .wasm from one source, and both answer alike")
+    func cPluginAsWebAssembly() throws {
+        let scratch = try Scratch()
+        let created = try Self.shell("graft new c tap_counter --wasm", in: scratch.url)
+        #expect(created.status == 0, "\(created.stderr)")
+        let project = scratch.file("tap_counter")
+        #expect(Self.unfilledMarks(in: project).isEmpty, "every {{name}} of the templates filled")
+        let tested = try Self.shell("make test", in: project)
+        #expect(tested.status == 0, "\(tested.stdout)\(tested.stderr)")
+        #expect(FileManager.default.fileExists(atPath: project.appendingPathComponent("build/tap_counter.wasm").path))
+        var answers: [String] = []
+        for plugin in ["build/libtap_counter.so", "build/tap_counter.wasm"] {
+            let tried = try Self.shell("graft try tap_counter --only-plugin-path --plugin-path \(plugin) --interact tap", in: project, timeout: .seconds(60))
+            #expect(tried.status == 0, "\(plugin): \(tried.stderr)")
+            #expect(tried.stdout.contains("Taps: 1"), "\(plugin): \(tried.stdout)")
+            let validated = try Self.shell("graft validate tap_counter_max_length hello 3 --only-plugin-path --plugin-path \(plugin)", in: project, timeout: .seconds(60))
+            #expect(validated.status == 1)
+            answers.append(tried.stdout.split(separator: "\n").dropFirst().joined(separator: "\n") + validated.stdout.split(separator: "\n").dropFirst().joined(separator: "\n"))
+        }
+        #expect(answers.first == answers.last, "the .so and the .wasm render and validate alike")
+        let swift = try Self.shell("graft new swift nope --wasm", in: scratch.url)
+        #expect(swift.status != 0 && swift.stderr.contains("--wasm is for C projects"), "\(swift.stderr)")
+    }
+
     @Test("graft new swift: swift build && swift test pass, graft check passes, only graft_entry exported; runs beside a plugin built on another GraftKit")
     func swiftPlugin() throws {
         let scratch = try Scratch()

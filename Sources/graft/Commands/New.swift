@@ -16,6 +16,7 @@ struct New: ParsableCommand {
         abstract: "Create a plugin project: a component, a validator, an action and a test, ready to build.",
         discussion: """
             graft new c NAME       NAME/ with NAME.c, test_plugin.c and a Makefile (graft.h through pkg-config): make test
+            graft new c NAME --wasm   the same, and the Makefile also builds and tests build/NAME.wasm
             graft new swift NAME   NAME/ with a Package.swift and GraftKit/, the Swift SDK: swift build && swift test
             The component is NAME@1, the validator NAME_max_length, the action NAME_greet.
             """)
@@ -41,6 +42,9 @@ struct New: ParsableCommand {
         valueName: "path-or-url"))
     var graft: String?
 
+    @Flag(help: "C only: the Makefile also builds the plugin as WebAssembly (build/NAME.wasm, one file for every machine) and tests it.")
+    var wasm = false
+
     @Flag(help: "Print JSON: the folder and the files written.")
     var json = false
 
@@ -50,6 +54,7 @@ struct New: ParsableCommand {
             throw ValidationError("The id '\(id)' should be reverse DNS: a-z, 0-9, '.', '_' and '-', for example com.acme.widgets.")
         }
         if language == .c, graft != nil { throw ValidationError("--graft is for Swift projects; a C project finds graft.h through pkg-config.") }
+        if language == .swift, wasm { throw ValidationError("--wasm is for C projects: no Swift SDK for WASI is available here (docs/WasmABI.md).") }
     }
 
     func run() throws {
@@ -61,7 +66,7 @@ struct New: ParsableCommand {
         var copiesSDK = false
         switch language {
         case .c:
-            files = CPluginTemplate.files(for: pluginName, id: pluginID)
+            files = CPluginTemplate.files(for: pluginName, id: pluginID, wasm: wasm)
         case .swift:
             let dependency = try graftDependency()
             files = SwiftPluginTemplate.files(for: pluginName, id: pluginID, dependency: dependency.line, packageName: dependency.package, sdk: dependency.sdk)

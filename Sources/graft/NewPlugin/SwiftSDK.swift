@@ -22,7 +22,7 @@ enum SwiftSDK {
             platforms: [.macOS(.v15)],
             products: [.library(name: "GraftKit", targets: ["GraftKit"])],
             targets: [
-                .target(name: "CGraft"),
+                .target(name: "CGraft", exclude: ["include/graft_wasm_bridge.c"]),
                 .target(name: "GraftTypes"),
                 .target(name: "GraftKit", dependencies: ["CGraft", "GraftTypes"]),
             ]
@@ -36,6 +36,8 @@ enum SwiftSDK {
         ("Sources/CGraft/graft.c", PackageResources.graft_c),
         ("Sources/CGraft/include/graft.h", PackageResources.graft_h),
         ("Sources/CGraft/include/graft_host_support.h", PackageResources.graft_host_support_h),
+        ("Sources/CGraft/include/graft_wasm.h", PackageResources.graft_wasm_h),
+        ("Sources/CGraft/include/graft_wasm_bridge.c", PackageResources.graft_wasm_bridge_c),
         ("Sources/GraftKit/Actions/ActionInvocation.swift", PackageResources.ActionInvocation_swift),
         ("Sources/GraftKit/Actions/ActionResult.swift", PackageResources.ActionResult_swift),
         ("Sources/GraftKit/Actions/RegisteredAction.swift", PackageResources.RegisteredAction_swift),
