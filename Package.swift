@@ -52,9 +52,9 @@ let package = Package(
         // Per-plugin metrics and a span around each plugin call: nothing is recorded until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
-        // WebAssembly plugins: the interpreter alone (no file system, WASI or disassembler traits); Graft gives a
-        // guest only what docs/WasmABI.md lists.
-        .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2", traits: ["MultiThread"]),
+        // WebAssembly plugins: the interpreter (Graft gives a guest only what docs/WasmABI.md lists, and uses no
+        // WASI bridge). FileSystem stays on: SwiftPM may build WasmKit's own command-line target, which needs it.
+        .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2", traits: ["MultiThread", "FileSystem"]),
     ],
     targets: [
         // The C ABI: graft.h is the only contract between host and plugins.

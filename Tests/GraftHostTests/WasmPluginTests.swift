@@ -112,6 +112,24 @@ struct WasmPluginTests {
         #expect(try host.makeInstance(of: "greeting", inputs: ["name": "Ada"]).render(as: .plain).text == "Hello, Ada")
     }
 
+    @Test("a guest granted nothing reads no file, folder, environment or clock, and its standard output goes to the log")
+    func nothingGranted() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let log = CapturedLog()
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [scratch.file("plugins").path]), cacheFolder: nil),
+            logger: log.logger)
+        host.loadPlugins()
+        let secrets = try host.makeInstance(of: "greeting", inputs: ["name": "secrets"])
+        #expect(try secrets.render(as: .plain).text == "file: refused, folder: refused, env: none, clock: refused")
+        let printing = try host.makeInstance(of: "greeting", inputs: ["name": "print"])
+        #expect(try printing.render(as: .plain).text == "Hello, print", "what it prints is not its render")
+        let printed = log.all.filter { $0.message.contains("printed by print") }
+        #expect(printed.map(\.message) == ["com.example.wasm-hello: printed by print"])
+        #expect(printed.first?.metadata["path"]?.hasSuffix("hello.wasm") == true)
+    }
+
     @Test("memory stops at the cap, and output past the limit is output_too_large")
     func limits() throws {
         let scratch = try Scratch()

@@ -22,7 +22,7 @@ struct Bench: ParsableCommand {
             """)
 
     enum Part: String, ExpressibleByArgument, CaseIterable {
-        case registry, components, validators, load, hotswap, discovery, isolation, sandbox, idle, workbench, server, soak, all
+        case registry, components, validators, load, hotswap, discovery, isolation, wasm, sandbox, idle, workbench, server, soak, all
     }
 
     @Argument(help: "The parts to run.")
@@ -180,6 +180,10 @@ struct Bench: ParsableCommand {
 
         if selected.contains(.isolation) {
             attempt("isolation") { try IsolationBench.run(folder: folder, iterations: iterations, swaps: isolatedSwaps) }
+        }
+
+        if selected.contains(.wasm) {
+            attempt("wasm") { try WasmBench.run(folder: folder, iterations: iterations, swaps: swaps) }
         }
 
         if selected.contains(.sandbox) {

@@ -2,14 +2,17 @@
  * `greeting`, the validator `even_length` and the action `shout`. Some names
  * misbehave on purpose, for the hostile tests: a greeting of "loop" loops
  * for ever, "trap" traps, "deep" recurses without end, "grow" allocates
- * until refused, "big" writes until cut, and "print" prints to stdout.
+ * until refused, "big" writes until cut, "print" prints to stdout, and
+ * "secrets" tries to read a file, a folder, the environment and the clock.
  * Defines make whole modules misbehave: HELLO_FOREIGN_IMPORT imports a
  * function Graft does not offer, HELLO_NO_BUFFER leaves graft_buffer out,
  * HELLO_ENTRY_TRAPS and HELLO_ENTRY_LOOPS break graft_entry, and
  * HELLO_BAD_DESCRIPTION describes a component with an invalid key.
  * HELLO_WORD replaces "Hello" (a new build, for hot swap). */
 #include "graft_wasm.h"
+#include <dirent.h>
 #include <stdio.h>
+#include <time.h>
 
 #ifndef HELLO_WORD
 #define HELLO_WORD "Hello"
@@ -83,6 +86,15 @@ GRAFT_WASM_EXPORT("graft_render") int graft_render(greeting_t *g, const char *ty
     }
     if (strcmp(g->name, "big") == 0) { while (graft_write_text("0123456789abcdef")) {} return 0; }
     if (strcmp(g->name, "print") == 0) { printf("printed by %s\n", g->name); fflush(stdout); }
+    if (strcmp(g->name, "secrets") == 0) {
+        FILE *file = fopen("/etc/passwd", "r");
+        DIR *folder = opendir("/");
+        struct timespec now;
+        char line[160];
+        snprintf(line, sizeof line, "file: %s, folder: %s, env: %s, clock: %s", file ? "read" : "refused", folder ? "listed" : "refused",
+                 getenv("HOME") || getenv("PATH") ? "seen" : "none", clock_gettime(CLOCK_REALTIME, &now) == 0 ? "read" : "refused");
+        return graft_write_text(line);
+    }
     if (strcmp(type, "text/plain") == 0) return graft_write_text(HELLO_WORD ", ") && graft_write_text(g->name);
     graft_set_media_type("text/html", 9);
     return graft_write_text("<p>" HELLO_WORD ", ") && graft_write_text(g->name) && graft_write_text("!</p>");
