@@ -3,11 +3,11 @@ import GraftTestSupport
 import Testing
 
 /// A WebAssembly plugin through the command line: listed with where it runs,
-/// inspected, tried, validated, an action invoked, and a trap that graft
-/// survives to report.
+/// inspected, tried, validated, an action invoked, pinned by the lock file,
+/// and a trap that graft survives to report.
 @Suite(.timeLimit(.minutes(10)))
 struct WasmCLITests {
-    @Test("graft list, inspect, try, validate and action work on a .wasm as on a .so")
+    @Test("graft list, inspect, try, validate, action and lock work on a .wasm as on a .so")
     func commands() async throws {
         try await offPool { try Self.runCommands() }
     }
@@ -40,6 +40,15 @@ struct WasmCLITests {
         let shouted = try graft(["action", "shout", "--param", "text=hi"] + only, cache: cache)
         #expect(shouted.status == 0, "\(shouted.stderr)")
         #expect(shouted.stdout.contains("set shouted = \"HI\""), "\(shouted.stdout)")
+
+        // The lock file pins a .wasm as it pins a .so.
+        let lockFile = scratch.file("graft.lock").path
+        let locked = try graft(["lock", "--lock-file", lockFile] + only, cache: cache)
+        #expect(locked.status == 0 && locked.stdout.contains("hello.wasm  com.example.wasm-hello 1.0.0  sha256:"), "\(locked.stdout)\(locked.stderr)")
+        #expect(try graft(["list", "--locked", "--lock-file", lockFile] + only, cache: cache).stdout.contains("com.example.wasm-hello 1.0.0"))
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"), defines: ["HELLO_WORD": "\"Hi\""])
+        let changed = try graft(["list", "--locked", "--lock-file", lockFile] + only, cache: cache)
+        #expect(changed.stdout.contains("hash_mismatch"), "\(changed.stdout)")
 
         let trapped = try graft(["try", "greeting", "--config", #"{"name": "trap"}"#] + only, cache: cache)
         #expect(trapped.status != 0)

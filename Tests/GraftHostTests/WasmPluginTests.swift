@@ -257,4 +257,24 @@ struct WasmPluginTests {
         try badge.update(inputs: ["label": "x", "count": 1])
         #expect(try badge.render(as: .plain).text == "[x: 1]")
     }
+
+    @Test("the folder watcher swaps a .wasm when its new build lands, once per build")
+    func watched() async throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("plugins")
+        try Fixtures.buildWasm("hello", into: folder)
+        let host = GraftHost(
+            configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: true, cacheFolder: nil),
+            logger: quietLogger)
+        host.loadPlugins()
+        let greeting = try host.makeInstance(of: "greeting", inputs: ["name": "Ada"])
+        let events = Locked<[SwapEvent]>([])
+        host.addSwapObserver { event in events.withLock { $0.append(event) } }
+        let watcher = try host.watchPluginFolders([folder.path], debounce: .milliseconds(30))
+        defer { watcher.stop() }
+        try Fixtures.buildWasm("hello", into: folder, defines: ["HELLO_WORD": "\"Hi\""])  // written aside, then renamed in
+        #expect(await eventually(within: .seconds(10)) { events.withLock { $0.count } >= 1 && watcher.isSettled })
+        #expect(events.withLock { $0.count } == 1, "\(events.withLock { $0.map(\.summary) })")
+        #expect(try greeting.render(as: .plain).text == "Hi, Ada")
+    }
 }

@@ -59,6 +59,36 @@ extension WorkbenchTests {
             workbench.host.shutDown()
         }
 
+        @Test("a WebAssembly plugin in the workbench: listed as wasm32, rendered, driven and validated like a .so")
+        func webAssembly() async throws {
+            let scratch = try Scratch()
+            try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+            let host = GraftHost(
+                configuration: GraftConfiguration(searchPath: SearchPath(folders: [scratch.file("plugins").path]), cacheFolder: nil),
+                logger: quietLogger)
+            host.loadPlugins()
+            let workbench = try Workbench(host: host, options: WorkbenchOptions(watchesPlugins: false), logger: quietLogger)
+            let application = Application(router: workbench.router(guardedAsIfOn: nil))
+            try await application.test(.router) { client in
+                let plugins = try Self.json(try await client.execute(uri: "/api/plugins", method: .get))
+                let plugin = plugins["plugins"]?.listValue?.first
+                #expect(plugin?["id"] == "com.example.wasm-hello")
+                #expect(plugin?["format"] == "wasm32")
+                let opened = try await client.execute(uri: "/api/sessions", method: .post, body: ByteBuffer(string: #"{"component": "greeting"}"#))
+                #expect(opened.status == .created, "\(String(buffer: opened.body))")
+                #expect(try Self.json(opened)["output"]?.stringValue?.contains("Hello, Ada") == true, "\(String(buffer: opened.body))")
+                let session = try #require(try Self.json(opened)["session"]?.stringValue)
+                let said = try await client.execute(
+                    uri: "/api/sessions/\(session)/interact", method: .post, body: ByteBuffer(string: #"{"action": "say"}"#))
+                #expect(try Self.json(said)["answered"] == true, "\(String(buffer: said.body))")
+                let validated = try await client.execute(
+                    uri: "/api/validate", method: .post, body: ByteBuffer(string: #"{"validator": "even_length", "value": "abc"}"#))
+                #expect(try Self.json(validated)["valid"] == false, "\(String(buffer: validated.body))")
+                #expect(try Self.json(validated)["message"] == "has an odd length", "\(String(buffer: validated.body))")
+            }
+            workbench.host.shutDown()
+        }
+
         @Test("behind its guard, a Host that is not this workbench's (the test client's bare localhost) is refused with host_not_allowed and the security headers")
         func guarded() async throws {
             let scratch = try Scratch()

@@ -45,7 +45,8 @@ GRAFT_WASM_IMPORT("set_error") void graft_set_error(const char *message, size_t 
 static inline bool graft_write_text(const char *text) { return graft_write(text, strlen(text)) != 0; }
 
 /* Defines the graft_buffer export with malloc: one buffer, grown as needed,
- * into which the host copies each call's strings and JSON. */
+ * into which the host copies each call's strings and JSON. The host reuses
+ * it until it asks for a larger one: the plugin must not free or write it. */
 #define GRAFT_WASM_BUFFER()                                                     \
     GRAFT_WASM_EXPORT("graft_buffer") void *graft_buffer(size_t size) {         \
         static void *graft_buffer_memory;                                       \

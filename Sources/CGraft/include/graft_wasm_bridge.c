@@ -63,13 +63,26 @@ static void gwb_string(gwb_text *t, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') { char pair[2] = { '\\', (char)c }; gwb_put(t, pair, 2); }
-        else if (c < 0x20) { char escape[8]; snprintf(escape, sizeof escape, "\\u%04x", c); gwb_puts(t, escape); }
+        else if (c < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            char escape[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            gwb_put(t, escape, 6);
+        }
         else gwb_put(t, (const char *)&c, 1);
     }
     gwb_puts(t, "\"");
 }
 
 static void gwb_cstring(gwb_text *t, const char *s) { gwb_string(t, s, strlen(s)); }
+
+/* A whole number in decimal. Not snprintf: every function a module runs is
+ * translated by the host when first called, and printf's core is large. */
+static void gwb_uint(gwb_text *t, uint32_t n) {
+    char digits[10];
+    int at = 10;
+    do { digits[--at] = (char)('0' + n % 10); n /= 10; } while (n);
+    gwb_put(t, digits + at, (size_t)(10 - at));
+}
 
 static void gwb_value(gwb_text *t, const graft_value_t *v) {
     if (!v) { gwb_puts(t, "null"); return; }
@@ -268,12 +281,10 @@ static void gwb_fields(gwb_text *t, const char *name, const graft_field_t *field
 }
 
 static void gwb_component(gwb_text *t, const graft_component_descriptor_t *d) {
-    char number[16];
     gwb_puts(t, "{\"key\":");
     gwb_cstring(t, d->key ? d->key : "");
-    snprintf(number, sizeof number, "%u", d->version);
     gwb_puts(t, ",\"version\":");
-    gwb_puts(t, number);
+    gwb_uint(t, d->version);
     gwb_optional(t, "name", d->name);
     gwb_optional(t, "description", d->description);
     gwb_fields(t, "inputs", d->inputs, d->input_count);
@@ -364,13 +375,11 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
             free(t.data);
             return 0;
         }
-        char number[16];
-        snprintf(number, sizeof number, "%u", d->version);
         if (i) gwb_puts(&t, ",");
         gwb_puts(&t, "{\"name\":");
         gwb_cstring(&t, d->name ? d->name : "");
         gwb_puts(&t, ",\"version\":");
-        gwb_puts(&t, number);
+        gwb_uint(&t, d->version);
         gwb_optional(&t, "description", d->description);
         gwb_fields(&t, "params", d->params, d->param_count);
         gwb_optional(&t, "message", d->message);
@@ -380,13 +389,11 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
     count = gwb_actions ? gwb_actions->count(gwb_actions) : 0;
     for (uint32_t i = 0; i < count; i++) {
         const graft_action_descriptor_t *d = gwb_actions->get_descriptor(gwb_actions, i);
-        char number[16];
-        snprintf(number, sizeof number, "%u", d->version);
         if (i) gwb_puts(&t, ",");
         gwb_puts(&t, "{\"key\":");
         gwb_cstring(&t, d->key ? d->key : "");
         gwb_puts(&t, ",\"version\":");
-        gwb_puts(&t, number);
+        gwb_uint(&t, d->version);
         gwb_optional(&t, "name", d->name);
         gwb_optional(&t, "description", d->description);
         gwb_fields(&t, "params", d->params, d->param_count);

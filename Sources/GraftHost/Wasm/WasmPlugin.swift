@@ -27,12 +27,30 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     private let call = GuestCall()
     private var logRate = LineRate()
 
-    /// A live instance and the exports the host calls.
-    struct Live {
+    /// A live instance and the exports the host calls, looked up once.
+    final class Live {
         let store: Store
         let instance: Instance
         let memory: Memory
         let buffer: Function
+        /// The last buffer `graft_buffer` gave: valid until it is called again (docs/WasmABI.md), so reused.
+        var bufferBase: UInt32 = 0
+        var bufferSize = 0
+        var functions: [String: Function] = [:]
+
+        init(store: Store, instance: Instance, memory: Memory, buffer: Function) {
+            self.store = store
+            self.instance = instance
+            self.memory = memory
+            self.buffer = buffer
+        }
+
+        func function(_ name: String) -> Function? {
+            if let known = functions[name] { return known }
+            let found = instance.exports[function: name]
+            functions[name] = found
+            return found
+        }
     }
 
     /// Bounds checks in software: WasmKit's other choice installs a
@@ -196,7 +214,7 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     }
 
     private func invoke(_ name: String, _ arguments: [Value], data: [[UInt8]], on live: Live, for what: String, key: String?) throws -> [Value] {
-        guard let function = live.instance.exports[function: name] else {
+        guard let function = live.function(name) else {
             throw GraftError(.entrySymbolMissing, "\(path) exports no '\(name)' function, needed for \(what).", path: path, symbol: name, key: key)
         }
         return try function.invoke(arguments + copy(data, into: live))
@@ -239,9 +257,14 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         guard !data.isEmpty else { return [] }
         let total = data.reduce(0) { $0 + $1.count + 1 }
         guard total < Int(Int32.max) else { throw GuestFault(message: "its arguments exceed 2 GiB") }
-        guard case .i32(let base) = try live.buffer.invoke([.i32(UInt32(total))]).first, base != 0 || total == 0 else {
-            throw GuestFault(message: "graft_buffer(\(total)) gave no buffer")
+        if total > live.bufferSize {
+            guard case .i32(let base) = try live.buffer.invoke([.i32(UInt32(total))]).first, base != 0 else {
+                throw GuestFault(message: "graft_buffer(\(total)) gave no buffer")
+            }
+            live.bufferBase = base
+            live.bufferSize = total
         }
+        let base = live.bufferBase
         var arguments: [Value] = []
         var offset = base
         for piece in data {
