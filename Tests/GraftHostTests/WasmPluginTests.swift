@@ -267,7 +267,7 @@ struct WasmPluginTests {
             configuration: GraftConfiguration(searchPath: SearchPath(folders: [folder.path]), loadsFromCopies: true, cacheFolder: nil),
             logger: quietLogger)
         host.loadPlugins()
-        let greeting = try host.makeInstance(of: "greeting", inputs: ["name": "Ada"])
+        let greeting = try await host.makeInstance(of: "greeting", inputs: ["name": "Ada"])
         let events = Locked<[SwapEvent]>([])
         host.addSwapObserver { event in events.withLock { $0.append(event) } }
         let watcher = try host.watchPluginFolders([folder.path], debounce: .milliseconds(30))
@@ -275,6 +275,6 @@ struct WasmPluginTests {
         try Fixtures.buildWasm("hello", into: folder, defines: ["HELLO_WORD": "\"Hi\""])  // written aside, then renamed in
         #expect(await eventually(within: .seconds(10)) { events.withLock { $0.count } >= 1 && watcher.isSettled })
         #expect(events.withLock { $0.count } == 1, "\(events.withLock { $0.map(\.summary) })")
-        #expect(try greeting.render(as: .plain).text == "Hi, Ada")
+        #expect(try await greeting.render(as: .plain).text == "Hi, Ada")
     }
 }
