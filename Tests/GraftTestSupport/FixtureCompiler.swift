@@ -114,7 +114,7 @@ public enum Fixtures {
     /// Runs `/usr/bin/env <arguments>` and returns its exit status and its stdout and stderr, in the order printed.
     /// Both streams go to one pipe, which is read to the end before waiting. So a chatty compiler can never
     /// fill the pipe and block.
-    private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments

@@ -50,17 +50,8 @@ extension Fixtures {
         var arguments = command + flags
         arguments += defines.sorted { $0.key < $1.key }.map { "-D\($0.key)=\($0.value)" }
         arguments += [source.path] + sources.map(\.path) + ["-o", partial.path]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let log = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, log) = try run(arguments)
+        guard status == 0 else {
             try? FileManager.default.removeItem(at: partial)
             throw BuildError(description: "compiling fixture '\(name)' failed (for wasm: is \(wasmCompiler) with wasi-libc installed? Scripts/prerequisites.sh)\ncommand: \(arguments.joined(separator: " "))\n\(log)")
         }
