@@ -98,6 +98,20 @@ struct WasmPluginTests {
         #expect(try host.validate("even_length", value: "ab").isValid)
     }
 
+    @Test("a guest that floods the host with events, or names memory it does not have, fails its call; the host takes nothing unbounded")
+    func floods() throws {
+        let scratch = try Scratch()
+        try Fixtures.buildWasm("hello", into: scratch.file("plugins"))
+        let host = Self.host(scratch.file("plugins"))
+        for (name, words) in [("flood", "more than 1024 events"), ("wild", "outside its memory")] {
+            let instance = try host.makeInstance(of: "greeting", inputs: ["name": .string(name)])
+            let error = #expect(throws: GraftError.self) { try instance.render() }
+            #expect(error?.code == .pluginCrashed)
+            #expect(error?.message.contains(words) == true, "\(name): \(error?.message ?? "")")
+        }
+        #expect(try host.makeInstance(of: "greeting", inputs: ["name": "Ada"]).render(as: .plain).text == "Hello, Ada")
+    }
+
     @Test("an endless loop runs out of fuel (plugin_timeout); a deep recursion ends too; the host lives on")
     func fuel() throws {
         let scratch = try Scratch()

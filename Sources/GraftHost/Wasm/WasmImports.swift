@@ -8,6 +8,11 @@ import Logging
 /// events and an action's answers. Touched only on the calling thread, under
 /// its plugin's lock.
 final class GuestCall {
+    /// The most events, and variables, one call may give: past them the call fails as the guest's fault.
+    static let maximumItems = 1024
+    /// The longest log line kept (the rest is cut) and the largest JSON value an import takes.
+    static let maximumLine = 16 << 10
+
     var output: [UInt8] = []
     var limit = 0
     var overflowed = false
@@ -49,6 +54,8 @@ struct WasmImports {
 
     let call: GuestCall
     let log: @Sendable (Logger.Level, String) -> Void
+    /// The largest JSON value (a payload, a variable, a result) an import takes: the output limit.
+    let maximumValue: Int
 
     /// The imports `module` asks for, made in `store`; throws a sentence
     /// naming the first one Graft does not offer.
@@ -77,8 +84,9 @@ struct WasmImports {
         switch name {
         case "write":
             return Function(store: store, parameters: [.i32, .i32], results: [.i32]) { caller, args in
-                let bytes = try Self.bytes(caller, args[0], args[1])
+                // Only what fits is copied: a guest may name its whole memory.
                 let room = max(0, call.limit - call.output.count)
+                let bytes = try Self.bytes(caller, args[0], args[1], atMost: room + 1)
                 if bytes.count > room {
                     call.output.append(contentsOf: bytes.prefix(room))
                     call.overflowed = true
@@ -89,35 +97,41 @@ struct WasmImports {
             }
         case "set_media_type":
             return Function(store: store, parameters: [.i32, .i32]) { caller, args in
-                call.mediaType = try Self.text(caller, args[0], args[1])
+                call.mediaType = try Self.text(caller, args[0], args[1], atMost: 256)
                 return []
             }
         case "emit":
             return Function(store: store, parameters: [.i32, .i32, .i32, .i32]) { caller, args in
-                let event = try Self.text(caller, args[0], args[1])
-                call.events.append((event, try Self.json(caller, args[2], args[3], what: "the payload of event '\(event)'")))
+                guard call.events.count < GuestCall.maximumItems else {
+                    throw GuestFault(message: "it emitted more than \(GuestCall.maximumItems) events in one call")
+                }
+                let event = try Self.text(caller, args[0], args[1], atMost: GuestCall.maximumLine)
+                call.events.append((event, try Self.json(caller, args[2], args[3], what: "the payload of event '\(event)'", atMost: maximumValue)))
                 return []
             }
         case "log":
             return Function(store: store, parameters: [.i32, .i32, .i32]) { caller, args in
                 guard case .i32(let level) = args[0] else { return [] }
-                log(Logger.Level(graftLevel: level), try Self.text(caller, args[1], args[2]))
+                log(Logger.Level(graftLevel: level), try Self.text(caller, args[1], args[2], atMost: GuestCall.maximumLine, cutting: true))
                 return []
             }
         case "set_variable":
             return Function(store: store, parameters: [.i32, .i32, .i32, .i32]) { caller, args in
-                let name = try Self.text(caller, args[0], args[1])
-                call.variables[name] = try Self.json(caller, args[2], args[3], what: "variable '\(name)'") ?? .null
+                let name = try Self.text(caller, args[0], args[1], atMost: GuestCall.maximumLine)
+                guard call.variables.count < GuestCall.maximumItems || call.variables[name] != nil else {
+                    throw GuestFault(message: "it set more than \(GuestCall.maximumItems) variables in one call")
+                }
+                call.variables[name] = try Self.json(caller, args[2], args[3], what: "variable '\(name)'", atMost: maximumValue) ?? .null
                 return []
             }
         case "set_result":
             return Function(store: store, parameters: [.i32, .i32]) { caller, args in
-                call.result = try Self.json(caller, args[0], args[1], what: "the action's result")
+                call.result = try Self.json(caller, args[0], args[1], what: "the action's result", atMost: maximumValue)
                 return []
             }
         case "set_error":
             return Function(store: store, parameters: [.i32, .i32]) { caller, args in
-                call.error = try Self.text(caller, args[0], args[1])
+                call.error = try Self.text(caller, args[0], args[1], atMost: GuestCall.maximumLine, cutting: true)
                 return []
             }
         default:
@@ -135,12 +149,12 @@ struct WasmImports {
             guard type == FunctionType(parameters: [.i32, .i32, .i32, .i32], results: [.i32]) else { return nil }
             return Function(store: store, type: type) { caller, args in
                 guard case .i32(let fd) = args[0], fd == 1 || fd == 2 else { return [.i32(Self.badFile)] }
+                // At most a line's worth a call: the C library writes the rest again.
                 var written: [UInt8] = []
-                let vectors = try Self.bytes(caller, args[1], Self.times8(args[2]))
-                for index in stride(from: 0, to: vectors.count, by: 8) {
+                let vectors = try Self.bytes(caller, args[1], Self.times8(args[2]), atMost: 8 * 64)
+                for index in stride(from: 0, to: vectors.count - 7, by: 8) where written.count < GuestCall.maximumLine {
                     let base = Self.word(vectors, index), length = Self.word(vectors, index + 4)
-                    written += try Self.bytes(caller, .i32(base), .i32(length))
-                    guard written.count <= 64 << 10 else { break }
+                    written += try Self.bytes(caller, .i32(base), .i32(length), atMost: GuestCall.maximumLine - written.count)
                 }
                 for line in String(decoding: written, as: UTF8.self).split(separator: "\n") {
                     log(fd == 2 ? .warning : .info, String(line))
@@ -165,9 +179,16 @@ struct WasmImports {
         case "random_get":
             guard type == FunctionType(parameters: [.i32, .i32], results: [.i32]) else { return nil }
             return Function(store: store, type: type) { caller, args in
-                guard case .i32(let pointer) = args[0], case .i32(let count) = args[1] else { return [.i32(Self.notSupported)] }
-                var generator = SystemRandomNumberGenerator()
-                try Self.write((0..<Int(count)).map { _ in UInt8.random(in: 0...255, using: &generator) }, at: pointer, caller)
+                guard case .i32(let pointer) = args[0], case .i32(let count) = args[1],
+                    case .memory(let memory) = caller.instance?.export("memory")
+                else { return [.i32(Self.notSupported)] }
+                // Bounds first: the count is the guest's.
+                guard UInt64(pointer) + UInt64(count) <= UInt64(memory.byteCount) else { throw GuestFault(message: "random_get past its memory") }
+                guard count > 0 else { return [.i32(0)] }
+                memory.withUnsafeMutableBufferPointer(offset: UInt(pointer), count: Int(count)) { buffer in
+                    var generator = SystemRandomNumberGenerator()
+                    for index in buffer.indices { buffer[index] = UInt8.random(in: 0...255, using: &generator) }
+                }
                 return [.i32(0)]
             }
         case "fd_close", "fd_seek", "fd_fdstat_get", "fd_prestat_get", "fd_prestat_dir_name", "fd_read", "fd_filestat_get":
@@ -181,12 +202,15 @@ struct WasmImports {
 
     // MARK: The guest's memory
 
-    /// A copy of `length` bytes at `pointer` in the caller's memory; a range
-    /// outside it is the guest's fault.
-    static func bytes(_ caller: borrowing Caller, _ pointer: Value, _ length: Value) throws(GuestFault) -> [UInt8] {
+    /// A copy of `length` bytes at `pointer` in the caller's memory, or of
+    /// the first `atMost` of them; a range outside it is the guest's fault.
+    static func bytes(_ caller: borrowing Caller, _ pointer: Value, _ length: Value, atMost limit: Int) throws(GuestFault) -> [UInt8] {
         guard case .i32(let start) = pointer, case .i32(let count) = length else { throw GuestFault(message: "an import got a non-i32 argument") }
         guard case .memory(let memory) = caller.instance?.export("memory") else { throw GuestFault(message: "the module exports no memory") }
-        return try read(memory, at: start, count: count)
+        guard UInt64(start) + UInt64(count) <= UInt64(memory.byteCount) else {
+            throw GuestFault(message: "it passed \(count) bytes at \(start), outside its memory of \(memory.byteCount) bytes")
+        }
+        return try read(memory, at: start, count: UInt32(min(Int(count), max(0, limit))))
     }
 
     static func read(_ memory: Memory, at start: UInt32, count: UInt32) throws(GuestFault) -> [UInt8] {
@@ -215,13 +239,21 @@ struct WasmImports {
         try write(withUnsafeBytes(of: value.littleEndian) { Array($0) }, at: start, caller)
     }
 
-    private static func text(_ caller: borrowing Caller, _ pointer: Value, _ length: Value) throws(GuestFault) -> String {
-        String(decoding: try bytes(caller, pointer, length), as: UTF8.self)
+    /// Text the guest passed: at most `limit` bytes, cut there when `cutting`, else refused past it.
+    private static func text(
+        _ caller: borrowing Caller, _ pointer: Value, _ length: Value, atMost limit: Int, cutting: Bool = false
+    ) throws(GuestFault) -> String {
+        let bytes = try bytes(caller, pointer, length, atMost: limit + 1)
+        if bytes.count > limit, !cutting { throw GuestFault(message: "it passed a text longer than \(limit) bytes") }
+        return String(decoding: bytes.prefix(limit), as: UTF8.self)
     }
 
-    /// JSON the guest passed; nil for no bytes (no value).
-    private static func json(_ caller: borrowing Caller, _ pointer: Value, _ length: Value, what: String) throws(GuestFault) -> GraftValue? {
-        let bytes = try bytes(caller, pointer, length)
+    /// JSON the guest passed, of at most `limit` bytes; nil for no bytes (no value).
+    private static func json(
+        _ caller: borrowing Caller, _ pointer: Value, _ length: Value, what: String, atMost limit: Int
+    ) throws(GuestFault) -> GraftValue? {
+        let bytes = try bytes(caller, pointer, length, atMost: limit + 1)
+        if bytes.count > limit { throw GuestFault(message: "\(what) is longer than \(limit) bytes") }
         guard !bytes.isEmpty else { return nil }
         do {
             return try GraftValue(json: String(decoding: bytes, as: UTF8.self))

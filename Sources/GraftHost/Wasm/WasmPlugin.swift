@@ -112,7 +112,9 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     // MARK: Calls
 
     /// A component instance in the guest: its handle, and the instance of
-    /// the guest it lives in. Changed only under the plugin's lock.
+    /// the guest it lives in. Used by that instance's calls alone, which its
+    /// `InstanceCore` serializes; `value` and `generation` change under the
+    /// plugin's lock.
     final class Handle: @unchecked Sendable {
         var value: UInt32 = 0
         var generation = -1
@@ -230,8 +232,13 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         store.resourceLimiter = MemoryCap(bytes: limits.memory ?? (4 << 30))
         store.fuel = Fuel(remaining: limits.fuel)
         let log: @Sendable (Logger.Level, String) -> Void = { [weak self] level, line in self?.log(level, line) }
+        let imports: Imports
         do {
-            let imports = try WasmImports(call: call, log: log).make(for: module, in: store)
+            imports = try WasmImports(call: call, log: log, maximumValue: limits.output).make(for: module, in: store)
+        } catch {
+            throw GraftError(.wasmImportUnknown, "\(path) cannot start: \(error.message).", path: path)
+        }
+        do {
             let instance = try module.instantiate(store: store, imports: imports)
             guard case .memory(let memory) = instance.export("memory") else {
                 throw GraftError(.entrySymbolMissing, "\(path) exports no memory named 'memory'.", path: path, symbol: "memory")
@@ -243,8 +250,6 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
             return made
         } catch let error as GraftError {
             throw error
-        } catch let fault as GuestFault {
-            throw GraftError(.wasmImportUnknown, "\(path) cannot start: \(fault.message).", path: path)
         } catch {
             throw failure(error, in: "its start", key: nil)
         }

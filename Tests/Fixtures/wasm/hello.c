@@ -3,7 +3,9 @@
  * misbehave on purpose, for the hostile tests: a greeting of "loop" loops
  * for ever, "trap" traps, "deep" recurses without end, "grow" allocates
  * until refused, "big" writes until cut, "print" prints to stdout, and
- * "secrets" tries to read a file, a folder, the environment and the clock.
+ * "secrets" tries to read a file, a folder, the environment and the clock,
+ * "flood" emits events without end, and "wild" passes the host a pointer
+ * and a length past its memory.
  * Defines make whole modules misbehave: HELLO_FOREIGN_IMPORT imports a
  * function Graft does not offer, HELLO_NO_BUFFER leaves graft_buffer out,
  * HELLO_ENTRY_TRAPS and HELLO_ENTRY_LOOPS break graft_entry, and
@@ -86,6 +88,8 @@ GRAFT_WASM_EXPORT("graft_render") int graft_render(greeting_t *g, const char *ty
     }
     if (strcmp(g->name, "big") == 0) { while (graft_write_text("0123456789abcdef")) {} return 0; }
     if (strcmp(g->name, "print") == 0) { printf("printed by %s\n", g->name); fflush(stdout); }
+    if (strcmp(g->name, "flood") == 0) for (;;) graft_emit("said", 4, "{\"text\":\"again\"}", 16);
+    if (strcmp(g->name, "wild") == 0) return graft_write((const void *)16, 0xFFFFFFF0u);
     if (strcmp(g->name, "secrets") == 0) {
         FILE *file = fopen("/etc/passwd", "r");
         DIR *folder = opendir("/");
