@@ -53,8 +53,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // WebAssembly plugins: the interpreter (Graft gives a guest only what docs/WasmABI.md lists, and uses no
-        // WASI bridge). FileSystem stays on: SwiftPM may build WasmKit's own command-line target, which needs it.
-        .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2", traits: ["MultiThread", "FileSystem"]),
+        // WASI bridge). Its default traits stay on: SwiftPM at times builds WasmKit's own command-line target, which
+        // needs every one of them.
+        .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2"),
     ],
     targets: [
         // The C ABI: graft.h is the only contract between host and plugins.

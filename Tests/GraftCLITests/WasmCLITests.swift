@@ -25,6 +25,16 @@ struct WasmCLITests {
         let plugins = try #require(json["plugins"] as? [[String: Any]])
         #expect(plugins.first?["format"] as? String == "wasm32")
 
+        let checked = try graft(["check", plugin], cache: cache)
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        #expect(checked.stdout.contains("ok"), "\(checked.stdout)")
+        let broken = try Fixtures.buildWasm("hello", into: scratch.file("broken"), defines: ["HELLO_BAD_DESCRIPTION": "1"]).path
+        let refused = try graft(["check", broken], cache: cache)
+        #expect(refused.status != 0 && refused.stdout.contains("invalid_descriptor"), "\(refused.stdout)\(refused.stderr)")
+
+        let conformance = try graft(["check", "--conformance", plugin], cache: cache)
+        #expect(conformance.status != 0 && conformance.stderr.contains("wasm_unsupported"), "\(conformance.stdout)\(conformance.stderr)")
+
         let inspected = try graft(["inspect", "greeting"] + only, cache: cache)
         #expect(inspected.stdout.contains("runs on: wasm32: runs on any host (WebAssembly ABI 1.0)"), "\(inspected.stdout)")
 

@@ -31,6 +31,15 @@ extension GraftHost {
         } catch {
             return PluginCheck(path: path, plugin: nil, problems: [error])
         }
+        // A WebAssembly module is described in WasmKit, contained, as a host loads it.
+        if WasmFile.isModule(file) {
+            do throws(GraftError) {
+                let host = GraftHost(configuration: GraftConfiguration(searchPath: SearchPath(folders: []), cacheFolder: nil), logger: logger)
+                return PluginCheck(path: path, plugin: try host.loadGuest(file, hash: nil).info, problems: [])
+            } catch {
+                return PluginCheck(path: path, plugin: nil, problems: [error])
+            }
+        }
         if scanning.inChild, let executable = ScannerLocation.find(configured: scanning.executable) {
             let scanner = Scanner(executable: executable, deadline: scanning.deadline, sandbox: sandbox.request, logger: logger)
             scanner.onDenials { _, _, denials in
