@@ -21,8 +21,11 @@ final class GuestCall {
     var variables: [String: GraftValue] = [:]
     var result: GraftValue?
     var error: String?
+    /// Bytes of JSON the call's events, variables and result took, all together.
+    var given = 0
 
     func reset(limit: Int) {
+        given = 0
         output.removeAll(keepingCapacity: true)
         self.limit = limit
         overflowed = false
@@ -106,7 +109,7 @@ struct WasmImports {
                     throw GuestFault(message: "it emitted more than \(GuestCall.maximumItems) events in one call")
                 }
                 let event = try Self.text(caller, args[0], args[1], atMost: GuestCall.maximumLine)
-                call.events.append((event, try Self.json(caller, args[2], args[3], what: "the payload of event '\(event)'", atMost: maximumValue)))
+                call.events.append((event, try json(caller, args[2], args[3], what: "the payload of event '\(event)'")))
                 return []
             }
         case "log":
@@ -121,12 +124,12 @@ struct WasmImports {
                 guard call.variables.count < GuestCall.maximumItems || call.variables[name] != nil else {
                     throw GuestFault(message: "it set more than \(GuestCall.maximumItems) variables in one call")
                 }
-                call.variables[name] = try Self.json(caller, args[2], args[3], what: "variable '\(name)'", atMost: maximumValue) ?? .null
+                call.variables[name] = try json(caller, args[2], args[3], what: "variable '\(name)'") ?? .null
                 return []
             }
         case "set_result":
             return Function(store: store, parameters: [.i32, .i32]) { caller, args in
-                call.result = try Self.json(caller, args[0], args[1], what: "the action's result", atMost: maximumValue)
+                call.result = try json(caller, args[0], args[1], what: "the action's result")
                 return []
             }
         case "set_error":
@@ -248,12 +251,15 @@ struct WasmImports {
         return String(decoding: bytes.prefix(limit), as: UTF8.self)
     }
 
-    /// JSON the guest passed, of at most `limit` bytes; nil for no bytes (no value).
-    private static func json(
-        _ caller: borrowing Caller, _ pointer: Value, _ length: Value, what: String, atMost limit: Int
-    ) throws(GuestFault) -> GraftValue? {
-        let bytes = try bytes(caller, pointer, length, atMost: limit + 1)
-        if bytes.count > limit { throw GuestFault(message: "\(what) is longer than \(limit) bytes") }
+    /// JSON the guest passed; nil for no bytes (no value). All of a call's
+    /// values together may take at most `maximumValue` bytes (the output limit).
+    private func json(_ caller: borrowing Caller, _ pointer: Value, _ length: Value, what: String) throws(GuestFault) -> GraftValue? {
+        let room = max(0, maximumValue - call.given)
+        let bytes = try Self.bytes(caller, pointer, length, atMost: room + 1)
+        if bytes.count > room {
+            throw GuestFault(message: "\(what) takes its call past \(maximumValue) bytes of events, variables and results")
+        }
+        call.given += bytes.count
         guard !bytes.isEmpty else { return nil }
         do {
             return try GraftValue(json: String(decoding: bytes, as: UTF8.self))
