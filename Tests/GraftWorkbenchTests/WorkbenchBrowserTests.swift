@@ -479,7 +479,9 @@ extension WorkbenchTests {
                 try browser.wait(for: "the plugin list", "return document.body.dataset.pluginsShown === '1'")
                 _ = try browser.execute("location.hash = '#/component/paywall@1'")
                 try browser.wait(for: "the first render", rendered.replacingOccurrences(of: "arguments[0]", with: "'Graft Pro'"))
-                // The plugin's own stories are listed after the debugConfig; one is its inputs.
+                // The plugin's own stories are listed after the debugConfig; one is its inputs. The page fills
+                // the list after it shows the render, so the test waits for it (it read it too early once in CI).
+                try browser.wait(for: "the story list", "return document.getElementById('story').options.length >= 4")
                 #expect(try browser.execute("return [...document.getElementById('story').options].map(o => o.value)")
                         == ["debug", "plugin:sale", "plugin:many_features", "plugin:free"])
                 _ = try browser.execute("const s = document.getElementById('story'); s.value = 'plugin:sale'; s.dispatchEvent(new Event('change'))")
