@@ -52,8 +52,8 @@ let package = Package(
         // Per-plugin metrics and a span around each plugin call: nothing is recorded until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
-        // WebAssembly plugins: the interpreter (Graft gives a guest only what docs/WasmABI.md lists, and uses no
-        // WASI bridge). Its default traits stay on: SwiftPM at times builds WasmKit's own command-line target, which
+        // WebAssembly plugins: the interpreter, and its WASI host file system for the folders a plugin is granted
+        // (Graft gives a guest only what docs/WasmABI.md lists). Its default traits stay on: SwiftPM at times builds WasmKit's own command-line target, which
         // needs every one of them.
         .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2"),
     ],
@@ -86,6 +86,8 @@ let package = Package(
                 product("CoreMetrics", "swift-metrics"),
                 product("Tracing", "swift-distributed-tracing"),
                 product("WasmKit", "WasmKit"),
+                product("WasmKitWASI", "WasmKit"),
+                product("WASI", "WasmKit"),
             ]),
         // `graft check --conformance`: the tests a plugin author runs, each in a scanner child of its own.
         .target(

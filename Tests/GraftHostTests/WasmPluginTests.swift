@@ -166,6 +166,7 @@ struct WasmPluginTests {
         ("HELLO_ENTRY_TRAPS", .pluginCrashed, "unreachable"),
         ("HELLO_ENTRY_LOOPS", .pluginTimeout, "fuel"),
         ("HELLO_BAD_DESCRIPTION", .invalidDescriptor, "Bad Key"),
+        ("HELLO_NETWORK", .invalidDescriptor, "a WebAssembly plugin has no network"),
     ])
     func refused(define: String, code: GraftError.Code, words: String) throws {
         let scratch = try Scratch()

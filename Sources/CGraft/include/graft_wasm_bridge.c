@@ -8,9 +8,10 @@
  * It implements the exports of docs/WasmABI.md on top of the plugin's
  * graft_entry(): the description is written from its descriptors (and
  * stories), and each call crosses into its factories with values read from
- * and written as JSON. Generic validators, components and actions cross;
- * a plugin that declares native validators or permissions does not start
- * (graft_entry logs why and answers 0): a WebAssembly guest has neither.
+ * and written as JSON. Generic validators, components, actions and the data
+ * and read permissions cross; a plugin that declares native validators or
+ * the network does not start (graft_entry logs why and answers 0): a
+ * WebAssembly guest has neither.
  * Everything here exists only when compiling for wasm.
  */
 #if defined(__wasm__)
@@ -329,6 +330,37 @@ static void gwb_component(gwb_text *t, const graft_component_descriptor_t *d) {
     gwb_puts(t, "]}");
 }
 
+/* Its permissions in their text form ("data", "read:/srv/maps"); 0 for one a
+ * WebAssembly plugin cannot have (the network: WASI preview 1 cannot connect). */
+static int gwb_permissions(gwb_text *t, const graft_permissions_t *permissions) {
+    gwb_puts(t, ",\"permissions\":[");
+    uint32_t count = permissions->count && permissions->get ? permissions->count(permissions) : 0, written = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const graft_permission_t *p = permissions->get(permissions, i);
+        if (!p) continue;
+        if (p->kind != GRAFT_PERMISSION_DATA && p->kind != GRAFT_PERMISSION_READ) {
+            gwb_log(GRAFT_LOG_ERROR, "the plugin declares a network permission; a WebAssembly plugin has no network (docs/WasmABI.md)");
+            return 0;
+        }
+        if (written++) gwb_puts(t, ",");
+        gwb_puts(t, "{\"permission\":");
+        if (p->kind == GRAFT_PERMISSION_DATA) {
+            gwb_cstring(t, "data");
+        } else {
+            gwb_text folder = { 0 };
+            gwb_puts(&folder, "read:");
+            gwb_puts(&folder, p->path ? p->path : "");
+            if (!folder.failed) gwb_string(t, folder.data, folder.length);
+            free(folder.data);
+            if (folder.failed) return 0;
+        }
+        gwb_optional(t, "reason", p->reason ? p->reason : "");
+        gwb_puts(t, "}");
+    }
+    gwb_puts(t, "]");
+    return 1;
+}
+
 /* Starts the plugin and writes its description; 0 when it cannot be a WebAssembly plugin. */
 GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
     static const graft_host_t host = {
@@ -340,10 +372,7 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
         return 0;
     }
     if (!gwb_entry->init(&host)) return 0;
-    if (gwb_entry->get_factory(GRAFT_PERMISSIONS_ID)) {
-        gwb_log(GRAFT_LOG_ERROR, "the plugin declares permissions; a WebAssembly plugin is given none (docs/WasmABI.md)");
-        return 0;
-    }
+    const graft_permissions_t *permissions = gwb_entry->abi.minor >= 2 ? gwb_entry->get_factory(GRAFT_PERMISSIONS_ID) : NULL;
     gwb_components = gwb_entry->get_factory(GRAFT_COMPONENT_FACTORY_ID);
     gwb_validators = gwb_entry->get_factory(GRAFT_VALIDATOR_FACTORY_ID);
     gwb_actions = gwb_entry->get_factory(GRAFT_ACTION_FACTORY_ID);
@@ -399,7 +428,12 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
         gwb_fields(&t, "params", d->params, d->param_count);
         gwb_puts(&t, "}");
     }
-    gwb_puts(&t, "]}");
+    gwb_puts(&t, "]");
+    if (permissions && !gwb_permissions(&t, permissions)) {
+        free(t.data);
+        return 0;
+    }
+    gwb_puts(&t, "}");
     bool ok = !t.failed && graft_write(t.data, t.length);
     free(t.data);
     return ok;

@@ -22,6 +22,11 @@ extension GraftHost {
         info.imagePath = file.realPath
         if let hash { try checkPinnedPermissions(of: info, hash: hash) }
         info.signer = try checkSignature(file, declaring: info, hash: hash)
+        // Granted folders become preopened ones (docs/WasmABI.md, "Permissions").
+        let (id, path) = (info.id, info.path)
+        guest.grant(try sandboxSettings.wasmGrants(forPlugin: id)) { [weak self] denials, during in
+            self?.noteSandboxDenials(denials, pluginID: id, path: path, during: during)
+        }
         let empty = LoadedPlugin.Image(handle: nil, entry: nil, host: nil, componentFactory: nil, validators: [], actions: [])
         return LoadedPlugin(info: info, image: empty, guest: guest)
         #else

@@ -33,7 +33,8 @@ struct WasmDescription {
     }
 
     private mutating func description(_ root: GraftValue) -> PluginDescription? {
-        guard let object = object(root, "the description", keys: ["abi", "id", "version", "name", "vendor", "description", "components", "validators", "actions"]) else { return nil }
+        guard let object = object(root, "the description", keys: ["abi", "id", "version", "name", "vendor", "description", "components", "validators", "actions", "permissions"])
+        else { return nil }
         let abiText = string(object["abi"], "the description's abi", required: true) ?? ""
         let parts = abiText.split(separator: ".").map { Int($0) }
         guard parts.count == 2, let major = parts[0], let minor = parts[1] else {
@@ -57,7 +58,43 @@ struct WasmDescription {
             description: string(object["description"], "the description's description"), path: path, imagePath: path, abi: abi,
             canUnload: true, components: components, validators: validators, actions: actions)
         described.isWebAssembly = true
+        described.permissions = permissions(object["permissions"])
         return described
+    }
+
+    /// What it asks its host for, each with a reason, as `.so` plugins declare
+    /// them (graft.h's `graft.permissions/1`), in their text form. The network
+    /// is refused: WASI preview 1 cannot open a connection, so granting it would give nothing.
+    private mutating func permissions(_ value: GraftValue?) -> [PermissionRequest] {
+        let items = list(value, "permissions")
+        guard items.count <= DescriptorReader.maximumPermissions else {
+            problems.append("it declares \(items.count) permissions; the most is \(DescriptorReader.maximumPermissions)")
+            return []
+        }
+        var requests: [PermissionRequest] = []
+        for (index, item) in items.enumerated() {
+            let label = "permission #\(index)"
+            guard let object = object(item, label, keys: ["permission", "reason"]),
+                let text = string(object["permission"], "\(label)'s permission", required: true),
+                let reason = string(object["reason"], "\(label)'s reason", required: true)
+            else { continue }
+            guard let permission = Permission(text), text.utf8.count <= 4096, text == text.escapingControls else {
+                problems.append("\(label) is '\(text.escapingControls)'; a permission is data, read:/FOLDER, network:PORTS or network:any")
+                continue
+            }
+            guard !reason.isEmpty, reason.utf8.count <= 512, reason == reason.escapingControls else {
+                problems.append("\(label) has no reason, one longer than 512 bytes, or control characters in it; say why the plugin needs it")
+                continue
+            }
+            switch permission {
+            case .connect, .anyNetwork:
+                problems.append("\(label) asks for \(permission); a WebAssembly plugin has no network (WASI preview 1 cannot connect)")
+            case .dataFolder, .read:
+                let request = PermissionRequest(permission, reason: reason)
+                if !requests.contains(request) { requests.append(request) }
+            }
+        }
+        return requests
     }
 
     private mutating func component(_ value: GraftValue) -> ComponentContract? {

@@ -23,6 +23,19 @@ final class GuestCall {
     var error: String?
     /// Bytes of JSON the call's events, variables and result took, all together.
     var given = 0
+    /// What the rules of the guest's folders refused it (`WasmFolders`), the
+    /// first few; reported once the call is over, not under its plugin's lock.
+    private(set) var denials: [SandboxDenial] = []
+    static let maximumDenials = 16
+
+    func deny(_ denial: SandboxDenial) {
+        if denials.count < Self.maximumDenials { denials.append(denial) }
+    }
+
+    func takeDenials() -> [SandboxDenial] {
+        defer { denials.removeAll() }
+        return denials
+    }
 
     func reset(limit: Int) {
         given = 0
@@ -59,6 +72,11 @@ struct WasmImports {
     let log: @Sendable (Logger.Level, String) -> Void
     /// The largest JSON value (a payload, a variable, a result) an import takes: the output limit.
     let maximumValue: Int
+    /// The folders the guest was granted, if any; their WASI functions replace the stubs.
+    var folders: WasmFolders? = nil
+
+    /// The guest's environment (`WasmGrants.environment`).
+    var environment: [String] { folders?.grants.environment ?? [] }
 
     /// The imports `module` asks for, made in `store`; throws a sentence
     /// naming the first one Graft does not offer.
@@ -142,16 +160,21 @@ struct WasmImports {
         }
     }
 
-    /// WASI for a guest that was granted nothing: standard output and error
-    /// go to the host's log; there are no arguments, no environment and no
-    /// preopened folder; every other call answers `ENOSYS` (or `EBADF`).
+    /// WASI: standard output and error go to the host's log; there are no
+    /// arguments and no environment but `GRAFT_DATA_DIR`; the granted folders
+    /// (`WasmFolders`), if any; every other call answers `ENOSYS` (or `EBADF`).
     private func wasi(_ name: String, type: FunctionType, store: Store) -> Function? {
         let log = self.log
+        if name != "fd_write", let folders, WasmFolders.spans[name] != nil { return folders.function(name, type: type, store: store) }
         switch name {
         case "fd_write":
             guard type == FunctionType(parameters: [.i32, .i32, .i32, .i32], results: [.i32]) else { return nil }
-            return Function(store: store, type: type) { caller, args in
-                guard case .i32(let fd) = args[0], fd == 1 || fd == 2 else { return [.i32(Self.badFile)] }
+            return Function(store: store, type: type) { [folders] caller, args in
+                // The folders' descriptors start at 3 (their bridge has no standard streams).
+                guard case .i32(let fd) = args[0], fd == 1 || fd == 2 else {
+                    guard let folders else { return [.i32(Self.badFile)] }
+                    return try folders.call("fd_write", args, caller)
+                }
                 // At most a line's worth a call: the C library writes the rest again.
                 var written: [UInt8] = []
                 let vectors = try Self.bytes(caller, args[1], Self.times8(args[2]), atMost: 8 * 64)
@@ -171,14 +194,26 @@ struct WasmImports {
             }
         case "environ_sizes_get", "args_sizes_get":
             guard type == FunctionType(parameters: [.i32, .i32], results: [.i32]) else { return nil }
+            let strings = name == "environ_sizes_get" ? environment : []
             return Function(store: store, type: type) { caller, args in
-                try Self.store(0, at: args[0], caller)
-                try Self.store(0, at: args[1], caller)
+                try Self.store(UInt32(strings.count), at: args[0], caller)
+                try Self.store(UInt32(strings.reduce(0) { $0 + $1.utf8.count + 1 }), at: args[1], caller)
                 return [.i32(0)]
             }
         case "environ_get", "args_get":
-            guard type.results == [.i32] else { return nil }
-            return Function(store: store, type: type) { _, _ in [.i32(0)] }
+            guard type == FunctionType(parameters: [.i32, .i32], results: [.i32]) else { return nil }
+            let strings = name == "environ_get" ? environment : []
+            return Function(store: store, type: type) { caller, args in
+                // A list of pointers at the first argument, the strings they point to at the second.
+                guard case .i32(let list) = args[0], case .i32(var text) = args[1] else { return [.i32(Self.badFile)] }
+                for (index, string) in strings.enumerated() {
+                    try Self.store(text, at: .i32(list &+ UInt32(index * 4)), caller)
+                    let bytes = Array(string.utf8) + [0]
+                    try Self.write(bytes, at: text, caller)
+                    text &+= UInt32(bytes.count)
+                }
+                return [.i32(0)]
+            }
         case "random_get":
             guard type == FunctionType(parameters: [.i32, .i32], results: [.i32]) else { return nil }
             return Function(store: store, type: type) { caller, args in

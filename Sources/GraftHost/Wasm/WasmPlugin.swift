@@ -26,6 +26,12 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     private(set) var generation = 0
     private let call = GuestCall()
     private var logRate = LineRate()
+    /// Whether its description was read: each later instance runs `graft_entry` too, its output unread.
+    private var described = false
+    /// The folders it was granted (`grant`), given to each new instance.
+    private var grants = WasmGrants()
+    /// Told what the rules of its folders refused it, once each call is over.
+    private var reportDenials: (@Sendable (_ denials: [SandboxDenial], _ during: String) -> Void)?
 
     /// A live instance and the exports the host calls, looked up once.
     final class Live {
@@ -33,6 +39,8 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         let instance: Instance
         let memory: Memory
         let buffer: Function
+        /// Its granted folders, closed with it.
+        var folders: WasmFolders?
         /// The last buffer `graft_buffer` gave: valid until it is called again (docs/WasmABI.md), so reused.
         var bufferBase: UInt32 = 0
         var bufferSize = 0
@@ -105,8 +113,34 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
                 path: path, symbol: "graft_entry")
         }
         let description = try WasmDescription.read(String(decoding: answer.output, as: UTF8.self), path: path)
-        lock.withLock { id = description.id }
+        lock.withLock {
+            id = description.id
+            described = true
+        }
         return description
+    }
+
+    /// Gives the guest `grants` from its next instance on (its description
+    /// was read in one granted nothing), and where to report what they refuse.
+    func grant(_ grants: WasmGrants, reportingTo report: @escaping @Sendable (_ denials: [SandboxDenial], _ during: String) -> Void) {
+        lock.withLock {
+            self.grants = grants
+            reportDenials = report
+            if !grants.isEmpty, live != nil {
+                live = nil
+                generation += 1
+            }
+        }
+    }
+
+    /// Runs `body` under the lock, then reports what the guest's folders refused it.
+    private func locked<T>(_ what: String, _ body: () throws(GraftError) -> T) throws(GraftError) -> T {
+        lock.lock()
+        let result = Result { () throws(GraftError) in try body() }
+        let denials = call.takeDenials(), report = reportDenials
+        lock.unlock()
+        if !denials.isEmpty { report?(denials, what) }
+        return try result.get()
     }
 
     // MARK: Calls
@@ -140,36 +174,36 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         _ name: String, _ arguments: [Value], data: [[UInt8]] = [], what: String, key: String?, on target: Handle? = nil,
         outputLimit: Int? = nil
     ) throws(GraftError) -> Answer {
-        lock.lock()
-        defer { lock.unlock() }
-        let live = try instance()
-        do {
-            var leading: [Value] = []
-            var recreated = false
-            if let target {
-                recreated = try ensure(target, on: live, what: what, key: key)
-                leading = [.i32(target.value)]
+        try locked(what) { () throws(GraftError) in
+            let live = try instance()
+            do {
+                var leading: [Value] = []
+                var recreated = false
+                if let target {
+                    recreated = try ensure(target, on: live, what: what, key: key)
+                    leading = [.i32(target.value)]
+                }
+                call.reset(limit: outputLimit ?? limits.output)
+                live.store.fuel = Fuel(remaining: limits.fuel)
+                let results = try invoke(name, leading + arguments, data: data, on: live, for: what, key: key)
+                return Answer(
+                    results: results, output: call.output, overflowed: call.overflowed, mediaType: call.mediaType, events: call.events,
+                    variables: call.variables, result: call.result, error: call.error, recreated: recreated)
+            } catch {
+                throw lose(error, in: what, key: key)
             }
-            call.reset(limit: outputLimit ?? limits.output)
-            live.store.fuel = Fuel(remaining: limits.fuel)
-            let results = try invoke(name, leading + arguments, data: data, on: live, for: what, key: key)
-            return Answer(
-                results: results, output: call.output, overflowed: call.overflowed, mediaType: call.mediaType, events: call.events,
-                variables: call.variables, result: call.result, error: call.error, recreated: recreated)
-        } catch {
-            throw lose(error, in: what, key: key)
         }
     }
 
     /// Creates a component instance in the guest.
     func create(_ target: Handle, what: String, key: String) throws(GraftError) {
-        lock.lock()
-        defer { lock.unlock() }
-        let live = try instance()
-        do {
-            _ = try ensure(target, on: live, what: what, key: key)
-        } catch {
-            throw lose(error, in: what, key: key)
+        try locked(what) { () throws(GraftError) in
+            let live = try instance()
+            do {
+                _ = try ensure(target, on: live, what: what, key: key)
+            } catch {
+                throw lose(error, in: what, key: key)
+            }
         }
     }
 
@@ -203,15 +237,15 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
 
     /// Destroys a component instance, unless the guest already lost it.
     func destroy(_ target: Handle, key: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard target.generation == generation, let live else { return }
-        call.reset(limit: 0)
-        live.store.fuel = Fuel(remaining: limits.fuel)
-        do {
-            _ = try invoke("graft_destroy", [.i32(target.value)], data: [], on: live, for: "destroy of \(key)", key: key)
-        } catch {
-            logger.warning("\(lose(error, in: "destroy of \(key)", key: key))")
+        try? locked("destroy of \(key)") { () throws(GraftError) in
+            guard target.generation == generation, let live else { return }
+            call.reset(limit: 0)
+            live.store.fuel = Fuel(remaining: limits.fuel)
+            do {
+                _ = try invoke("graft_destroy", [.i32(target.value)], data: [], on: live, for: "destroy of \(key)", key: key)
+            } catch {
+                logger.warning("\(lose(error, in: "destroy of \(key)", key: key))")
+            }
         }
     }
 
@@ -232,20 +266,33 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         store.resourceLimiter = MemoryCap(bytes: limits.memory ?? (4 << 30))
         store.fuel = Fuel(remaining: limits.fuel)
         let log: @Sendable (Logger.Level, String) -> Void = { [weak self] level, line in self?.log(level, line) }
-        let imports: Imports
+        var imports = WasmImports(call: call, log: log, maximumValue: limits.output)
+        // Closed on every path: with the instance that holds it, or here when there is none.
+        let folders = grants.isEmpty ? nil : try WasmFolders(grants: grants, call: call)
+        imports.folders = folders
+        let linked: Imports
         do {
-            imports = try WasmImports(call: call, log: log, maximumValue: limits.output).make(for: module, in: store)
+            linked = try imports.make(for: module, in: store)
         } catch {
             throw GraftError(.wasmImportUnknown, "\(path) cannot start: \(error.message).", path: path)
         }
         do {
-            let instance = try module.instantiate(store: store, imports: imports)
+            let instance = try module.instantiate(store: store, imports: linked)
             guard case .memory(let memory) = instance.export("memory") else {
                 throw GraftError(.entrySymbolMissing, "\(path) exports no memory named 'memory'.", path: path, symbol: "memory")
             }
             // A reactor (clang's -mexec-model=reactor) sets up its C library here.
             if let initialize = instance.exports[function: "_initialize"] { _ = try initialize.invoke() }
+            // Every instance starts as the first did (a graft.h plugin's bridge sets itself up there).
+            if described, let entry = instance.exports[function: "graft_entry"] {
+                call.reset(limit: limits.output)
+                guard case .i32(let started) = try entry.invoke().first, started != 0 else {
+                    throw GraftError(.pluginInitFailed, "\(path): graft_entry answered 0 in a fresh instance (it could not start again).", path: path, symbol: "graft_entry")
+                }
+                store.fuel = Fuel(remaining: limits.fuel)
+            }
             let made = Live(store: store, instance: instance, memory: memory, buffer: instance.exports[function: "graft_buffer"]!)
+            made.folders = folders
             live = made
             return made
         } catch let error as GraftError {

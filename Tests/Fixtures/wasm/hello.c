@@ -8,8 +8,9 @@
  * and a length past its memory.
  * Defines make whole modules misbehave: HELLO_FOREIGN_IMPORT imports a
  * function Graft does not offer, HELLO_NO_BUFFER leaves graft_buffer out,
- * HELLO_ENTRY_TRAPS and HELLO_ENTRY_LOOPS break graft_entry, and
- * HELLO_BAD_DESCRIPTION describes a component with an invalid key.
+ * HELLO_ENTRY_TRAPS and HELLO_ENTRY_LOOPS break graft_entry,
+ * HELLO_BAD_DESCRIPTION describes a component with an invalid key, and
+ * HELLO_NETWORK declares the network, which a WebAssembly plugin cannot have.
  * HELLO_WORD replaces "Hello" (a new build, for hot swap). */
 #include "graft_wasm.h"
 #include <dirent.h>
@@ -52,6 +53,10 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_entry(void) {
 #endif
 #ifdef HELLO_BAD_DESCRIPTION
     return graft_write_text("{\"abi\":\"1.0\",\"id\":\"com.example.bad\",\"version\":\"1\",\"name\":\"Bad\",\"components\":[{\"key\":\"Bad Key\"}]}");
+#endif
+#ifdef HELLO_NETWORK
+    return graft_write_text("{\"abi\":\"1.0\",\"id\":\"com.example.net\",\"version\":\"1\",\"name\":\"Net\","
+                            "\"permissions\":[{\"permission\":\"network:443\",\"reason\":\"calls home\"}]}");
 #endif
     return graft_write(description, sizeof description - 1);
 }
