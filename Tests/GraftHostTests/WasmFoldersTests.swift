@@ -94,6 +94,14 @@ struct WasmFoldersTests {
         #expect(try setup.render("elsewhere").hasPrefix("read refused"))
     }
 
+    @Test("a read: grant of the root, or of /proc, /sys or /dev, is withheld: the guest runs in the host's process")
+    func hostWithheld() throws {
+        let setup = try Setup(grants: [.read(folder: "/"), .read(folder: "/proc/self/../self")])
+        #expect(try setup.render("elsewhere").hasPrefix("read refused"))
+        #expect(try setup.render("read").hasPrefix("read refused"))
+        #expect(WasmGrants.reachesHost("/sys/kernel") && WasmGrants.reachesHost("/dev") && !WasmGrants.reachesHost("/devices"))
+    }
+
     @Test("the data folder stays under its limit (plugin_storage_limit), and at most 64 files are open at once")
     func limits() throws {
         let setup = try Setup(dataLimit: 256 << 10)

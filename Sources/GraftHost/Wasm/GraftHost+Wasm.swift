@@ -24,7 +24,13 @@ extension GraftHost {
         info.signer = try checkSignature(file, declaring: info, hash: hash)
         // Granted folders become preopened ones (docs/WasmABI.md, "Permissions").
         let (id, path) = (info.id, info.path)
-        guest.grant(try sandboxSettings.wasmGrants(forPlugin: id)) { [weak self] denials, during in
+        let grants = try sandboxSettings.wasmGrants(forPlugin: id)
+        for folder in grants.withheld {
+            logger.warning(
+                "permission_denied: plugin '\(id)' (\(path)) is granted read:\(folder), which a WebAssembly plugin is not given: it runs in the host's process, and would read the host itself there.",
+                metadata: ["plugin": "\(path)"])
+        }
+        guest.grant(grants) { [weak self] denials, during in
             self?.noteSandboxDenials(denials, pluginID: id, path: path, during: during)
         }
         let empty = LoadedPlugin.Image(handle: nil, entry: nil, host: nil, componentFactory: nil, validators: [], actions: [])

@@ -18,10 +18,18 @@ struct WasmGrants: Sendable, Hashable {
     var dataFolder: String?
     var dataLimit: UInt64 = SandboxSettings.defaultDataFolderLimit
     var readFolders: [String] = []
+    /// Granted `read:` folders not given: the root, or under /proc, /sys or
+    /// /dev, where a guest in the host's process would read the host itself
+    /// (its memory through /proc/self/mem, its environment).
+    var withheld: [String] = []
     /// The most files and folders a guest may hold open at once (each is one of the host's descriptors).
     var maxOpenFiles = 64
 
     var isEmpty: Bool { dataFolder == nil && readFolders.isEmpty }
+
+    static func reachesHost(_ folder: String) -> Bool {
+        folder == "/" || ["/proc", "/sys", "/dev"].contains { folder == $0 || folder.hasPrefix($0 + "/") }
+    }
 
     /// The guest's environment: where its data folder is, if it has one.
     var environment: [String] { dataFolder == nil ? [] : ["GRAFT_DATA_DIR=\(Self.dataPath)"] }
@@ -37,7 +45,12 @@ extension SandboxSettings {
                 grants.dataFolder = try dataFolder(forPlugin: id)
                 grants.dataLimit = dataFolderLimit(forPlugin: id)
             case .read(let folder):
-                if !grants.readFolders.contains(folder) { grants.readFolders.append(folder) }
+                let real = FilePaths.realPath(folder) ?? folder
+                if WasmGrants.reachesHost(real) {
+                    grants.withheld.append(folder)
+                } else if !grants.readFolders.contains(folder) {
+                    grants.readFolders.append(folder)
+                }
             case .connect, .anyNetwork:
                 break
             }
@@ -259,7 +272,7 @@ final class WasmFolders {
             try inside(u32(arguments[pointer]), bytes)
             return 0
         case .sized(let pointer, let length):
-            try inside(u32(arguments[pointer]), UInt64(u32(arguments[length])))
+            try inside(u32(arguments[pointer]), UInt64(u32(arguments[length])), slack: 0)
             return 0
         case .vectors(let pointer, let count):
             let base = u32(arguments[pointer]), count = u32(arguments[count])
