@@ -15,6 +15,8 @@ final class ConformanceProbe: @unchecked Sendable {
     let logger: Logger
     private let lock = Lock()
     private var collected = ConformanceVerdict()
+    /// What the last `step` named: where a guest's trap is reported.
+    private var current = ConformanceStep(key: "plugin", what: "starting the test")
 
     init(file: PluginFile, logger: Logger) {
         self.file = file
@@ -27,7 +29,22 @@ final class ConformanceProbe: @unchecked Sendable {
 
     /// Tells the host what comes next, before it is done.
     func step(_ key: String, _ what: String) {
+        lock.withLock { current = ConformanceStep(key: key, what: what) }
         ChildJob.Service.step(ConformanceStep(key: key, what: what).jobBytes)
+    }
+
+    /// Whether the plugin is a WebAssembly module: its code runs in a guest
+    /// here, and a trap or a call out of fuel is an error, not a dead process.
+    var isWebAssembly: Bool { PluginInspection.isWebAssembly(file) }
+
+    /// A guest's call trapped or ran out of fuel: what would have ended a
+    /// shared library's test process fails the test at the step it was in.
+    func guestFailed(_ error: GraftError) {
+        lock.withLock {
+            appendFinding(ConformanceFinding(
+                .failure, key: current.key, expected: "the test to run to its end",
+                actual: "\(error.code.rawValue) while \(current.what): \(error.message)", code: error.code))
+        }
     }
 
     func fail(_ key: String, expected: String, got actual: String) {
@@ -60,7 +77,7 @@ final class ConformanceProbe: @unchecked Sendable {
     private(set) lazy var load: Load = {
         step("plugin", "loading it (constructors, graft_entry, init, descriptors)")
         let started = ContinuousClock.now
-        let (plugin, problems) = PluginInspection.load(file, logger: logger)
+        let (plugin, problems) = isWebAssembly ? PluginInspection.loadGuest(file, logger: logger) : PluginInspection.load(file, logger: logger)
         return Load(plugin: plugin, problems: problems, duration: ContinuousClock.now - started)
     }()
 

@@ -162,3 +162,61 @@ struct ConformanceTests {
         }
     }
 }
+
+/// `graft check --conformance` on a WebAssembly plugin: the same tests, on
+/// the guest (docs/WasmABI.md); a trap or a call out of fuel fails the test
+/// it happened in, at the step it named.
+@Suite("Conformance tests of WebAssembly plugins")
+struct WasmConformanceTests {
+    @Test("a .wasm written against the ABI passes every test; concurrent-calls is skipped, its calls run one at a time")
+    func goodModulePasses() throws {
+        let scratch = try Scratch()
+        let report = try ConformanceTests.check(try Fixtures.buildWasm("hello", into: scratch.url), strict: true)
+        #expect(report.results.map(\.test) == ConformanceTest.allCases)
+        for result in report.results {
+            #expect(result.findings.isEmpty, "\(result.test.name): \(result.findings.map(\.sentence))")
+            #expect(result.outcome(strict: true) == (result.test == .concurrentCalls ? .skipped : .passed), "\(result.test.name)")
+        }
+        #expect(report.passed)
+    }
+
+    @Test("a graft.h plugin built with the bridge passes too, its declared data folder granted for the run")
+    func bridgedPluginPasses() throws {
+        let scratch = try Scratch()
+        let shared = scratch.file("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        let plugin = try Fixtures.buildWasm(
+            "folders", into: scratch.file("plugins"), defines: ["FOLDERS_READ": "\"\(shared.path)\""], sources: [Fixtures.wasmBridge])
+        let report = try ConformanceTests.check(plugin, strict: true)
+        for result in report.results {
+            #expect(result.findings.isEmpty, "\(result.test.name): \(result.findings.map(\.sentence))")
+        }
+        #expect(report.passed)
+    }
+
+    @Test("each broken module fails its test, naming the key and, for a trap, the step", arguments: [
+        ("HELLO_ENTRY_TRAPS", ConformanceTest.entryAndABI, "graft_entry", GraftError.Code.pluginCrashed),
+        ("HELLO_BAD_DESCRIPTION", .descriptorConsistency, "descriptors", .invalidDescriptor),
+        ("HELLO_HOSTILE_TRAPS", .hostileInputs, "greeting@1", .pluginCrashed),
+    ])
+    func brokenModules(define: String, test: ConformanceTest, key: String, code: GraftError.Code) throws {
+        let scratch = try Scratch()
+        let report = try ConformanceTests.check(try Fixtures.buildWasm("hello", into: scratch.url, defines: [define: "1"]))
+        let failed = report.results.filter { $0.outcome(strict: false) == .failed }
+        #expect(failed.map(\.test) == [test], "\(failed.map { "\($0.test.name): \($0.findings.map(\.sentence))" })")
+        let finding = try #require(failed.first?.findings.first)
+        #expect(finding.key == key, "\(finding.sentence)")
+        #expect(finding.actual.contains(code.rawValue), "\(finding.sentence)")
+        if define == "HELLO_HOSTILE_TRAPS" { #expect(finding.actual.contains("while creating it with"), "\(finding.sentence)") }
+    }
+
+    @Test("a graft_ export the ABI does not define is a warning: the host never calls it")
+    func misspeltExport() throws {
+        let scratch = try Scratch()
+        let report = try ConformanceTests.check(
+            try Fixtures.buildWasm("hello", into: scratch.url, defines: ["HELLO_MISSPELT_EXPORT": "1"]), tests: [.exportedSymbols])
+        let result = try #require(report.results.first)
+        #expect(result.outcome(strict: false) == .warned)
+        #expect(result.findings.first?.actual.contains("graft_rendr") == true, "\(result.findings.map(\.sentence))")
+    }
+}

@@ -30,6 +30,10 @@ enum ConcurrentCallsCheck {
     }
 
     static func run(_ probe: ConformanceProbe) {
+        if probe.isWebAssembly {
+            // One call at a time, by design (docs/WasmABI.md): there is nothing concurrent to test.
+            return probe.skip("a WebAssembly guest's calls run one at a time: the host holds its lock around each")
+        }
         guard let plugin = probe.plugin(), let host = probe.host, let image = try? plugin.mapped(), let entry = image.entry,
             let handle = image.handle, let symbol = dlsym(handle, GRAFT_ENTRY_SYMBOL)
         else { return }
@@ -112,7 +116,7 @@ enum ConcurrentCallsCheck {
 
     /// The component's text/plain render from its debugConfig; nil when it cannot be created or render fails.
     private static func render(_ component: RegisteredComponent, _ probe: ConformanceProbe) -> [UInt8]? {
-        guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, logger: probe.logger)
+        guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, probe: probe)
         else { return nil }
         defer { instance.destroy() }
         let output = instance.render("text/plain")
@@ -135,7 +139,7 @@ enum ConcurrentCallsCheck {
         }
         for (component, text) in baseline.renders {
             let key = ConformanceKey.component(component.contract)
-            switch RawInstance.create(component, inputs: component.contract.debugConfig, logger: probe.logger) {
+            switch RawInstance.create(component, inputs: component.contract.debugConfig, probe: probe) {
             case .instance(let instance):
                 let output = instance.render("text/plain")
                 instance.destroy()

@@ -22,7 +22,7 @@ enum CreateDestroyCheck {
             var refused = 0
             for cycle in 0..<(warmUp + cycles) {
                 if cycle == warmUp { before = ResidentMemory.bytes() }
-                switch RawInstance.create(component, inputs: { _ in value }, logger: probe.logger) {
+                switch RawInstance.create(component, inputs: { _ in value }, probe: probe) {
                 case .instance(let instance): instance.destroy()
                 default: refused += 1
                 }

@@ -14,7 +14,7 @@ enum CreateFromDebugConfigCheck {
             let key = ConformanceKey.component(component.contract)
             for size in sizes {
                 probe.step(key, "creating it from its debugConfig in a \(Int(size.width))×\(Int(size.height)) container")
-                switch RawInstance.create(component, inputs: component.contract.debugConfig, size: size, logger: probe.logger) {
+                switch RawInstance.create(component, inputs: component.contract.debugConfig, size: size, probe: probe) {
                 case .instance(let instance):
                     probe.step(key, "destroying it")
                     instance.destroy()
@@ -31,7 +31,7 @@ enum CreateFromDebugConfigCheck {
             while listed.contains(ComponentReference(key: component.contract.key, version: unknownVersion)) { unknownVersion += 1 }
             for (askedKey, version) in [(component.contract.key, unknownVersion), ("graft-conformance-no-such-key", component.contract.version)] {
                 probe.step(key, "asking create for \(askedKey)@\(version), which the factory does not list")
-                switch RawInstance.create(component, inputs: component.contract.debugConfig, key: askedKey, version: version, logger: probe.logger) {
+                switch RawInstance.create(component, inputs: component.contract.debugConfig, key: askedKey, version: version, probe: probe) {
                 case .refused: break
                 case .instance(let instance):
                     instance.destroy()

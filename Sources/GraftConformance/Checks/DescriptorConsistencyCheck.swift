@@ -8,14 +8,17 @@ import GraftHost
 enum DescriptorConsistencyCheck {
     /// Refusals about the entry, its ABI or init: entry-and-abi's to report.
     static func isAboutEntry(_ error: GraftError) -> Bool {
-        [.notASharedLibrary, .entrySymbolMissing, .dlopenFailed, .abiIncompatible, .pluginInitFailed].contains(error.code)
+        // A WebAssembly module that is not one, imports what Graft does not offer, or traps or loops in graft_entry.
+        [.notASharedLibrary, .entrySymbolMissing, .dlopenFailed, .abiIncompatible, .pluginInitFailed, .wasmInvalid, .wasmImportUnknown,
+            .wasmUnsupported, .pluginCrashed, .pluginTimeout].contains(error.code)
             || error.symbol == GRAFT_ENTRY_SYMBOL
     }
 
     static func run(_ probe: ConformanceProbe) {
         let load = probe.load
         guard let plugin = load.plugin else {
-            let descriptors = load.problems.filter { !isAboutEntry($0) }
+            // A WebAssembly plugin's description is all one JSON text its graft_entry writes: its problems are the descriptors'.
+            let descriptors = load.problems.filter { !isAboutEntry($0) || (probe.isWebAssembly && $0.code == .invalidDescriptor) }
             if descriptors.isEmpty {
                 probe.skip("the plugin's entry is unusable (\(load.problems.first?.code.rawValue ?? "?")); entry-and-abi says why")
             }
@@ -26,6 +29,7 @@ enum DescriptorConsistencyCheck {
             }
             return
         }
+        if plugin.isWebAssembly { return GuestChecks.descriptionAgain(plugin, probe) }
         guard let image = try? plugin.mapped(), let entry = image.entry, let getFactory = entry.pointee.get_factory else { return }
         probe.step("get_factory", "reading every factory a second time")
         if let raw = getFactory(GRAFT_COMPONENT_FACTORY_ID) {

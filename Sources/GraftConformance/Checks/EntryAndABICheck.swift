@@ -10,6 +10,7 @@ import Glibc
 /// image (not through the loader, which stops at the first refusal).
 enum EntryAndABICheck {
     static func run(_ probe: ConformanceProbe) {
+        if probe.isWebAssembly { return GuestChecks.entryAndABI(probe) }
         let entrySymbol: PluginInspection.EntrySymbol
         do throws(GraftError) {
             entrySymbol = try PluginInspection.entrySymbol(of: probe.file)

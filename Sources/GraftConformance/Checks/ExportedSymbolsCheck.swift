@@ -10,6 +10,7 @@ enum ExportedSymbolsCheck {
     static let linkerSymbols: Set<String> = ["_init", "_fini", "_edata", "_end", "__bss_start", "_DYNAMIC", "_GLOBAL_OFFSET_TABLE_"]
 
     static func run(_ probe: ConformanceProbe) {
+        if probe.isWebAssembly { return GuestChecks.exports(probe) }
         let exports: [String]
         do throws(GraftError) {
             exports = try PluginInspection.exportedSymbols(of: probe.file)

@@ -15,7 +15,7 @@ enum HostileInputsCheck {
             var refused: [String] = []
             for (what, inputs) in variants(of: component.contract) {
                 probe.step(key, "creating it with \(what)")
-                switch RawInstance.create(component, inputs: { inputs.cValue(in: $0) }, logger: probe.logger) {
+                switch RawInstance.create(component, inputs: { inputs.cValue(in: $0) }, probe: probe) {
                 case .instance(let instance):
                     probe.step(key, "rendering it (text/plain) after creating it with \(what)")
                     _ = instance.render("text/plain")

@@ -14,7 +14,7 @@ enum InteractionsCheck {
         for component in probe.components(of: plugin) {
             let key = ConformanceKey.component(component.contract)
             probe.step(key, "creating it from its debugConfig")
-            guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, logger: probe.logger) else {
+            guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, probe: probe) else {
                 probe.note("\(key) was not tried: it cannot be created from its debugConfig (create-from-debug-config says why)")
                 continue
             }
@@ -41,7 +41,7 @@ enum InteractionsCheck {
 
     private static func exercise(_ interaction: DeclaredInteraction, of component: RegisteredComponent, key: String, _ probe: ConformanceProbe) {
         probe.step(key, "creating it from its debugConfig for interaction '\(interaction.name)'")
-        guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, logger: probe.logger) else { return }
+        guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, probe: probe) else { return }
         defer { instance.destroy() }
         let data: GraftValue? = interaction.data.isEmpty ? nil : .object(Dictionary(
             uniqueKeysWithValues: interaction.data.map { ($0.key, SampleValues.value(of: $0.type)) }))

@@ -7,6 +7,7 @@ import GraftHost
 /// "started" flag it never clears, break that load.
 enum ReinitCheck {
     static func run(_ probe: ConformanceProbe) {
+        if probe.isWebAssembly, let plugin = probe.plugin() { return GuestChecks.reinit(plugin, probe) }
         guard let plugin = probe.plugin(), let image = try? plugin.mapped(), let entry = image.entry, let host = image.host,
             let initialize = entry.pointee.`init`, let getFactory = entry.pointee.get_factory
         else { return }
@@ -46,7 +47,7 @@ enum ReinitCheck {
             let component = RegisteredComponent(contract: contract, plugin: reloaded)
             let key = ConformanceKey.component(contract)
             probe.step(key, "creating it from its debugConfig after the second init")
-            guard case .instance(let instance) = RawInstance.create(component, inputs: contract.debugConfig, logger: probe.logger) else {
+            guard case .instance(let instance) = RawInstance.create(component, inputs: contract.debugConfig, probe: probe) else {
                 probe.fail(key, expected: "an instance from its debugConfig after the second init", got: "none")
                 continue
             }

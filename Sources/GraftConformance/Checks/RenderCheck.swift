@@ -13,7 +13,7 @@ enum RenderCheck {
             let key = ConformanceKey.component(component.contract)
             for asked in ["text/plain", "text/html"] {
                 probe.step(key, "creating it from its debugConfig to render it as \(asked)")
-                guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, logger: probe.logger) else {
+                guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, probe: probe) else {
                     probe.note("\(key) was not rendered: it cannot be created from its debugConfig (create-from-debug-config says why)")
                     break
                 }

@@ -120,6 +120,30 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         return description
     }
 
+    /// Its description as `graft_entry` writes it in a fresh instance (for `graft check --conformance`).
+    func describeInFreshInstance() throws(GraftError) -> PluginDescription {
+        lock.withLock {
+            live = nil
+            generation += 1
+            described = false
+        }
+        return try describe()
+    }
+
+    /// What the module exports: each name, and "function", "memory", "table", "global" or "tag".
+    var exportKinds: [(name: String, kind: String)] {
+        module.exports.map { export in
+            let kind = switch export.descriptor {
+            case .function: "function"
+            case .memory: "memory"
+            case .table: "table"
+            case .global: "global"
+            case .tag: "tag"
+            }
+            return (export.name, kind)
+        }
+    }
+
     /// Gives the guest `grants` from its next instance on (its description
     /// was read in one granted nothing), and where to report what they refuse.
     func grant(_ grants: WasmGrants, reportingTo report: @escaping @Sendable (_ denials: [SandboxDenial], _ during: String) -> Void) {
@@ -330,13 +354,14 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     /// What a failed call is, in the host's words.
     private func failure(_ error: any Error, in what: String, key: String?) -> GraftError {
         let words = (error as? GuestFault)?.message ?? Self.words(of: error)
+        let plugin = id.isEmpty ? path : "plugin '\(id)' (\(path))"
         // WasmKit's trap reasons are not public; its words for fuel are stable.
         if words.contains("out of fuel") {
             return GraftError(
-                .pluginTimeout, "plugin '\(id)' (\(path)) used all its fuel (\(limits.fuel)) in \(what): an endless loop, or more work than a call may do.",
+                .pluginTimeout, "\(plugin) used all its fuel (\(limits.fuel)) in \(what): an endless loop, or more work than a call may do.",
                 path: path, key: key)
         }
-        return GraftError(.pluginCrashed, "plugin '\(id)' (\(path)) trapped in \(what): \(words). Its next call runs in a fresh instance.", path: path, key: key)
+        return GraftError(.pluginCrashed, "\(plugin) trapped in \(what): \(words). Its next call runs in a fresh instance.", path: path, key: key)
     }
 
     /// A trap in a sentence: WasmKit's reason, and the guest functions it

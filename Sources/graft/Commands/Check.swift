@@ -137,13 +137,6 @@ struct Check: ParsableCommand {
         LoggingSetup.bootstrap(level: options.logLevel)
         let report: ConformanceReport
         do throws(GraftError) {
-            // The conformance tests drive a shared library through graft.h in their children; a WebAssembly module is not one.
-            if FileManager.default.contents(atPath: path)?.prefix(4).elementsEqual([0x00, 0x61, 0x73, 0x6D]) == true {
-                throw GraftError(
-                    .wasmUnsupported,
-                    "\(path) is a WebAssembly module; the conformance tests run on shared libraries only, for now. Check it with `graft check \(path)` (its description) and `graft test` (its stories).",
-                    path: path)
-            }
             let tests = try ConformanceSelection.tests(only: onlyTests, skip: skippedTests)
             let supervisor = ConformanceSupervisor(
                 tests: tests, strict: strict, scanning: options.scanning, trust: TrustPolicy(allowsUntrusted: options.allowUntrusted),

@@ -11,6 +11,8 @@
  * HELLO_ENTRY_TRAPS and HELLO_ENTRY_LOOPS break graft_entry,
  * HELLO_BAD_DESCRIPTION describes a component with an invalid key, and
  * HELLO_NETWORK declares the network, which a WebAssembly plugin cannot have.
+ * For the conformance tests: HELLO_HOSTILE_TRAPS traps on a greeting created
+ * without a string name, HELLO_MISSPELT_EXPORT exports graft_rendr.
  * HELLO_WORD replaces "Hello" (a new build, for hot swap). */
 #include "graft_wasm.h"
 #include <dirent.h>
@@ -74,9 +76,18 @@ GRAFT_WASM_EXPORT("graft_create")
 greeting_t *graft_create(uint32_t version, const char *key, size_t key_length, const char *inputs, size_t inputs_length) {
     if (version != 1 || strcmp(key, "greeting") != 0) return NULL;
     greeting_t *g = calloc(1, sizeof *g);
-    if (g && graft_json_string(inputs, inputs_length, "name", g->name, sizeof g->name) < 0) strcpy(g->name, "world");
+    if (g && graft_json_string(inputs, inputs_length, "name", g->name, sizeof g->name) < 0) {
+#ifdef HELLO_HOSTILE_TRAPS
+        __builtin_trap();
+#endif
+        strcpy(g->name, "world");
+    }
     return g;
 }
+
+#ifdef HELLO_MISSPELT_EXPORT
+GRAFT_WASM_EXPORT("graft_rendr") int graft_rendr(void) { return 0; }
+#endif
 
 GRAFT_WASM_EXPORT("graft_render") int graft_render(greeting_t *g, const char *type, size_t type_length) {
     g->renders++;
