@@ -41,10 +41,26 @@ static void gwb_release(void) {
 
 /* ---- JSON out ------------------------------------------------------------ */
 
-typedef struct { char *data; size_t length, capacity; bool failed; } gwb_text;
+/* Text being written: grown with realloc, or (`streams`) a fixed buffer that
+ * goes to graft_write each time it fills. The description streams: every
+ * function a module runs is translated by the host when first called, and
+ * describing the plugin without malloc keeps a load from translating it. */
+typedef struct { char *data; size_t length, capacity; bool failed, streams; } gwb_text;
 
 static void gwb_put(gwb_text *t, const char *s, size_t n) {
     if (t->failed) return;
+    while (t->streams && n > 0) {
+        if (t->length == t->capacity) {
+            if (!graft_write(t->data, t->length)) { t->failed = true; return; }
+            t->length = 0;
+        }
+        size_t room = t->capacity - t->length, k = n < room ? n : room;
+        for (size_t i = 0; i < k; i++) t->data[t->length + i] = s[i];
+        t->length += k;
+        s += k;
+        n -= k;
+    }
+    if (t->streams) return;
     if (t->length + n + 1 > t->capacity) {
         size_t capacity = (t->length + n + 1) * 2;
         char *grown = realloc(t->data, capacity);
@@ -400,7 +416,8 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
     gwb_actions = gwb_entry->get_factory(GRAFT_ACTION_FACTORY_ID);
     gwb_stories = gwb_entry->abi.minor >= 3 ? gwb_entry->get_factory(GRAFT_STORIES_ID) : NULL;
 
-    gwb_text t = { 0 };
+    static char buffer[2048];
+    gwb_text t = { buffer, 0, sizeof buffer, false, true };
     gwb_puts(&t, "{\"abi\":\"" GRAFT_WASM_ABI "\",\"id\":");
     gwb_cstring(&t, gwb_entry->id ? gwb_entry->id : "");
     gwb_puts(&t, ",\"version\":");
@@ -423,7 +440,6 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
             char line[192];
             snprintf(line, sizeof line, "validator '%s' is native (a C function called through libffi); a WebAssembly plugin declares generic validators", d->name ? d->name : "?");
             gwb_log(GRAFT_LOG_ERROR, line);
-            free(t.data);
             return 0;
         }
         if (i) gwb_puts(&t, ",");
@@ -451,14 +467,9 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_wasm_entry(void) {
         gwb_puts(&t, "}");
     }
     gwb_puts(&t, "]");
-    if (permissions && !gwb_permissions(&t, permissions)) {
-        free(t.data);
-        return 0;
-    }
+    if (permissions && !gwb_permissions(&t, permissions)) return 0;
     gwb_puts(&t, "}");
-    bool ok = !t.failed && graft_write(t.data, t.length);
-    free(t.data);
-    return ok;
+    return !t.failed && graft_write(t.data, t.length);
 }
 
 /* ---- Components ---------------------------------------------------------- */

@@ -105,15 +105,18 @@ struct WasmImports {
         switch name {
         case "write":
             return Function(store: store, parameters: [.i32, .i32], results: [.i32]) { caller, args in
-                // Only what fits is copied: a guest may name its whole memory.
-                let room = max(0, call.limit - call.output.count)
-                let bytes = try Self.bytes(caller, args[0], args[1], atMost: room + 1)
-                if bytes.count > room {
-                    call.output.append(contentsOf: bytes.prefix(room))
+                guard case .i32(let start) = args[0], case .i32(let count) = args[1] else { throw GuestFault(message: "an import got a non-i32 argument") }
+                guard case .memory(let memory) = caller.instance?.export("memory") else { throw GuestFault(message: "the module exports no memory") }
+                guard UInt64(start) + UInt64(count) <= UInt64(memory.byteCount) else {
+                    throw GuestFault(message: "it passed \(count) bytes at \(start), outside its memory of \(memory.byteCount) bytes")
+                }
+                // Only what fits is copied, straight onto the output: a guest may name its whole memory.
+                let room = max(0, call.limit - call.output.count), taken = min(Int(count), room)
+                if taken > 0 { memory.withUnsafeBufferPointer(offset: UInt(start), count: taken) { call.output.append(contentsOf: $0) } }
+                guard Int(count) <= room else {
                     call.overflowed = true
                     return [.i32(0)]
                 }
-                call.output.append(contentsOf: bytes)
                 return [.i32(1)]
             }
         case "set_media_type":

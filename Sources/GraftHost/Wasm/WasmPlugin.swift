@@ -41,16 +41,19 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         let buffer: Function
         /// Its granted folders, closed with it.
         var folders: WasmFolders?
+        /// The interpreter's stack its calls run on: `Function.invoke(_:)` would allocate one (512 KiB) per call.
+        var stack: ExecutionStack
         /// The last buffer `graft_buffer` gave: valid until it is called again (docs/WasmABI.md), so reused.
         var bufferBase: UInt32 = 0
         var bufferSize = 0
         var functions: [String: Function] = [:]
 
-        init(store: Store, instance: Instance, memory: Memory, buffer: Function) {
+        init(store: Store, instance: Instance, memory: Memory, buffer: Function, stack: consuming ExecutionStack) {
             self.store = store
             self.instance = instance
             self.memory = memory
             self.buffer = buffer
+            self.stack = stack
         }
 
         func function(_ name: String) -> Function? {
@@ -277,7 +280,8 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         guard let function = live.function(name) else {
             throw GraftError(.entrySymbolMissing, "\(path) exports no '\(name)' function, needed for \(what).", path: path, symbol: name, key: key)
         }
-        return try function.invoke(arguments + copy(data, into: live))
+        let all = arguments + (try copy(data, into: live))
+        return try function.invoke(all, on: &live.stack)
     }
 
     /// Whether the guest exports `name` (an optional call: update, state).
@@ -306,16 +310,17 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
                 throw GraftError(.entrySymbolMissing, "\(path) exports no memory named 'memory'.", path: path, symbol: "memory")
             }
             // A reactor (clang's -mexec-model=reactor) sets up its C library here.
-            if let initialize = instance.exports[function: "_initialize"] { _ = try initialize.invoke() }
+            var stack = ExecutionStack(engine: Self.engine)
+            if let initialize = instance.exports[function: "_initialize"] { _ = try initialize.invoke([], on: &stack) }
             // Every instance starts as the first did (a graft.h plugin's bridge sets itself up there).
             if described, let entry = instance.exports[function: "graft_entry"] {
                 call.reset(limit: limits.output)
-                guard case .i32(let started) = try entry.invoke().first, started != 0 else {
+                guard case .i32(let started) = try entry.invoke([], on: &stack).first, started != 0 else {
                     throw GraftError(.pluginInitFailed, "\(path): graft_entry answered 0 in a fresh instance (it could not start again).", path: path, symbol: "graft_entry")
                 }
                 store.fuel = Fuel(remaining: limits.fuel)
             }
-            let made = Live(store: store, instance: instance, memory: memory, buffer: instance.exports[function: "graft_buffer"]!)
+            let made = Live(store: store, instance: instance, memory: memory, buffer: instance.exports[function: "graft_buffer"]!, stack: stack)
             made.folders = folders
             live = made
             return made
@@ -334,7 +339,7 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         let total = data.reduce(0) { $0 + $1.count + 1 }
         guard total < Int(Int32.max) else { throw GuestFault(message: "its arguments exceed 2 GiB") }
         if total > live.bufferSize {
-            guard case .i32(let base) = try live.buffer.invoke([.i32(UInt32(total))]).first, base != 0 else {
+            guard case .i32(let base) = try live.buffer.invoke([.i32(UInt32(total))], on: &live.stack).first, base != 0 else {
                 throw GuestFault(message: "graft_buffer(\(total)) gave no buffer")
             }
             live.bufferBase = base
@@ -342,11 +347,25 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         }
         let base = live.bufferBase
         var arguments: [Value] = []
-        var offset = base
+        arguments.reserveCapacity(data.count * 2)
+        var offset = Int(base)
+        guard UInt64(base) + UInt64(total) <= UInt64(live.memory.byteCount) else {
+            throw GuestFault(message: "its buffer of \(total) bytes at \(base) lies outside its memory of \(live.memory.byteCount) bytes")
+        }
+        // One pass over the guest's memory: each piece, then its zero byte.
+        live.memory.withUnsafeMutableBufferPointer(offset: UInt(base), count: total) { buffer in
+            var at = 0
+            for piece in data {
+                piece.withUnsafeBytes { bytes in
+                    if !bytes.isEmpty { UnsafeMutableRawBufferPointer(rebasing: buffer[at..<(at + bytes.count)]).copyMemory(from: bytes) }
+                }
+                buffer[at + piece.count] = 0
+                at += piece.count + 1
+            }
+        }
         for piece in data {
-            try WasmImports.write(piece + [0], at: offset, into: live.memory)
-            arguments += [.i32(offset), .i32(UInt32(piece.count))]
-            offset &+= UInt32(piece.count + 1)
+            arguments += [.i32(UInt32(offset)), .i32(UInt32(piece.count))]
+            offset += piece.count + 1
         }
         return arguments
     }
