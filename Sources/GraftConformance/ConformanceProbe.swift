@@ -77,7 +77,7 @@ final class ConformanceProbe: @unchecked Sendable {
     private(set) lazy var load: Load = {
         step("plugin", "loading it (constructors, graft_entry, init, descriptors)")
         let started = ContinuousClock.now
-        let (plugin, problems) = isWebAssembly ? PluginInspection.loadGuest(file, logger: logger) : PluginInspection.load(file, logger: logger)
+        let (plugin, problems) = isWebAssembly ? PluginInspection.loadGuest(file, logger: logger, grantingDeclared: true) : PluginInspection.load(file, logger: logger)
         return Load(plugin: plugin, problems: problems, duration: ContinuousClock.now - started)
     }()
 

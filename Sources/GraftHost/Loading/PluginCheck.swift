@@ -33,12 +33,8 @@ extension GraftHost {
         }
         // A WebAssembly module is described in WasmKit, contained, as a host loads it.
         if WasmFile.isModule(file) {
-            do throws(GraftError) {
-                let host = GraftHost(configuration: GraftConfiguration(searchPath: SearchPath(folders: []), cacheFolder: nil), logger: logger)
-                return PluginCheck(path: path, plugin: try host.loadGuest(file, hash: nil).info, problems: [])
-            } catch {
-                return PluginCheck(path: path, plugin: nil, problems: [error])
-            }
+            let (plugin, problems) = PluginInspection.loadGuest(file, logger: logger)
+            return PluginCheck(path: path, plugin: plugin?.info, problems: problems)
         }
         if scanning.inChild, let executable = ScannerLocation.find(configured: scanning.executable) {
             let scanner = Scanner(executable: executable, deadline: scanning.deadline, sandbox: sandbox.request, logger: logger)

@@ -140,6 +140,21 @@ package final class InstanceContext: Sendable {
 }
 
 extension InstanceContext {
+    /// One render's answer, judged alike wherever it ran: a failure unless
+    /// the write was refused past the limit (a component whose write is
+    /// refused usually gives up: the limit's doing, not a failure of its
+    /// own), and a warning when the output was cut.
+    func judgeRender(ok: Bool, overflowed: Bool, limit: Int, of component: RegisteredComponent) throws(GraftError) {
+        guard ok || overflowed else {
+            throw GraftError(
+                .renderFailed, "\(component.contract.reference) from plugin '\(component.pluginID)' failed to render.",
+                path: component.pluginPath, key: component.contract.key)
+        }
+        if overflowed {
+            record([GraftWarning(.renderFailed, "instance '\(instanceID)' wrote more than \(limit) bytes; the output was cut.", instanceID: instanceID)])
+        }
+    }
+
     /// The contract's view of one answer. A 1.0 component declares nothing,
     /// so nothing more is known about it.
     func explain(_ action: String, answered: Bool, by component: RegisteredComponent) {

@@ -49,17 +49,7 @@ final class LocalInstance: InstanceSide {
         output.reset(limit: outputLimit)
         self.output = output
         let ok = output.withWriter { writer in instance.pointee.render!(instance, mediaType.rawValue, writer) }
-        // A component whose write was refused past the limit usually gives
-        // up: that is the limit's doing, not a failure of its own.
-        guard ok || output.overflowed else {
-            throw GraftError(
-                .renderFailed, "\(component.contract.reference) from plugin '\(component.pluginID)' failed to render.",
-                path: component.pluginPath, key: component.contract.key)
-        }
-        if output.overflowed {
-            let id = context.instanceID
-            context.record([GraftWarning(.renderFailed, "instance '\(id)' wrote more than \(output.limit) bytes; the output was cut.", instanceID: id)])
-        }
+        try context.judgeRender(ok: ok, overflowed: output.overflowed, limit: output.limit, of: component)
         return (Rendering(mediaType: output.mediaType.map(MediaType.init(rawValue:)) ?? mediaType, text: output.text), output.overflowed)
     }
 

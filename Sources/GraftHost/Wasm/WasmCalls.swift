@@ -84,16 +84,7 @@ final class WasmInstance: InstanceSide {
                 "\(component.contract.reference) from plugin '\(component.pluginID)' wrote more than the \(limit) bytes a render may have; the output was refused.",
                 path: component.pluginPath, key: key)
         }
-        // As in process: a write refused past the caller's limit usually makes the component give up.
-        guard answer.flag || answer.overflowed else {
-            throw GraftError(
-                .renderFailed, "\(component.contract.reference) from plugin '\(component.pluginID)' failed to render.",
-                path: component.pluginPath, key: key)
-        }
-        if answer.overflowed {
-            let id = context.instanceID
-            context.record([GraftWarning(.renderFailed, "instance '\(id)' wrote more than \(outputLimit) bytes; the output was cut.", instanceID: id)])
-        }
+        try context.judgeRender(ok: answer.flag, overflowed: answer.overflowed, limit: outputLimit, of: component)
         let text = String(decoding: answer.output, as: UTF8.self)
         return (Rendering(mediaType: answer.mediaType.map(MediaType.init(rawValue:)) ?? mediaType, text: text), answer.overflowed)
     }

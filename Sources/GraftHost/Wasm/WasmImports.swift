@@ -23,6 +23,8 @@ final class GuestCall {
     var error: String?
     /// Bytes of JSON the call's events, variables and result took, all together.
     var given = 0
+    /// The live instance's memory, set as it is made: an import finds it without a lookup by name.
+    var memory: Memory?
     /// What the rules of the guest's folders refused it (`WasmFolders`), the
     /// first few; reported once the call is over, not under its plugin's lock.
     private(set) var denials: [SandboxDenial] = []
@@ -104,20 +106,18 @@ struct WasmImports {
         let call = self.call, log = self.log
         switch name {
         case "write":
-            return Function(store: store, parameters: [.i32, .i32], results: [.i32]) { caller, args in
+            // Raw: the hottest import (every render writes), with no arrays made per call.
+            return Function(store: store, parameters: [.i32, .i32], results: [.i32]) { caller, args, results in
                 guard case .i32(let start) = args[0], case .i32(let count) = args[1] else { throw GuestFault(message: "an import got a non-i32 argument") }
-                guard case .memory(let memory) = caller.instance?.export("memory") else { throw GuestFault(message: "the module exports no memory") }
+                let memory = try call.memory ?? Self.memory(of: caller)
                 guard UInt64(start) + UInt64(count) <= UInt64(memory.byteCount) else {
                     throw GuestFault(message: "it passed \(count) bytes at \(start), outside its memory of \(memory.byteCount) bytes")
                 }
                 // Only what fits is copied, straight onto the output: a guest may name its whole memory.
                 let room = max(0, call.limit - call.output.count), taken = min(Int(count), room)
                 if taken > 0 { memory.withUnsafeBufferPointer(offset: UInt(start), count: taken) { call.output.append(contentsOf: $0) } }
-                guard Int(count) <= room else {
-                    call.overflowed = true
-                    return [.i32(0)]
-                }
-                return [.i32(1)]
+                if Int(count) > room { call.overflowed = true }
+                results[0] = .i32(Int(count) > room ? 0 : 1)
             }
         case "set_media_type":
             return Function(store: store, parameters: [.i32, .i32]) { caller, args in
@@ -247,11 +247,17 @@ struct WasmImports {
     /// the first `atMost` of them; a range outside it is the guest's fault.
     static func bytes(_ caller: borrowing Caller, _ pointer: Value, _ length: Value, atMost limit: Int) throws(GuestFault) -> [UInt8] {
         guard case .i32(let start) = pointer, case .i32(let count) = length else { throw GuestFault(message: "an import got a non-i32 argument") }
-        guard case .memory(let memory) = caller.instance?.export("memory") else { throw GuestFault(message: "the module exports no memory") }
+        let memory = try memory(of: caller)
         guard UInt64(start) + UInt64(count) <= UInt64(memory.byteCount) else {
             throw GuestFault(message: "it passed \(count) bytes at \(start), outside its memory of \(memory.byteCount) bytes")
         }
         return try read(memory, at: start, count: UInt32(min(Int(count), max(0, limit))))
+    }
+
+    /// The caller's memory, the export the ABI requires.
+    static func memory(of caller: borrowing Caller) throws(GuestFault) -> Memory {
+        guard case .memory(let memory) = caller.instance?.export("memory") else { throw GuestFault(message: "the module exports no memory") }
+        return memory
     }
 
     static func read(_ memory: Memory, at start: UInt32, count: UInt32) throws(GuestFault) -> [UInt8] {

@@ -9,17 +9,20 @@ extension PluginInspection {
     package static func isWebAssembly(_ file: PluginFile) -> Bool { WasmFile.isModule(file) }
 
     /// The `.wasm` plugin loaded as a host loads it (its description read and
-    /// held to the rules), timed by the caller, and given what it declares,
-    /// as a conformance test's child is granted it: its `read:` folders, and
-    /// the data folder in `GRAFT_DATA_DIR` (the test run's own).
-    package static func loadGuest(_ file: PluginFile, logger: Logger) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
+    /// held to the rules), timed by the caller. With `grantingDeclared`, it is
+    /// given what it declares, as a conformance test's child is granted it:
+    /// its `read:` folders, and the data folder in `GRAFT_DATA_DIR` (the test
+    /// run's own).
+    package static func loadGuest(
+        _ file: PluginFile, logger: Logger, grantingDeclared: Bool = false
+    ) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
         #if WebAssembly
         do throws(GraftError) {
             let guest = try WasmPlugin(bytes: file.read(at: 0, count: file.size), path: file.path, limits: IsolationLimits(), logger: logger)
             var info = try guest.describe()
             info.imagePath = file.realPath
             var grants = WasmGrants()
-            for request in info.permissions {
+            for request in grantingDeclared ? info.permissions : [] {
                 switch request.permission {
                 case .dataFolder: grants.dataFolder = ProcessEnvironment.value("GRAFT_DATA_DIR")
                 case .read(let folder) where !WasmGrants.reachesHost(FilePaths.realPath(folder) ?? folder): grants.readFolders.append(folder)

@@ -161,12 +161,12 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     }
 
     /// Runs `body` under the lock, then reports what the guest's folders refused it.
-    private func locked<T>(_ what: String, _ body: () throws(GraftError) -> T) throws(GraftError) -> T {
+    private func locked<T>(_ what: @autoclosure () -> String, _ body: () throws(GraftError) -> T) throws(GraftError) -> T {
         lock.lock()
         let result = Result { () throws(GraftError) in try body() }
         let denials = call.takeDenials(), report = reportDenials
         lock.unlock()
-        if !denials.isEmpty { report?(denials, what) }
+        if !denials.isEmpty { report?(denials, what()) }
         return try result.get()
     }
 
@@ -198,49 +198,49 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     /// away) is created again first. Events come back in the answer, to be
     /// delivered once the lock is free (a host app's handler may call this plugin).
     func run(
-        _ name: String, _ arguments: [Value], data: [[UInt8]] = [], what: String, key: String?, on target: Handle? = nil,
+        _ name: String, _ arguments: [Value], data: [[UInt8]] = [], what: @autoclosure () -> String, key: String?, on target: Handle? = nil,
         outputLimit: Int? = nil
     ) throws(GraftError) -> Answer {
-        try locked(what) { () throws(GraftError) in
+        try locked(what()) { () throws(GraftError) in
             let live = try instance()
             do {
                 var leading: [Value] = []
                 var recreated = false
                 if let target {
-                    recreated = try ensure(target, on: live, what: what, key: key)
+                    recreated = try ensure(target, on: live, what: what(), key: key)
                     leading = [.i32(target.value)]
                 }
                 call.reset(limit: outputLimit ?? limits.output)
                 live.store.fuel = Fuel(remaining: limits.fuel)
-                let results = try invoke(name, leading + arguments, data: data, on: live, for: what, key: key)
+                let results = try invoke(name, leading + arguments, data: data, on: live, for: what(), key: key)
                 return Answer(
                     results: results, output: call.output, overflowed: call.overflowed, mediaType: call.mediaType, events: call.events,
                     variables: call.variables, result: call.result, error: call.error, recreated: recreated)
             } catch {
-                throw lose(error, in: what, key: key)
+                throw lose(error, in: what(), key: key)
             }
         }
     }
 
     /// Creates a component instance in the guest.
-    func create(_ target: Handle, what: String, key: String) throws(GraftError) {
-        try locked(what) { () throws(GraftError) in
+    func create(_ target: Handle, what: @autoclosure () -> String, key: String) throws(GraftError) {
+        try locked(what()) { () throws(GraftError) in
             let live = try instance()
             do {
-                _ = try ensure(target, on: live, what: what, key: key)
+                _ = try ensure(target, on: live, what: what(), key: key)
             } catch {
-                throw lose(error, in: what, key: key)
+                throw lose(error, in: what(), key: key)
             }
         }
     }
 
     /// Creates `target` in the live instance unless it is there already;
     /// whether it made it again (it lived in a guest thrown away).
-    private func ensure(_ target: Handle, on live: Live, what: String, key: String?) throws -> Bool {
+    private func ensure(_ target: Handle, on live: Live, what: @autoclosure () -> String, key: String?) throws -> Bool {
         guard target.generation != generation else { return false }
         call.reset(limit: 0)
         live.store.fuel = Fuel(remaining: limits.fuel)
-        let created = try invoke("graft_create", [.i32(target.version)], data: [target.key, target.inputs], on: live, for: what, key: key)
+        let created = try invoke("graft_create", [.i32(target.version)], data: [target.key, target.inputs], on: live, for: what(), key: key)
         guard case .i32(let handle) = created.first, handle != 0 else {
             let afterLoss = target.generation >= 0 ? " again after its instance was thrown away" : ""
             throw GraftError(
@@ -255,11 +255,11 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
 
     /// A failed call's error; unless the host itself refused it, the
     /// instance is thrown away and the next call makes a fresh one.
-    private func lose(_ error: any Error, in what: String, key: String?) -> GraftError {
+    private func lose(_ error: any Error, in what: @autoclosure () -> String, key: String?) -> GraftError {
         if let error = error as? GraftError { return error }
         live = nil
         generation += 1
-        return failure(error, in: what, key: key)
+        return failure(error, in: what(), key: key)
     }
 
     /// Destroys a component instance, unless the guest already lost it.
@@ -276,9 +276,9 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         }
     }
 
-    private func invoke(_ name: String, _ arguments: [Value], data: [[UInt8]], on live: Live, for what: String, key: String?) throws -> [Value] {
+    private func invoke(_ name: String, _ arguments: [Value], data: [[UInt8]], on live: Live, for what: @autoclosure () -> String, key: String?) throws -> [Value] {
         guard let function = live.function(name) else {
-            throw GraftError(.entrySymbolMissing, "\(path) exports no '\(name)' function, needed for \(what).", path: path, symbol: name, key: key)
+            throw GraftError(.entrySymbolMissing, "\(path) exports no '\(name)' function, needed for \(what()).", path: path, symbol: name, key: key)
         }
         let all = arguments + (try copy(data, into: live))
         return try function.invoke(all, on: &live.stack)
@@ -290,6 +290,8 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     /// The live instance, made now when there is none.
     private func instance() throws(GraftError) -> Live {
         if let live { return live }
+        // Until the new instance's memory is known (a module's start function may already call imports).
+        call.memory = nil
         let store = Store(engine: Self.engine)
         store.resourceLimiter = MemoryCap(bytes: limits.memory ?? (4 << 30))
         store.fuel = Fuel(remaining: limits.fuel)
@@ -309,6 +311,7 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
             guard case .memory(let memory) = instance.export("memory") else {
                 throw GraftError(.entrySymbolMissing, "\(path) exports no memory named 'memory'.", path: path, symbol: "memory")
             }
+            call.memory = memory
             // A reactor (clang's -mexec-model=reactor) sets up its C library here.
             var stack = ExecutionStack(engine: Self.engine)
             if let initialize = instance.exports[function: "_initialize"] { _ = try initialize.invoke([], on: &stack) }
