@@ -26,6 +26,11 @@ public struct GraftConfiguration: Sendable {
     /// down, or in this process (`.inProcess`: unsandboxed, for plugins
     /// trusted like the app's own code).
     public var isolation: Isolation
+    /// WebAssembly guests' bounds checked by guard pages and a process-wide
+    /// SIGSEGV/SIGBUS handler instead of in software: only `graft bench wasm`
+    /// sets it, to measure the two; a host never does (a plugin must not
+    /// change how the host handles its own faults).
+    package var wasmHardwareBounds = false
     /// How the children that run plugin code are sandboxed, and what each
     /// plugin is granted (default: the whole sandbox, nothing granted).
     public var sandbox: SandboxSettings

@@ -17,7 +17,9 @@ extension GraftHost {
     /// The guest of a WebAssembly file, its description checked as a `.so`'s would be.
     func loadGuest(_ file: PluginFile, hash: String?) throws(GraftError) -> LoadedPlugin {
         #if WebAssembly
-        let guest = try WasmPlugin(bytes: file.read(at: 0, count: file.size), path: file.path, limits: configuration.limits, logger: logger)
+        let guest = try WasmPlugin(
+            bytes: file.read(at: 0, count: file.size), path: file.path, limits: configuration.limits, logger: logger,
+            hardwareBounds: configuration.wasmHardwareBounds)
         var info = try guest.describe()
         info.imagePath = file.realPath
         if let hash { try checkPinnedPermissions(of: info, hash: hash) }

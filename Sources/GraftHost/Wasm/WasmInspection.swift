@@ -44,6 +44,27 @@ extension PluginInspection {
     }
 }
 
+extension PluginInspection {
+    /// How long each part of a `.wasm`'s load takes, for `graft bench wasm`:
+    /// parsing the module, instantiating it (its memory, its imports,
+    /// `_initialize`), and its `graft_entry` writing the description (which
+    /// runs guest code, so WasmKit translates what that code calls).
+    package static func timeGuestLoad(_ bytes: [UInt8], logger: Logger) throws(GraftError) -> (parse: Duration, instantiate: Duration, describe: Duration) {
+        #if WebAssembly
+        let clock = ContinuousClock()
+        let started = clock.now
+        let guest = try WasmPlugin(bytes: bytes, path: "bench.wasm", limits: IsolationLimits(), logger: logger)
+        let parsed = clock.now
+        try guest.start()
+        let instantiated = clock.now
+        _ = try guest.describe()
+        return (parsed - started, instantiated - parsed, clock.now - instantiated)
+        #else
+        throw GraftError(.wasmUnsupported, "this build has no WebAssembly support.")
+        #endif
+    }
+}
+
 extension LoadedPlugin {
     /// Whether its code runs in a WebAssembly guest.
     package var isWebAssembly: Bool { guest != nil }

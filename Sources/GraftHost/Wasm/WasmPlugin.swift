@@ -68,6 +68,11 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     /// process-wide SIGSEGV and SIGBUS handler, which would change how the
     /// host (and a host app) handles its own faults. Fuel metering on.
     private static let engine = Engine(configuration: EngineConfiguration(memoryBoundsChecking: .software, fuelMetering: true))
+    /// Guard pages and that signal handler instead: for `graft bench wasm`
+    /// alone, which measures the two against each other in a process of its
+    /// own (`GraftConfiguration.wasmHardwareBounds`). No host uses it.
+    private static let hardwareEngine = Engine(configuration: EngineConfiguration(memoryBoundsChecking: .mprotect, fuelMetering: true))
+    private let engine: Engine
 
     /// What a call of the guest answered: its results, and what it gave through imports.
     struct Answer {
@@ -89,8 +94,9 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     /// Parses `bytes` (the file at `path`), instantiates it and reads its
     /// description. Throws `wasm_invalid`, `wasm_import_unknown`,
     /// `entry_symbol_missing`, `invalid_descriptor`, or what its entry did.
-    init(bytes: [UInt8], path: String, limits: IsolationLimits, logger: Logger) throws(GraftError) {
+    init(bytes: [UInt8], path: String, limits: IsolationLimits, logger: Logger, hardwareBounds: Bool = false) throws(GraftError) {
         self.path = path
+        engine = hardwareBounds ? Self.hardwareEngine : Self.engine
         self.limits = limits
         var logger = logger
         logger[metadataKey: "path"] = "\(path)"
@@ -121,6 +127,11 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
             described = true
         }
         return description
+    }
+
+    /// Makes its instance now (instantiates the module, runs `_initialize`), as its first call would: `graft bench wasm` times it.
+    func start() throws(GraftError) {
+        try locked("its start") { () throws(GraftError) in _ = try instance() }
     }
 
     /// Its description as `graft_entry` writes it in a fresh instance (for `graft check --conformance`).
@@ -292,7 +303,7 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         if let live { return live }
         // Until the new instance's memory is known (a module's start function may already call imports).
         call.memory = nil
-        let store = Store(engine: Self.engine)
+        let store = Store(engine: engine)
         store.resourceLimiter = MemoryCap(bytes: limits.memory ?? (4 << 30))
         store.fuel = Fuel(remaining: limits.fuel)
         let log: @Sendable (Logger.Level, String) -> Void = { [weak self] level, line in self?.log(level, line) }
@@ -313,7 +324,7 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
             }
             call.memory = memory
             // A reactor (clang's -mexec-model=reactor) sets up its C library here.
-            var stack = ExecutionStack(engine: Self.engine)
+            var stack = ExecutionStack(engine: engine)
             if let initialize = instance.exports[function: "_initialize"] { _ = try initialize.invoke([], on: &stack) }
             // Every instance starts as the first did (a graft.h plugin's bridge sets itself up there).
             if described, let entry = instance.exports[function: "graft_entry"] {

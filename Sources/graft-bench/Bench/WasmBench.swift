@@ -13,10 +13,11 @@ import CGraftSystem
 /// with clang's wasm32-wasi target and graft_wasm_bridge.c, then:
 ///   render      on a live instance: the .wasm in process (WasmKit), the .so in process (the native floor), and
 ///               the .so isolated in its sandboxed child, pinned to this thread's CPU; interleaved rounds;
-///   instantiate `load(pluginAt:)` of a fresh copy of the .wasm (trust checks, parse, instantiate, describe,
-///               register), against the same of the .so in process;
-///   hot swap    `reload(pluginAt:force:)` with a live instance moving across, .wasm against .so (in process,
-///               from sealed copies, as a host that watches its folders loads), taking turns.
+///   load        its parts (parse, instantiate, describe) timed one by one, and `load(pluginAt:)` of a fresh copy
+///               of the .wasm (trust checks, parse, instantiate, describe, register);
+///   hot swap    `reload(pluginAt:force:)` with a live instance moving across, .wasm against the .so as a host
+///               runs it by default (isolated in its sandboxed child) and in process, from sealed copies as a host
+///               that watches its folders loads, taking turns.
 enum WasmBench {
     static func run(folder: URL, iterations: Int, swaps: Int) throws -> BenchPart {
         var part = BenchPart(name: "WebAssembly plugins (WasmKit) against the same C as a .so")
@@ -30,6 +31,12 @@ enum WasmBench {
         try nativeHost.load(pluginAt: native.path)
         let wasmHost = GraftHost(configuration: BenchHosts.inProcess(), logger: quietLogger)
         try wasmHost.load(pluginAt: wasm.path)
+        // Hardware bounds checks, to measure against software ones: this installs WasmKit's process-wide
+        // SIGSEGV/SIGBUS handler in the bench's process, which no host does.
+        var hardwareConfiguration = BenchHosts.inProcess()
+        hardwareConfiguration.wasmHardwareBounds = true
+        let hardwareHost = GraftHost(configuration: hardwareConfiguration, logger: quietLogger)
+        try hardwareHost.load(pluginAt: wasm.path)
         let isolatedFolder = root.appendingPathComponent("isolated")
         try FileManager.default.createDirectory(at: isolatedFolder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: native, to: isolatedFolder.appendingPathComponent(native.lastPathComponent))
@@ -42,9 +49,10 @@ enum WasmBench {
         let inputs: [String: GraftValue] = ["text": "hi"]
         let nativeEcho = try nativeHost.makeInstance(of: ComponentReference(key: "echo"), inputs: inputs)
         let wasmEcho = try wasmHost.makeInstance(of: ComponentReference(key: "echo"), inputs: inputs)
+        let hardwareEcho = try hardwareHost.makeInstance(of: ComponentReference(key: "echo"), inputs: inputs)
         let isolatedEcho = try isolatedHost.makeInstance(of: ComponentReference(key: "echo"), inputs: inputs)
         let expected = try nativeEcho.render().text
-        guard try wasmEcho.render().text == expected, try isolatedEcho.render().text == expected else {
+        guard try wasmEcho.render().text == expected, try isolatedEcho.render().text == expected, try hardwareEcho.render().text == expected else {
             throw DiscoveryBench.Failure(description: "the .wasm, the .so and the isolated .so render differently")
         }
         var saved = graft_cpu_mask_t()
@@ -59,6 +67,7 @@ enum WasmBench {
             { _ in _ = try? wasmEcho.render() },
             { _ in _ = try? nativeEcho.render() },
             { _ in _ = try? isolatedEcho.render() },
+            { _ in _ = try? hardwareEcho.render() },
         ])
         if cpu >= 0 { graft_restore_cpu_mask(&saved) }
         part.figure("wasm_render_p50_us", samples[0].p50 / 1000, "µs (p99 \(BenchPart.format(p99s[0] / 1000)))")
@@ -66,6 +75,21 @@ enum WasmBench {
         part.figure("isolated_render_p50_us", samples[2].p50 / 1000, "µs (sandboxed child, same CPU; p99 \(BenchPart.format(p99s[2] / 1000)))")
         part.ratio("wasm render / isolated (p50)", samples[0].p50 / samples[2].p50)
         part.ratio("wasm render / native (p50)", samples[0].p50 / samples[1].p50)
+        part.figure("wasm_hardware_bounds_render_p50_us", samples[3].p50 / 1000, "µs (guard pages and a signal handler; p99 \(BenchPart.format(p99s[3] / 1000)))")
+        part.ratio("wasm render, hardware / software bounds (p50)", samples[3].p50 / samples[0].p50)
+
+        // A load's parts: parse, instantiate (memory, imports, _initialize), describe (graft_entry runs guest code).
+        let bytes = Array(try Data(contentsOf: wasm))
+        var parts: [[Double]] = [[], [], []]
+        for _ in 0..<40 {
+            let (parse, instantiate, describe) = try PluginInspection.timeGuestLoad(bytes, logger: quietLogger)
+            for (index, duration) in [parse, instantiate, describe].enumerated() { parts[index].append(Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9) }
+        }
+        let instantiateTime = Stopwatch.median(parts[1])
+        part.figure("wasm_parse_p50_ms", Stopwatch.median(parts[0]) / 1e6, "ms (the module's \(bytes.count) bytes)")
+        part.figure("wasm_instantiate_p50_ms", instantiateTime / 1e6, "ms (its memory, its imports, _initialize; p99 \(BenchPart.format(Stopwatch.p99(parts[1]) / 1e6)))")
+        part.figure("wasm_describe_p50_ms", Stopwatch.median(parts[2]) / 1e6, "ms (graft_entry: WasmKit translates each guest function it runs, on first use)")
+        part.ratio("wasm instantiate (p50) / 1 ms", instantiateTime / 1e6)
 
         // Instantiate: a fresh copy each time (a new inode), into a host of its own (each copy declares the same id).
         let copies = root.appendingPathComponent("copies")
@@ -79,14 +103,16 @@ enum WasmBench {
             guard (try? host.load(pluginAt: copy.path)) != nil else { throw DiscoveryBench.Failure(description: "a copy of the .wasm did not load") }
             wasmLoads.append(Double(DispatchTime.now().uptimeNanoseconds - start))
         }
-        let instantiate = Stopwatch.median(wasmLoads)
-        part.figure("wasm_load_p50_ms", instantiate / 1e6, "ms (parse, instantiate, describe, register; p99 \(BenchPart.format(Stopwatch.p99(wasmLoads) / 1e6)))")
-        part.ratio("wasm load (p50) / 1 ms", instantiate / 1e6)
+        let loadTime = Stopwatch.median(wasmLoads)
+        part.figure("wasm_load_p50_ms", loadTime / 1e6, "ms (trust checks, parse, instantiate, describe, register; p99 \(BenchPart.format(Stopwatch.p99(wasmLoads) / 1e6)))")
+        part.ratio("wasm load: file to registered (p50) / 1 ms", loadTime / 1e6)
 
         // Hot swap with a live instance, .wasm and .so taking turns.
-        let (wasmSwap, nativeSwap) = try swapTimes(wasm: wasm, native: native, folder: root.appendingPathComponent("swaps"), swaps: swaps)
+        let (wasmSwap, isolatedSwap, nativeSwap) = try swapTimes(wasm: wasm, native: native, folder: root.appendingPathComponent("swaps"), swaps: swaps)
         part.figure("wasm_swap_p50_ms", wasmSwap / 1e6, "ms (reload with a live instance moving across)")
-        part.figure("native_swap_p50_ms", nativeSwap / 1e6, "ms (the same for the .so, in process)")
+        part.figure("isolated_swap_p50_ms", isolatedSwap / 1e6, "ms (the same for the .so isolated in its sandboxed child, a host's default)")
+        part.figure("native_swap_p50_ms", nativeSwap / 1e6, "ms (the same for the .so in process)")
+        part.ratio("wasm swap / isolated (p50)", wasmSwap / isolatedSwap)
         part.ratio("wasm swap / native (p50)", wasmSwap / nativeSwap)
         part.notes.append("the same C source both ways; the .wasm through graft_wasm_bridge.c; WasmKit with software bounds checks and fuel metering")
         return part
@@ -110,20 +136,22 @@ enum WasmBench {
         return output
     }
 
-    /// Median reload times (ns) of the .wasm and the .so, each host swapping its own file with one live instance.
-    private static func swapTimes(wasm: URL, native: URL, folder: URL, swaps: Int) throws -> (Double, Double) {
+    /// Median reload times (ns) of the .wasm, the .so isolated and the .so in process, each host swapping its own file with one live instance.
+    private static func swapTimes(wasm: URL, native: URL, folder: URL, swaps: Int) throws -> (Double, Double, Double) {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var hosts: [(host: GraftHost, path: String, instance: ComponentInstance)] = []
-        for (index, source) in [wasm, native].enumerated() {
-            let path = folder.appendingPathComponent(source.lastPathComponent).path
+        for (index, (source, isolation)) in [(wasm, Isolation.inProcess), (native, .perPlugin), (native, .inProcess)].enumerated() {
+            let path = folder.appendingPathComponent("\(index)-\(source.lastPathComponent)").path
             try FileManager.default.copyItem(atPath: source.path, toPath: path)
-            let host = GraftHost(configuration: BenchHosts.swapping(cache: folder.appendingPathComponent("cache-\(index)").path), logger: quietLogger)
+            var configuration = BenchHosts.swapping(cache: folder.appendingPathComponent("cache-\(index)").path)
+            configuration.isolation = isolation
+            let host = GraftHost(configuration: configuration, logger: quietLogger)
             try host.load(pluginAt: path)
             hosts.append((host, path, try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])))
         }
-        var times: [[Double]] = [[], []]
-        for round in 0..<max(swaps / 10, 5) {
-            for which in round.isMultiple(of: 2) ? [0, 1] : [1, 0] {
+        var times: [[Double]] = [[], [], []]
+        for _ in 0..<max(swaps / 10, 5) {
+            for which in [0, 1, 2].shuffled() {
                 let (host, path, _) = hosts[which]
                 let start = DispatchTime.now().uptimeNanoseconds
                 let event = host.reload(pluginAt: path, force: true)
@@ -132,6 +160,6 @@ enum WasmBench {
             }
         }
         for entry in hosts { blackHole(try? entry.instance.render()) }
-        return (Stopwatch.median(times[0]), Stopwatch.median(times[1]))
+        return (Stopwatch.median(times[0]), Stopwatch.median(times[1]), Stopwatch.median(times[2]))
     }
 }
