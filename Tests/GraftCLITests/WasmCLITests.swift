@@ -32,9 +32,10 @@ struct WasmCLITests {
         let refused = try graft(["check", broken], cache: cache)
         #expect(refused.status != 0 && refused.stdout.contains("invalid_descriptor"), "\(refused.stdout)\(refused.stderr)")
 
-        let conformance = try graft(["check", "--conformance", plugin], cache: cache)
+        // scan-time's 100 ms budget is for a release build; a debug build's interpreter is many times slower.
+        let conformance = try graft(["check", "--conformance", "--skip", "scan-time", "--test-timeout", "120", plugin], cache: cache)
         #expect(conformance.status == 0, "\(conformance.stdout)\(conformance.stderr)")
-        #expect(conformance.stdout.contains("12 passed, 1 skipped"), "\(conformance.stdout)")
+        #expect(conformance.stdout.contains("11 passed, 1 skipped"), "\(conformance.stdout)")
 
         let inspected = try graft(["inspect", "greeting"] + only, cache: cache)
         #expect(inspected.stdout.contains("runs on: wasm32: runs on any host (WebAssembly ABI 1.0)"), "\(inspected.stdout)")

@@ -137,8 +137,7 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     /// Its description as `graft_entry` writes it in a fresh instance (for `graft check --conformance`).
     func describeInFreshInstance() throws(GraftError) -> PluginDescription {
         lock.withLock {
-            live = nil
-            generation += 1
+            dropInstance()
             described = false
         }
         return try describe()
@@ -164,10 +163,7 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
         lock.withLock {
             self.grants = grants
             reportDenials = report
-            if !grants.isEmpty, live != nil {
-                live = nil
-                generation += 1
-            }
+            if !grants.isEmpty, live != nil { dropInstance() }
         }
     }
 
@@ -268,9 +264,17 @@ final class WasmPlugin: PluginGuest, @unchecked Sendable {
     /// instance is thrown away and the next call makes a fresh one.
     private func lose(_ error: any Error, in what: @autoclosure () -> String, key: String?) -> GraftError {
         if let error = error as? GraftError { return error }
-        live = nil
-        generation += 1
+        dropInstance()
         return failure(error, in: what(), key: key)
+    }
+
+    /// Throws the live instance away (its memory, its store, its folders'
+    /// descriptors with it); component instances made in it are gone.
+    private func dropInstance() {
+        live = nil
+        // The memory keeps its store, and so the folders, alive.
+        call.memory = nil
+        generation += 1
     }
 
     /// Destroys a component instance, unless the guest already lost it.
