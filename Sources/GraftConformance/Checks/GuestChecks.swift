@@ -69,19 +69,7 @@ enum GuestChecks {
     /// created from its debugConfig and renders.
     static func reinit(_ plugin: LoadedPlugin, _ probe: ConformanceProbe) {
         descriptionAgain(plugin, probe)
-        for component in probe.components(of: plugin) {
-            let key = ConformanceKey.component(component.contract)
-            probe.step(key, "creating it from its debugConfig in a fresh instance")
-            guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, probe: probe) else {
-                probe.fail(key, expected: "an instance from its debugConfig in a fresh instance", got: "none")
-                continue
-            }
-            probe.step(key, "rendering it in a fresh instance")
-            if !instance.render("text/plain").ok {
-                probe.fail(key, expected: "render to answer 1 in a fresh instance", got: "0")
-            }
-            instance.destroy()
-        }
+        ReinitCheck.createAndRender(probe.components(of: plugin), "in a fresh instance", probe)
     }
 
     /// What docs/WasmABI.md names a module may export.

@@ -43,23 +43,27 @@ enum ReinitCheck {
         // Never released: releasing a LoadedPlugin calls deinit, which this
         // test calls itself, once per init.
         _ = Unmanaged.passRetained(reloaded)
-        for contract in again.components {
-            let component = RegisteredComponent(contract: contract, plugin: reloaded)
-            let key = ConformanceKey.component(contract)
-            probe.step(key, "creating it from its debugConfig after the second init")
-            guard case .instance(let instance) = RawInstance.create(component, inputs: contract.debugConfig, probe: probe) else {
-                probe.fail(key, expected: "an instance from its debugConfig after the second init", got: "none")
-                continue
-            }
-            probe.step(key, "rendering it after the second init")
-            if !instance.render("text/plain").ok {
-                probe.fail(key, expected: "render to return true after the second init", got: "false")
-            }
-            instance.destroy()
-        }
+        createAndRender(again.components.map { RegisteredComponent(contract: $0, plugin: reloaded) }, "after the second init", probe)
         if let deinitialize = entry.pointee.deinit {
             probe.step("deinit", "calling deinit after the second init")
             deinitialize()
+        }
+    }
+
+    /// Each component created from its debugConfig and rendered as text/plain, `when` ("after the second init").
+    static func createAndRender(_ components: [RegisteredComponent], _ when: String, _ probe: ConformanceProbe) {
+        for component in components {
+            let key = ConformanceKey.component(component.contract)
+            probe.step(key, "creating it from its debugConfig \(when)")
+            guard case .instance(let instance) = RawInstance.create(component, inputs: component.contract.debugConfig, probe: probe) else {
+                probe.fail(key, expected: "an instance from its debugConfig \(when)", got: "none")
+                continue
+            }
+            probe.step(key, "rendering it \(when)")
+            if !instance.render("text/plain").ok {
+                probe.fail(key, expected: "render to succeed \(when)", got: "it did not")
+            }
+            instance.destroy()
         }
     }
 }
