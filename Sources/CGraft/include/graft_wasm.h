@@ -4,10 +4,16 @@
  * only declares it). Everything here exists only when compiling for wasm.
  *
  * A plugin exports `graft_entry`, which writes its description as JSON with
- * graft_write, `graft_buffer` (GRAFT_WASM_BUFFER() defines it) and the calls
- * it implements. Every string and JSON value the host passes is a pointer
- * into the guest's memory and a length, and is followed by a zero byte that
- * the length does not count, so C may read it as a string.
+ * graft_write (the host calls it once in every instance, and reads the
+ * first), `graft_buffer` (GRAFT_WASM_BUFFER() defines it) and the calls it
+ * implements. Every string and JSON value the host passes is a pointer into
+ * the guest's memory and a length, and is followed by a zero byte that the
+ * length does not count, so C may read it as a string.
+ *
+ * Files: a plugin granted its data folder finds it at /data (getenv
+ * "GRAFT_DATA_DIR"), one granted a `read:` folder at that folder's own path,
+ * read-only, through wasi-libc's ordinary calls (fopen, opendir). A plugin
+ * granted nothing has no file at all.
  */
 #ifndef GRAFT_WASM_H
 #define GRAFT_WASM_H
