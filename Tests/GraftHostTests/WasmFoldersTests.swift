@@ -1,5 +1,6 @@
 import Foundation
 import GraftTestSupport
+import Logging
 import Testing
 
 @testable import GraftHost
@@ -18,7 +19,7 @@ struct WasmFoldersTests {
         let dataFolder: URL
         let plugin: URL
 
-        init(grants: [Permission]? = nil, dataLimit: UInt64 = SandboxSettings.defaultDataFolderLimit) throws {
+        init(grants: [Permission]? = nil, dataLimit: UInt64 = SandboxSettings.defaultDataFolderLimit, logger: Logger = quietLogger) throws {
             scratch = try Scratch()
             readFolder = scratch.file("shared")
             try FileManager.default.createDirectory(at: readFolder, withIntermediateDirectories: true)
@@ -34,7 +35,7 @@ struct WasmFoldersTests {
             sandbox.dataFolderLimit = dataLimit
             host = GraftHost(
                 configuration: GraftConfiguration(searchPath: SearchPath(folders: [scratch.file("plugins").path]), cacheFolder: nil, sandbox: sandbox),
-                logger: quietLogger)
+                logger: logger)
             host.loadPlugins()
         }
 
@@ -94,9 +95,21 @@ struct WasmFoldersTests {
         #expect(try setup.render("elsewhere").hasPrefix("read refused"))
     }
 
+    @Test("a FIFO in a granted folder is not opened: it would hold the host's thread", .timeLimit(.minutes(1)))
+    func fifo() throws {
+        let setup = try Setup()
+        #expect(mkfifo(setup.readFolder.appendingPathComponent("pipe").path, 0o644) == 0)
+        #expect(try setup.render("read-pipe") == "read refused: EACCES")
+        #expect(setup.denials.contains { $0.act == "open \(setup.readFolder.path)/pipe, which is not a file or a folder" }, "\(setup.denials)")
+        #expect(try setup.render("read") == "the secret")
+    }
+
     @Test("a read: grant of the root, or of /proc, /sys or /dev, is withheld: the guest runs in the host's process")
     func hostWithheld() throws {
-        let setup = try Setup(grants: [.read(folder: "/"), .read(folder: "/proc/self/../self")])
+        let log = CapturedLog()
+        let setup = try Setup(grants: [.read(folder: "/"), .read(folder: "/proc/self/../self")], logger: log.logger)
+        let withheld = log.all.map(\.message).filter { $0.hasPrefix("permission_denied: plugin 'com.example.folders'") }
+        #expect(withheld.count == 2 && withheld.allSatisfy { $0.contains("which a WebAssembly plugin is not given") }, "\(withheld)")
         #expect(try setup.render("elsewhere").hasPrefix("read refused"))
         #expect(try setup.render("read").hasPrefix("read refused"))
         #expect(WasmGrants.reachesHost("/sys/kernel") && WasmGrants.reachesHost("/dev") && !WasmGrants.reachesHost("/devices"))

@@ -167,6 +167,8 @@ struct WasmPluginTests {
         ("HELLO_ENTRY_LOOPS", .pluginTimeout, "fuel"),
         ("HELLO_BAD_DESCRIPTION", .invalidDescriptor, "Bad Key"),
         ("HELLO_NETWORK", .invalidDescriptor, "a WebAssembly plugin has no network"),
+        ("HELLO_BAD_PERMISSION", .invalidDescriptor, "permission #0 is 'write:/etc'"),
+        ("HELLO_NO_REASON", .invalidDescriptor, "permission #0 has no reason"),
     ])
     func refused(define: String, code: GraftError.Code, words: String) throws {
         let scratch = try Scratch()

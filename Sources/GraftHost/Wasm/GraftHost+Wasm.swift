@@ -1,3 +1,5 @@
+import Logging
+
 /// WebAssembly plugins: a `.wasm` file on the search path, or given to
 /// `load(pluginAt:)`, passes the same trust, pin and signature checks as a
 /// `.so`, is described by its own `graft_entry` (no scanner child: WasmKit
@@ -13,15 +15,33 @@ enum WasmFile {
     }
 }
 
+#if WebAssembly
+extension WasmPlugin {
+    /// The guest of the file, and its description as it read it (its image path the file's real one).
+    static func load(
+        _ file: PluginFile, limits: IsolationLimits, logger: Logger, hardwareBounds: Bool = false
+    ) throws(GraftError) -> (WasmPlugin, PluginDescription) {
+        let guest = try WasmPlugin(bytes: file.read(at: 0, count: file.size), path: file.path, limits: limits, logger: logger, hardwareBounds: hardwareBounds)
+        var info = try guest.describe()
+        info.imagePath = file.realPath
+        return (guest, info)
+    }
+}
+#endif
+
+extension LoadedPlugin {
+    /// A plugin whose code runs in `guest`: no image is mapped.
+    convenience init(info: PluginDescription, guest: any PluginGuest) {
+        self.init(info: info, image: Image(handle: nil, entry: nil, host: nil, componentFactory: nil, validators: [], actions: []), guest: guest)
+    }
+}
+
 extension GraftHost {
     /// The guest of a WebAssembly file, its description checked as a `.so`'s would be.
     func loadGuest(_ file: PluginFile, hash: String?) throws(GraftError) -> LoadedPlugin {
         #if WebAssembly
-        let guest = try WasmPlugin(
-            bytes: file.read(at: 0, count: file.size), path: file.path, limits: configuration.limits, logger: logger,
-            hardwareBounds: configuration.wasmHardwareBounds)
-        var info = try guest.describe()
-        info.imagePath = file.realPath
+        let (guest, described) = try WasmPlugin.load(file, limits: configuration.limits, logger: logger, hardwareBounds: configuration.wasmHardwareBounds)
+        var info = described
         if let hash { try checkPinnedPermissions(of: info, hash: hash) }
         info.signer = try checkSignature(file, declaring: info, hash: hash)
         // Granted folders become preopened ones (docs/WasmABI.md, "Permissions").
@@ -35,8 +55,7 @@ extension GraftHost {
         guest.grant(grants) { [weak self] denials, during in
             self?.noteSandboxDenials(denials, pluginID: id, path: path, during: during)
         }
-        let empty = LoadedPlugin.Image(handle: nil, entry: nil, host: nil, componentFactory: nil, validators: [], actions: [])
-        return LoadedPlugin(info: info, image: empty, guest: guest)
+        return LoadedPlugin(info: info, guest: guest)
         #else
         throw GraftError(
             .wasmUnsupported,

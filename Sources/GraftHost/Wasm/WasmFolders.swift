@@ -35,27 +35,35 @@ struct WasmGrants: Sendable, Hashable {
     var environment: [String] { dataFolder == nil ? [] : ["GRAFT_DATA_DIR=\(Self.dataPath)"] }
 }
 
-extension SandboxSettings {
-    /// What the WebAssembly plugin `id` is given; makes its data folder.
-    func wasmGrants(forPlugin id: String) throws(GraftError) -> WasmGrants {
-        var grants = WasmGrants()
-        for permission in self.grants[id] ?? [] {
+extension WasmGrants {
+    /// What `permissions` give a guest: `dataFolder` for a data folder (the
+    /// caller's to make or find), and each `read:` folder, unless it reaches
+    /// the host (`withheld`).
+    init(_ permissions: [Permission], dataFolder: String?, dataLimit: UInt64 = SandboxSettings.defaultDataFolderLimit) {
+        for permission in permissions {
             switch permission {
             case .dataFolder:
-                grants.dataFolder = try dataFolder(forPlugin: id)
-                grants.dataLimit = dataFolderLimit(forPlugin: id)
+                self.dataFolder = dataFolder
+                self.dataLimit = dataLimit
             case .read(let folder):
-                let real = FilePaths.realPath(folder) ?? folder
-                if WasmGrants.reachesHost(real) {
-                    grants.withheld.append(folder)
-                } else if !grants.readFolders.contains(folder) {
-                    grants.readFolders.append(folder)
+                if Self.reachesHost(FilePaths.realPath(folder) ?? folder) {
+                    withheld.append(folder)
+                } else if !readFolders.contains(folder) {
+                    readFolders.append(folder)
                 }
             case .connect, .anyNetwork:
                 break
             }
         }
-        return grants
+    }
+}
+
+extension SandboxSettings {
+    /// What the WebAssembly plugin `id` is given; makes its data folder.
+    func wasmGrants(forPlugin id: String) throws(GraftError) -> WasmGrants {
+        let granted = grants[id] ?? []
+        let folder = granted.contains(.dataFolder) ? try dataFolder(forPlugin: id) : nil
+        return WasmGrants(granted, dataFolder: folder, dataLimit: dataFolderLimit(forPlugin: id))
     }
 }
 
@@ -85,6 +93,8 @@ final class WasmFolders {
 
     private struct Entry {
         var path: String
+        /// Where it is on the host's disk (`..` and links left as the guest wrote them).
+        var hostPath: String
         var readOnly: Bool
         var data: Bool
         var preopened = false
@@ -97,12 +107,12 @@ final class WasmFolders {
         var entries: [Entry] = []
         if let data = grants.dataFolder {
             preopens.append(.init(guestPath: WasmGrants.dataPath, hostPath: data))
-            entries.append(Entry(path: WasmGrants.dataPath, readOnly: false, data: true, preopened: true))
+            entries.append(Entry(path: WasmGrants.dataPath, hostPath: data, readOnly: false, data: true, preopened: true))
         }
         // A granted folder that is not there is not given (as the native sandbox skips it).
         for folder in grants.readFolders where Self.isFolder(folder) {
             preopens.append(.init(guestPath: folder, hostPath: folder))
-            entries.append(Entry(path: folder, readOnly: true, data: false, preopened: true))
+            entries.append(Entry(path: folder, hostPath: folder, readOnly: true, data: false, preopened: true))
         }
         do {
             // No standard streams: the guest's output goes to the log (`WasmImports`), never to the host's descriptors.
@@ -149,7 +159,9 @@ final class WasmFolders {
             let fd = try Self.word(at: Self.u32(arguments[8]), memory)
             let parent = open[Self.u32(arguments[0])]
             let path = try Self.string(arguments[2], arguments[3], memory)
-            open[fd] = Entry(path: (parent?.path ?? "") + "/" + path, readOnly: parent?.readOnly ?? true, data: parent?.data ?? false)
+            open[fd] = Entry(
+                path: (parent?.path ?? "") + "/" + path, hostPath: (parent?.hostPath ?? "") + "/" + path, readOnly: parent?.readOnly ?? true,
+                data: parent?.data ?? false)
         case "fd_close":
             open[Self.u32(arguments[0])] = nil
         default:
@@ -174,6 +186,12 @@ final class WasmFolders {
             let creates = oflags & Preview1.create != 0
             let writes = creates || oflags & Preview1.truncate != 0 || fdflags & Preview1.append != 0 || rights & Preview1.writeRights != 0
             if writes, parent.readOnly { return deny(name, "open \(try path(0, 2, 3)) to write") }
+            // WasmKit opens without O_NONBLOCK: a FIFO or a device in a granted folder would hold the host's thread, where fuel cannot reach.
+            var status = stat()
+            let target = parent.hostPath + "/" + String(decoding: try WasmImports.read(memory, at: Self.u32(arguments[2]), count: Self.u32(arguments[3])), as: UTF8.self)
+            if stat(target, &status) == 0, ![S_IFREG, S_IFDIR].contains(status.st_mode & S_IFMT) {
+                return deny(name, "open \(try path(0, 2, 3)), which is not a file or a folder", errno: Preview1.EACCES)
+            }
             if creates, parent.data { return try room(4096, name, "create \(try path(0, 2, 3))") }
         case "path_create_directory", "path_remove_directory", "path_unlink_file", "path_filestat_set_times":
             let act = ["path_create_directory": "make", "path_remove_directory": "remove", "path_unlink_file": "remove"][name] ?? "change the times of"
@@ -304,6 +322,7 @@ final class WasmFolders {
         static let EDQUOT: UInt32 = 19, EMFILE: UInt32 = 33, ENOSYS: UInt32 = 52, EROFS: UInt32 = 69
         static let create: UInt32 = 1 << 0, truncate: UInt32 = 1 << 3
         static let append: UInt32 = 1 << 0
+        static let EACCES: UInt32 = 2
         /// fd_write, fd_allocate, fd_filestat_set_size.
         static let writeRights: UInt64 = 1 << 6 | 1 << 8 | 1 << 22
     }

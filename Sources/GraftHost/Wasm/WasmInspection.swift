@@ -18,23 +18,13 @@ extension PluginInspection {
     ) -> (plugin: LoadedPlugin?, problems: [GraftError]) {
         #if WebAssembly
         do throws(GraftError) {
-            let guest = try WasmPlugin(bytes: file.read(at: 0, count: file.size), path: file.path, limits: IsolationLimits(), logger: logger)
-            var info = try guest.describe()
-            info.imagePath = file.realPath
-            var grants = WasmGrants()
-            for request in grantingDeclared ? info.permissions : [] {
-                switch request.permission {
-                case .dataFolder: grants.dataFolder = ProcessEnvironment.value("GRAFT_DATA_DIR")
-                case .read(let folder) where !WasmGrants.reachesHost(FilePaths.realPath(folder) ?? folder): grants.readFolders.append(folder)
-                default: break
-                }
-            }
+            let (guest, info) = try WasmPlugin.load(file, limits: IsolationLimits(), logger: logger)
+            let permissions = grantingDeclared ? info.permissions.map(\.permission) : []
             let id = info.id
-            guest.grant(grants) { denials, during in
+            guest.grant(WasmGrants(permissions, dataFolder: ProcessEnvironment.value("GRAFT_DATA_DIR"))) { denials, during in
                 for denial in denials { logger.warning("\(denial.code.rawValue): \(denial.sentence(plugin: "plugin '\(id)'", during: during))") }
             }
-            let empty = LoadedPlugin.Image(handle: nil, entry: nil, host: nil, componentFactory: nil, validators: [], actions: [])
-            return (LoadedPlugin(info: info, image: empty, guest: guest), [])
+            return (LoadedPlugin(info: info, guest: guest), [])
         } catch {
             return (nil, [error])
         }

@@ -10,7 +10,9 @@
  * function Graft does not offer, HELLO_NO_BUFFER leaves graft_buffer out,
  * HELLO_ENTRY_TRAPS and HELLO_ENTRY_LOOPS break graft_entry,
  * HELLO_BAD_DESCRIPTION describes a component with an invalid key, and
- * HELLO_NETWORK declares the network, which a WebAssembly plugin cannot have.
+ * HELLO_NETWORK declares the network, which a WebAssembly plugin cannot have,
+ * HELLO_BAD_PERMISSION a permission Graft does not know, HELLO_NO_REASON one
+ * without a reason.
  * For the conformance tests: HELLO_HOSTILE_TRAPS traps on a greeting created
  * without a string name, HELLO_MISSPELT_EXPORT exports graft_rendr.
  * HELLO_WORD replaces "Hello" (a new build, for hot swap). */
@@ -55,6 +57,14 @@ GRAFT_WASM_EXPORT("graft_entry") int graft_entry(void) {
 #endif
 #ifdef HELLO_BAD_DESCRIPTION
     return graft_write_text("{\"abi\":\"1.0\",\"id\":\"com.example.bad\",\"version\":\"1\",\"name\":\"Bad\",\"components\":[{\"key\":\"Bad Key\"}]}");
+#endif
+#ifdef HELLO_BAD_PERMISSION
+    return graft_write_text("{\"abi\":\"1.0\",\"id\":\"com.example.perm\",\"version\":\"1\",\"name\":\"Perm\","
+                            "\"permissions\":[{\"permission\":\"write:/etc\",\"reason\":\"wants it\"}]}");
+#endif
+#ifdef HELLO_NO_REASON
+    return graft_write_text("{\"abi\":\"1.0\",\"id\":\"com.example.perm\",\"version\":\"1\",\"name\":\"Perm\","
+                            "\"permissions\":[{\"permission\":\"data\",\"reason\":\"\"}]}");
 #endif
 #ifdef HELLO_NETWORK
     return graft_write_text("{\"abi\":\"1.0\",\"id\":\"com.example.net\",\"version\":\"1\",\"name\":\"Net\","
