@@ -95,11 +95,15 @@ struct WasmFoldersTests {
         #expect(try setup.render("elsewhere").hasPrefix("read refused"))
     }
 
-    @Test("a FIFO in a granted folder is not opened: it would hold the host's thread", .timeLimit(.minutes(1)))
+    @Test("a FIFO in a granted folder is not opened: it would hold the host's thread")
     func fifo() throws {
         let setup = try Setup()
-        #expect(mkfifo(setup.readFolder.appendingPathComponent("pipe").path, 0o644) == 0)
+        let pipe = setup.readFolder.appendingPathComponent("pipe").path
+        #expect(mkfifo(pipe, 0o644) == 0)
+        // Were the open let through, it would wait for a writer: this one comes, so a regression fails here instead of hanging the run.
+        let writer = PipeWriter(pipe)
         #expect(try setup.render("read-pipe") == "read refused: EACCES")
+        #expect(!writer.stop(), "the guest's open reached the FIFO")
         #expect(setup.denials.contains { $0.act == "open \(setup.readFolder.path)/pipe, which is not a file or a folder" }, "\(setup.denials)")
         #expect(try setup.render("read") == "the secret")
     }
@@ -148,6 +152,36 @@ struct WasmFoldersTests {
         return descriptors.count { name in
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)") else { return false }
             return target == resolved || target.hasPrefix(resolved + "/")
+        }
+    }
+
+    /// Waits at a FIFO's writing end, so that a reader opening it is let go and recorded:
+    /// what unblocks an open that should never have started.
+    final class PipeWriter: @unchecked Sendable {
+        private let path: String
+        private let lock = NSLock()
+        private var stopped = false
+        private var opened = false
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ path: String) {
+            self.path = path
+            Thread.detachNewThread { [self] in
+                let fd = open(path, O_WRONLY)  // returns once a reader opens the other end
+                // Set before the close that lets a guest's read end: stop() cannot have run yet.
+                lock.withLock { if !stopped { opened = true } }
+                if fd >= 0 { close(fd) }
+                done.signal()
+            }
+        }
+
+        /// Lets the writer go (by opening the reading end) and says whether anyone else opened the FIFO first.
+        func stop() -> Bool {
+            lock.withLock { stopped = true }
+            let reader = open(path, O_RDONLY | O_NONBLOCK)
+            done.wait()
+            if reader >= 0 { close(reader) }
+            return lock.withLock { opened }
         }
     }
 }
