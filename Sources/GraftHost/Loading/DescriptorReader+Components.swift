@@ -52,7 +52,7 @@ extension DescriptorReader {
             problem(.invalidDescriptor, "\(label) has version \(d.version); versions start at 1.", key: key)
         }
         let inputs = readFields(d.inputs, count: d.input_count, what: "\(label) input", allowObject: false, key: key)
-        let outputs = readNamed(d.outputs, count: d.output_count, what: "output", name: \.event, label: label, key: key) {
+        let outputs = readNamed(d.outputs, count: d.output_count, what: "output", name: { $0.event }, label: label, key: key) {
             reader, output, event in
             let payload = reader.readFields(
                 output.payload, count: output.payload_count, what: "\(label) event '\(event)' payload field",
@@ -62,7 +62,7 @@ extension DescriptorReader {
         let debugConfig = readConfig(d.debug_config, inputs: inputs, what: "\(label) debug_config", key: key)
         // ABI 1.1: a 1.0 plugin's descriptor ends at debug_config.
         let interactions = readNamed(
-            d.interactions, count: d.interaction_count, what: "interaction", name: \.name, label: label, key: key
+            d.interactions, count: d.interaction_count, what: "interaction", name: { $0.name }, label: label, key: key
         ) { reader, interaction, name in
             let data = reader.readFields(
                 interaction.data, count: interaction.data_count, what: "\(label) interaction '\(name)' data field",
@@ -79,7 +79,7 @@ extension DescriptorReader {
     /// A component's outputs or interactions (`what`): at most `maximumFields`,
     /// each named by a valid key used once, made into specs by `spec`.
     private mutating func readNamed<Item, Spec>(
-        _ pointer: UnsafePointer<Item>?, count: UInt32, what: String, name field: KeyPath<Item, UnsafePointer<CChar>?>,
+        _ pointer: UnsafePointer<Item>?, count: UInt32, what: String, name field: (Item) -> UnsafePointer<CChar>?,
         label: String, key: String?, _ spec: (inout DescriptorReader, Item, String) -> Spec
     ) -> [Spec] {
         guard count > 0 else { return [] }
@@ -95,10 +95,10 @@ extension DescriptorReader {
         var names: Set<String> = []
         for index in 0..<Int(count) {
             let item = pointer[index]
-            guard let name = String(plugin: item[keyPath: field]), ComponentReference.isValidKey(name) else {
+            guard let name = String(plugin: field(item)), ComponentReference.isValidKey(name) else {
                 problem(
                     .invalidDescriptor,
-                    "\(label) \(what) #\(index) has an invalid name '\(String(plugin: item[keyPath: field]) ?? "NULL")'; use a-z, 0-9, '_', '.', '-' (at most 128 bytes).",
+                    "\(label) \(what) #\(index) has an invalid name '\(String(plugin: field(item)) ?? "NULL")'; use a-z, 0-9, '_', '.', '-' (at most 128 bytes).",
                     key: key)
                 continue
             }
@@ -112,26 +112,26 @@ extension DescriptorReader {
     }
 
     /// A debug_config or a story's config: a JSON object (NULL or blank is {}) of declared inputs, each of its type.
-    mutating func readConfig(_ pointer: UnsafePointer<CChar>?, inputs: [FieldSpec], what: String, key: String?) -> [String: GraftValue] {
+    mutating func readConfig(_ pointer: UnsafePointer<CChar>?, inputs: [FieldSpec], what: @autoclosure () -> String, key: String?) -> [String: GraftValue] {
         guard let text = String(plugin: pointer), text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else { return [:] }
         let value: GraftValue
         do {
             value = try GraftValue(json: text)
         } catch {
-            problem(.invalidDescriptor, "\(what) \(error.message)", key: key)
+            problem(.invalidDescriptor, "\(what()) \(error.message)", key: key)
             return [:]
         }
         guard let object = value.objectValue else {
-            problem(.invalidDescriptor, "\(what) is a JSON \(value.type.rawValue), not an object.", key: key)
+            problem(.invalidDescriptor, "\(what()) is a JSON \(value.type.rawValue), not an object.", key: key)
             return [:]
         }
         for (name, sample) in object.sorted(by: { $0.key < $1.key }) {
             guard let input = inputs.first(where: { $0.key == name }) else {
-                problem(.invalidDescriptor, "\(what) sets '\(name)', which is not a declared input.", key: key)
+                problem(.invalidDescriptor, "\(what()) sets '\(name)', which is not a declared input.", key: key)
                 continue
             }
             if !input.type.accepts(sample) {
-                problem(.invalidDescriptor, "\(what) gives '\(name)' a \(sample.type.rawValue) but the input is declared \(input.type.rawValue).", key: key)
+                problem(.invalidDescriptor, "\(what()) gives '\(name)' a \(sample.type.rawValue) but the input is declared \(input.type.rawValue).", key: key)
             }
         }
         return object

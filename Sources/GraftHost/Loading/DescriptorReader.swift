@@ -68,15 +68,15 @@ struct DescriptorReader {
     }
 
     mutating func readFields(
-        _ pointer: UnsafePointer<graft_field_t>?, count: UInt32, what: String, allowObject: Bool, key: String?
+        _ pointer: UnsafePointer<graft_field_t>?, count: UInt32, what: @autoclosure () -> String, allowObject: Bool, key: String?
     ) -> [FieldSpec] {
         guard count > 0 else { return [] }
         guard Int(count) <= Self.maximumFields else {
-            problem(.invalidDescriptor, "\(what)s: \(count) declared; the most is \(Self.maximumFields).", key: key)
+            problem(.invalidDescriptor, "\(what())s: \(count) declared; the most is \(Self.maximumFields).", key: key)
             return []
         }
         guard let pointer else {
-            problem(.invalidDescriptor, "\(what)s: \(count) declared but the pointer is NULL.", key: key)
+            problem(.invalidDescriptor, "\(what())s: \(count) declared but the pointer is NULL.", key: key)
             return []
         }
         var fields: [FieldSpec] = []
@@ -86,17 +86,17 @@ struct DescriptorReader {
             guard let name = String(plugin: field.key), ComponentReference.isValidKey(name) else {
                 problem(
                     .invalidDescriptor,
-                    "\(what) #\(index) has an invalid key '\(String(plugin: field.key) ?? "NULL")'; use a-z, 0-9, '_', '.', '-'.",
+                    "\(what()) #\(index) has an invalid key '\(String(plugin: field.key) ?? "NULL")'; use a-z, 0-9, '_', '.', '-'.",
                     key: key)
                 continue
             }
             guard let type = Self.valueType(field.type), type != .null, allowObject || type != .object else {
                 let allowed = allowObject ? "string, number, boolean, list or object" : "string, number, boolean or list"
-                problem(.invalidDescriptor, "\(what) '\(name)' has type tag \(field.type); use \(allowed).", key: key)
+                problem(.invalidDescriptor, "\(what()) '\(name)' has type tag \(field.type); use \(allowed).", key: key)
                 continue
             }
             if !seen.insert(name).inserted {
-                problem(.invalidDescriptor, "\(what) '\(name)' is declared twice.", key: key)
+                problem(.invalidDescriptor, "\(what()) '\(name)' is declared twice.", key: key)
                 continue
             }
             fields.append(FieldSpec(key: name, type: type, description: String(plugin: field.description)))
