@@ -24,7 +24,7 @@ public final class GraftHost: Sendable {
     public static let version = "0.1.0"
 
     public let configuration: GraftConfiguration
-    package var searchPath: SearchPath { configuration.searchPath }
+    var searchPath: SearchPath { configuration.searchPath }
     /// The one owner of the host's mutable state: the loaded plugins, every
     /// name they hold, their runners and what the scanners said. (The parts
     /// below each keep their own: open instances, image copies, the cache,
@@ -37,7 +37,7 @@ public final class GraftHost: Sendable {
     let validatorRegistry: ValidatorRegistry
     /// Whether every plugin is mapped from a private copy of its file, so the
     /// file can be rebuilt or rewritten in place while the host runs (hot swap).
-    package var loadsFromCopies: Bool { configuration.loadsFromCopies }
+    var loadsFromCopies: Bool { configuration.loadsFromCopies }
     let loader: PluginLoader
     let logger: Logger
     let images = ImageStore()

@@ -1,5 +1,5 @@
 import Foundation
-import GraftHost
+@testable import GraftHost
 import GraftWebDriver
 import GraftTestSupport
 import GraftWorkbench

@@ -60,7 +60,7 @@ package final class Condition: @unchecked Sendable {
     package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result { try mutex.withLock(body) }
 
     package func signal() { pthread_cond_signal(condition) }
-    package func broadcast() { pthread_cond_broadcast(condition) }
+    func broadcast() { pthread_cond_broadcast(condition) }
     package func wait() { pthread_cond_wait(condition, mutex.pointer) }
 
     /// Waits until signalled or until `deadline` (CLOCK_REALTIME, as pthread

@@ -70,7 +70,7 @@ final package class ComponentRegistry: Sendable {
 
     /// The component registered under `reference`. Version 1 also answers the
     /// bare key (a reference parsed from `key` has version 1). O(1).
-    package func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
+    func resolve(_ reference: ComponentReference) throws(GraftError) -> RegisteredComponent {
         let published = current.withLock { $0 }
         if let component = published.snapshot.components[reference] { return component }
         let versionKey = Snapshot.VersionKey(reference)

@@ -15,10 +15,10 @@ package enum ChildSandbox {
     /// What a child applied, as its hello tells the host.
     package struct Status: Sendable, Equatable {
         package var landlockABI: Int
-        package var files: Bool
-        package var network: Bool
+        var files: Bool
+        var network: Bool
         var scopes: Bool
-        package var seccomp: Bool
+        var seccomp: Bool
         /// Why a part is missing ("" when none is).
         package var missing: String
         /// The namespaces' parts (`graft_sandbox_enter`'s step 0): a tmpfs
@@ -28,10 +28,10 @@ package enum ChildSandbox {
         var networkNamespace = false
         var ipcNamespace = false
         var ownProc = false
-        package var user: UInt32 = 0
+        var user: UInt32 = 0
         var degraded = ""
 
-        package static let none = Status(landlockABI: 0, files: false, network: false, scopes: false, seccomp: false, missing: "")
+        static let none = Status(landlockABI: 0, files: false, network: false, scopes: false, seccomp: false, missing: "")
 
         /// Whether every part is in force.
         package var isComplete: Bool { missing.isEmpty && files && seccomp }
@@ -53,7 +53,7 @@ package enum ChildSandbox {
 
     /// Applies `policy` to this process; returns what was applied and the
     /// listener's descriptor (-1 without one).
-    package static func enter(_ policy: SandboxPolicy) -> (Status, listener: Int32) {
+    static func enter(_ policy: SandboxPolicy) -> (Status, listener: Int32) {
         var result = graft_sandbox_status()
         let library = CStrings(policy.libraryFolders), read = CStrings(policy.readPaths), write = CStrings(policy.writeFolders)
         let ports = policy.connectPorts

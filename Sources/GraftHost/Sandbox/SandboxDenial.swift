@@ -8,7 +8,7 @@ package struct SandboxDenial: Sendable, Hashable, CustomStringConvertible {
     /// What it would have done, in words.
     package var act: String
     /// `sandbox_denied`, or `plugin_storage_limit` for a write past a folder's limit.
-    package var code: GraftError.Code
+    var code: GraftError.Code
 
     package init(call: String, act: String, code: GraftError.Code = .sandboxDenied) {
         self.call = call
@@ -19,7 +19,7 @@ package struct SandboxDenial: Sendable, Hashable, CustomStringConvertible {
     package var description: String { "\(act) (\(call))" }
 
     /// What the host says of it, after the code: "the sandbox refused plugin 'X': …".
-    package func sentence(plugin: String, during: String? = nil) -> String {
+    func sentence(plugin: String, during: String? = nil) -> String {
         let when = during.map { " during \($0)" } ?? ""
         return switch code {
         case .pluginStorageLimit: "\(plugin) is at its storage limit\(when): \(act.escapingControls) (\(call))."
@@ -28,7 +28,7 @@ package struct SandboxDenial: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The warning a call's caller sees: `sandbox_denied` (or `plugin_storage_limit`), naming the plugin.
-    package func warning(pluginID: String, instanceID: String? = nil) -> GraftWarning {
+    func warning(pluginID: String, instanceID: String? = nil) -> GraftWarning {
         GraftWarning(code, sentence(plugin: "plugin '\(pluginID)'"), instanceID: instanceID)
     }
 }

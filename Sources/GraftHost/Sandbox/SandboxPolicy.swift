@@ -17,12 +17,12 @@ package struct SandboxPolicy: Sendable, Hashable {
     var readPaths: [String]
     package var writeFolders: [String]
     var connectPorts: [UInt16]
-    package var anyNetwork: Bool
+    var anyNetwork: Bool
     var maxOpenFiles: UInt64
     var maxFileSize: UInt64
     /// The seccomp filter the host built for this policy (`SandboxFilter`),
     /// a BPF program in hexadecimal; empty: the child builds it.
-    package var filter = ""
+    var filter = ""
     /// The child's private folder, where it mounts a tmpfs of its own of at
     /// most `privateSize` bytes and `privateFiles` files (`IsolationLimits`);
     /// nil: the child makes no namespaces (set by `ChildProcess`).
@@ -32,7 +32,7 @@ package struct SandboxPolicy: Sendable, Hashable {
     /// The plugin's data folder (also in `writeFolders`), which the child
     /// binds into its private folder as `data`, and the size the host keeps
     /// it under (`FolderQuota`; the host's side only).
-    package var dataFolder: String?
+    var dataFolder: String?
     package var dataLimit: UInt64?
     /// Whether the child joins the empty network and IPC namespaces its host
     /// keeps (`NamespaceKeeper`), whose descriptors it holds as 5 (the
@@ -122,7 +122,7 @@ package struct SandboxPolicy: Sendable, Hashable {
     // MARK: To the child and back
 
     /// The arguments that carry this policy to a child (`--sandbox …`).
-    package var arguments: [String] {
+    var arguments: [String] {
         var arguments: [String] = []
         for folder in libraryFolders { arguments += ["--sandbox-library", folder] }
         for path in readPaths { arguments += ["--sandbox-read", path] }

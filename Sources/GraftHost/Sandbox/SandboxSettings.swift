@@ -112,7 +112,7 @@ extension SandboxSettings {
     ]
 
     /// The plugin's data folder, made (mode 0700) if missing.
-    package func dataFolder(forPlugin id: String) throws(GraftError) -> String {
+    func dataFolder(forPlugin id: String) throws(GraftError) -> String {
         guard !id.isEmpty, id != ".", id != "..", id.utf8.allSatisfy({ Self.isIDByte($0) }) else {
             throw GraftError(.permissionDenied, "plugin id '\(id.escapingControls)' cannot name a data folder (letters, digits, '.', '-' and '_' only).")
         }

@@ -5,13 +5,13 @@ import Glibc
 /// What makes a plugin file the same file: its device and inode, and for the
 /// registry cache and quarantine also its size and change times, so that a
 /// rebuilt file (new inode, or the same inode rewritten) is a new entry.
-package struct FileIdentity: Sendable, Hashable {
-    package var device: UInt64
-    package var inode: UInt64
+struct FileIdentity: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
     package var size: Int64
     /// st_mtime and st_ctime in nanoseconds since the epoch.
     var modified: Int64
-    package var changed: Int64
+    var changed: Int64
 
     package init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
         self.device = device
@@ -34,7 +34,7 @@ package struct FileIdentity: Sendable, Hashable {
 }
 
 /// A file's device and inode: one plugin is one file.
-package struct FileKey: Sendable, Hashable {
-    package var device: UInt64
-    package var inode: UInt64
+struct FileKey: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
 }

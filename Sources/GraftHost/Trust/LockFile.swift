@@ -57,7 +57,7 @@ package struct LockFile: Sendable, Hashable, Codable {
         }
 
         /// The granted permissions that read (`init(contentsOf:)` refuses a lock whose entries do not).
-        package var granted: [Permission] { (permissions ?? []).compactMap(Permission.init) }
+        var granted: [Permission] { (permissions ?? []).compactMap(Permission.init) }
     }
 
     package var version: Int

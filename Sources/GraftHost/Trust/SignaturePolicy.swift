@@ -32,7 +32,7 @@ public struct SignaturePolicy: Sendable {
     }
 
     /// Whether any plugin's signature is read at all.
-    package var isActive: Bool { requiresSignatures || !publishers.isEmpty }
+    var isActive: Bool { requiresSignatures || !publishers.isEmpty }
 
     /// The publisher whose prefix is the longest that `id` starts with.
     func owner(of id: String) -> (publisher: Publisher, prefix: String)? {

@@ -29,9 +29,9 @@ package struct JSONWriter {
 
     package mutating func string(_ value: String) { GraftValue.appendJSON(value, to: &bytes) }
 
-    package mutating func number(_ value: Int) { bytes += String(value).utf8 }
+    mutating func number(_ value: Int) { bytes += String(value).utf8 }
 
-    package mutating func bool(_ value: Bool) { bytes += (value ? "true" : "false").utf8 }
+    mutating func bool(_ value: Bool) { bytes += (value ? "true" : "false").utf8 }
 
     package mutating func value(_ value: GraftValue) { value.appendJSON(to: &bytes) }
 
