@@ -77,10 +77,14 @@ let package = Package(
         // built with libseccomp), and the host's side of that filter.
         .target(name: "CGraftSandbox", path: "Sources/CGraftSandbox", linkerSettings: seccompLinkerSettings),
 
+        // What every Graft module shares and that knows nothing of plugins: locks, read-mostly values, paths, text.
+        .target(name: "GraftSupport", dependencies: ["CGraftSystem"]),
+        // Minisign's keys and signatures: read, verified and made (libsodium's Ed25519 and BLAKE2b).
+        .target(name: "GraftMinisign", dependencies: ["CSodium"]),
         .target(
             name: "GraftHost",
             dependencies: [
-                "CGraft", "CFFI", "CSodium", "CGraftSystem", "CGraftSandbox", "GraftTypes",
+                "CGraft", "CFFI", "CGraftSystem", "CGraftSandbox", "GraftTypes", "GraftSupport", "GraftMinisign",
                 product("Logging", "swift-log"),
                 product("Crypto", "swift-crypto"),
                 product("CoreMetrics", "swift-metrics"),
@@ -92,24 +96,24 @@ let package = Package(
         // `graft check --conformance`: the tests a plugin author runs, each in a scanner child of its own.
         .target(
             name: "GraftConformance",
-            dependencies: ["GraftHost", "CGraft", "CGraftSystem", product("Logging", "swift-log")]),
+            dependencies: ["GraftHost", "GraftSupport", "CGraft", "CGraftSystem", product("Logging", "swift-log")]),
         .executableTarget(
             name: "graft-child", dependencies: ["GraftHost", "GraftConformance"], linkerSettings: executableLinkerSettings),
         // Flow documents: editor definitions, the contract checker, the headless runner.
-        .target(name: "GraftFlows", dependencies: ["GraftHost"]),
-        .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "CGraftSystem"]),
+        .target(name: "GraftFlows", dependencies: ["GraftHost", "GraftSupport"]),
+        .target(name: "GraftDebugger", dependencies: ["GraftHost", "GraftFlows", "GraftSupport", "CGraftSystem"]),
         // Stories as tests: story files, their play steps, snapshots and JUnit reports (`graft test`, the workbench's play panel).
-        .target(name: "GraftStories", dependencies: ["GraftHost"]),
+        .target(name: "GraftStories", dependencies: ["GraftHost", "GraftSupport"]),
         // A host as a swift-service-lifecycle Service, for Swift servers: started and stopped by a ServiceGroup.
         .target(
             name: "GraftService",
-            dependencies: ["GraftHost", "GraftDebugger", product("ServiceLifecycle", "swift-service-lifecycle")]),
+            dependencies: ["GraftHost", "GraftDebugger", "GraftSupport", product("ServiceLifecycle", "swift-service-lifecycle")]),
         // The workbench: a local web page over the report, the sandbox, the action log, flows and hot swap.
         // The only module that depends on Hummingbird.
         .target(
             name: "GraftWorkbench",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftFlows", "GraftStories", "GraftWebDriver",
+                "GraftHost", "GraftDebugger", "GraftFlows", "GraftStories", "GraftWebDriver", "GraftSupport",
                 product("Hummingbird", "hummingbird"),
                 product("HummingbirdWebSocket", "hummingbird-websocket"),
                 product("NIOCore", "swift-nio"),
@@ -124,7 +128,7 @@ let package = Package(
             ].map { .embedInCode("Resources/\($0)") }),
         // A small WebDriver client (chromedriver, headless Chromium) over loopback HTTP: the workbench's browser
         // tests and `graft bench workbench` drive the page with it. JSON through GraftHost's values.
-        .target(name: "GraftWebDriver", dependencies: ["GraftHost", "CGraftSystem"]),
+        .target(name: "GraftWebDriver", dependencies: ["GraftHost", "GraftSupport", "CGraftSystem"]),
         // In-process Swift components (GraftKit definitions) registered into a host, for tests and host apps.
         .target(name: "GraftInProcess", dependencies: ["GraftHost", "GraftKit"]),
         .target(name: "GraftKit", dependencies: ["CGraft", "GraftTypes"]),
@@ -134,7 +138,7 @@ let package = Package(
         .target(
             name: "GraftCommandLine",
             dependencies: [
-                "GraftHost", "GraftFlows",
+                "GraftHost", "GraftFlows", "GraftSupport",
                 product("ArgumentParser", "swift-argument-parser"),
                 product("Logging", "swift-log"),
             ]),
@@ -142,14 +146,15 @@ let package = Package(
         .executableTarget(
             name: "graft-workbench",
             dependencies: [
-                "GraftCommandLine", "GraftWorkbench", "GraftHost",
+                "GraftCommandLine", "GraftWorkbench", "GraftHost", "GraftSupport",
                 product("ArgumentParser", "swift-argument-parser"),
                 product("Logging", "swift-log"),
             ]),
         .executableTarget(
             name: "graft",
             dependencies: [
-                "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftStories", "GraftWebDriver", "GraftCommandLine", "CGraftSystem",
+                "GraftHost", "GraftConformance", "GraftDebugger", "GraftFlows", "GraftStories", "GraftWebDriver", "GraftCommandLine", "GraftSupport",
+                "GraftMinisign", "CGraftSystem",
                 product("ArgumentParser", "swift-argument-parser"),
                 product("Logging", "swift-log"),
             ],
@@ -167,7 +172,8 @@ let package = Package(
         .executableTarget(
             name: "graft-bench",
             dependencies: [
-                "GraftHost", "GraftDebugger", "GraftCommandLine", "GraftWebDriver", "CGraftSystem", "GraftInProcess", "GraftKit",
+                "GraftHost", "GraftDebugger", "GraftCommandLine", "GraftWebDriver", "CGraftSystem", "GraftInProcess", "GraftKit", "GraftSupport",
+                "GraftMinisign",
                 product("ArgumentParser", "swift-argument-parser"),
                 product("Logging", "swift-log"),
             ]),
@@ -204,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "GraftHostTests",
             dependencies: [
-                "GraftHost", "GraftDebugger", "CGraft", "CGraftSandbox", "GraftTestSupport",
+                "GraftHost", "GraftDebugger", "GraftSupport", "GraftMinisign", "CGraft", "CGraftSandbox", "GraftTestSupport",
                 product("MetricsTestKit", "swift-metrics"),
                 product("InMemoryTracing", "swift-distributed-tracing"),
             ]),
@@ -213,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "GraftServiceTests",
             dependencies: [
-                "GraftService", "GraftHost", "GraftTestSupport",
+                "GraftService", "GraftHost", "GraftSupport", "GraftTestSupport",
                 product("ServiceLifecycle", "swift-service-lifecycle"),
                 product("Logging", "swift-log"),
             ]),
@@ -231,12 +237,12 @@ let package = Package(
         .testTarget(
             name: "GraftWorkbenchTests",
             dependencies: [
-                "GraftWorkbench", "GraftWebDriver", "GraftHost", "GraftDebugger", "GraftFlows", "GraftTestSupport",
+                "GraftWorkbench", "GraftWebDriver", "GraftHost", "GraftDebugger", "GraftFlows", "GraftMinisign", "GraftTestSupport",
                 product("Hummingbird", "hummingbird"), product("HummingbirdTesting", "hummingbird"),
                 product("HummingbirdWebSocket", "hummingbird-websocket"),
             ]),
         .testTarget(name: "GraftStoriesTests", dependencies: ["GraftStories", "GraftHost", "GraftTestSupport"]),
-        .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftTestSupport"]),
+        .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftSupport", "GraftTestSupport"]),
     ]
 )
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftHost
+import GraftSupport
 
 /// The command line's lasting settings, which `graft config` writes and every
 /// command reads: today, which plugin answers a bare name several plugins

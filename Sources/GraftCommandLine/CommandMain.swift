@@ -1,5 +1,6 @@
 import ArgumentParser
 import GraftHost
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 
 /// Where graft.h is, for `graft sdk` and the benchmarks that compile C.
 package enum GraftHeader {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftHost
+import GraftSupport
 import Logging
 
 /// What the options every command takes say, as plain values: what a host

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftHost
+import GraftSupport
 
 /// A failure a command reports and exits with: `error: CODE: message` on
 /// stderr, and in `--json` mode an `{"error": …}` object on stdout too.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 import Logging
 
 /// What a check works with in the conformance child: the plugin file, the

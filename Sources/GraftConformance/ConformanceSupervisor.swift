@@ -1,6 +1,7 @@
 import CGraftSystem
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 import Logging
 
 #if canImport(Glibc)

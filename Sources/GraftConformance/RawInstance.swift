@@ -1,5 +1,6 @@
 import CGraft
 import GraftHost
+import GraftSupport
 import Logging
 
 /// One component instance made straight through the plugin's C factory (or,

@@ -7,6 +7,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import GraftSupport
 import Logging
 
 /// The host: finds plugins on a search path, loads them, keeps their

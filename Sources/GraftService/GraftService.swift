@@ -4,6 +4,7 @@
 
 import GraftDebugger
 import GraftHost
+import GraftSupport
 import ServiceLifecycle
 
 /// A Graft host as a long-lived part of a Swift server: a swift-service-lifecycle

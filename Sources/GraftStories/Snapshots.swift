@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 
 /// Each story's render kept as a file, `FOLDER/PLUGIN_ID/KEY@VERSION/STORY.html` (`.txt` for plain text), compared
 /// byte for byte on the next run.

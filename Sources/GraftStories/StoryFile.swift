@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 
 /// A story file: one component's stories, each with its inputs, container size and play steps, in a project beside
 /// the plugin (`stories/paywall.stories.json`). Its format is `graft.story-file/1`, described in docs/Stories.md.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 
 /// Every story of the plugins a host loaded: each component's debugConfig, the stories its plugin declares, and
 /// those of the story files found (in `stories/` beside each plugin file, and in the folders given). Each runs on an

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

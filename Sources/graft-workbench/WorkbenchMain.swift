@@ -3,6 +3,7 @@ import Dispatch
 import FoundationEssentials
 import GraftCommandLine
 import GraftHost
+import GraftSupport
 import GraftWorkbench
 import Logging
 

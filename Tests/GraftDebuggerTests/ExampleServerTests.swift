@@ -2,6 +2,7 @@ import Foundation
 import FoundationNetworking
 import GraftDebugger
 import GraftHost
+import GraftSupport
 import GraftTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import GraftSupport
 import GraftTestSupport
 import Synchronization
 import Testing

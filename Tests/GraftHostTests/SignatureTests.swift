@@ -1,4 +1,6 @@
 import Foundation
+import GraftMinisign
+import GraftSupport
 import GraftTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GraftSupport
 import GraftTestSupport
 import Testing
 

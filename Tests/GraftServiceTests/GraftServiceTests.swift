@@ -1,6 +1,7 @@
 import Foundation
 import GraftHost
 import GraftService
+import GraftSupport
 import GraftTestSupport
 import Logging
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GraftHost
+import GraftMinisign
 import GraftWebDriver
 import GraftTestSupport
 import GraftWorkbench

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Dispatch
 import GraftHost
+import GraftSupport
 import Synchronization
 
 /// `concurrent-calls`: graft.h marks graft_entry, get_factory, the factories'

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftHost
+import GraftSupport
 
 /// The structured action log of a running host: events, actions and their
 /// results, validator answers, warnings and hot swaps, newest last.

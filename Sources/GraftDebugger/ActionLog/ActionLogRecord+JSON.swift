@@ -5,6 +5,7 @@ import Glibc
 #endif
 import GraftFlows
 import GraftHost
+import GraftSupport
 
 extension ActionLogRecord {
     /// One JSON object per record, the form of the log's JSON lines and of the

@@ -1,4 +1,5 @@
 import GraftHost
+import GraftSupport
 
 extension ActionLogRecord {
     /// The record for a terminal: one headline, then one indented line per

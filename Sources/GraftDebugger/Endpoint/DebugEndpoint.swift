@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import GraftHost
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import GraftHost
+import GraftSupport
 
 /// What stands on a screen in place of a component that could not be
 /// created or rendered (missing, or its isolated plugin crashed or hung), so

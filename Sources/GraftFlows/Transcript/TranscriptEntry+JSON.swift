@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftHost
+import GraftSupport
 
 extension TranscriptEntry {
     /// The stable JSON form: an object with a `type` (`render`, `interaction`,

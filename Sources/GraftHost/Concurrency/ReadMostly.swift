@@ -1,4 +1,5 @@
 import CGraftSystem
+import GraftSupport
 import Synchronization
 
 #if canImport(Glibc)

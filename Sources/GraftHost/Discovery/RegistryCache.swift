@@ -1,6 +1,7 @@
 import Crypto
 import Dispatch
 import FoundationEssentials
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

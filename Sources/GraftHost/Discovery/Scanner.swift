@@ -3,6 +3,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import GraftSupport
 import Logging
 
 /// The host's side of the scanner child: sends it plugin files one at a time

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

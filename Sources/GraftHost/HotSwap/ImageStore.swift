@@ -1,6 +1,7 @@
 import CGraftSystem
 import CGraftSandbox
 import FoundationEssentials
+import GraftSupport
 import Synchronization
 
 #if canImport(Glibc)

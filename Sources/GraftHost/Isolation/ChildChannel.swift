@@ -1,5 +1,6 @@
 import CGraftSystem
 import FoundationEssentials
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import CGraftSystem
 import FoundationEssentials
+import GraftSupport
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CGraftSandbox
 import CGraftSystem
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

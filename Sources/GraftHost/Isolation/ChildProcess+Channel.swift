@@ -1,6 +1,7 @@
 import CGraftSystem
 import Dispatch
 import FoundationEssentials
+import GraftSupport
 import Logging
 import Synchronization
 

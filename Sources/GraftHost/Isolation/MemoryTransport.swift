@@ -1,4 +1,5 @@
 import Dispatch
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import GraftSupport
 import Logging
 
 /// The host's side of one runner child (`graft-child serve`): it maps the

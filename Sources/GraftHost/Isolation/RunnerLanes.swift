@@ -1,4 +1,5 @@
 import CGraftSystem
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

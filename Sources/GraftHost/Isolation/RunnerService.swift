@@ -1,5 +1,6 @@
 import CGraftSystem
 import FoundationEssentials
+import GraftSupport
 import Logging
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import GraftSupport
+
 /// How the host's own types travel in a frame's payload (and in the registry
 /// cache, which stores scan answers as they arrived).
 extension WireWriter {

@@ -1,3 +1,5 @@
+import GraftSupport
+
 /// The descriptor rules, applied to a description a child process sent (a
 /// scanner's answer, a registry cache written by one): the child ran the
 /// plugin's code, so the plugin chose every byte of it. A description that

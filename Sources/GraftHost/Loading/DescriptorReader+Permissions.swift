@@ -1,4 +1,5 @@
 import CGraft
+import GraftSupport
 
 extension DescriptorReader {
     static let maximumPermissions = Int(GRAFT_MAX_PERMISSIONS)

@@ -1,4 +1,5 @@
 import CGraft
+import GraftSupport
 
 extension DescriptorReader {
     static let maximumStories = Int(GRAFT_MAX_STORIES)

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

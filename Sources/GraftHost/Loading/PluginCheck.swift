@@ -1,3 +1,4 @@
+import GraftSupport
 import Logging
 
 /// The result of checking one plugin file on its own: what it declares when

@@ -1,5 +1,6 @@
 import CGraft
 import FoundationEssentials
+import GraftSupport
 import Logging
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import GraftSupport
 
 /// Components by key + version. Reads far outnumber writes, so the registry
 /// is an immutable snapshot replaced whole on every change: a reader takes

@@ -1,3 +1,4 @@
+import GraftSupport
 import Synchronization
 
 /// The host's state: its plugins and every name they hold (which plugin came

@@ -1,4 +1,5 @@
 import Dispatch
+import GraftSupport
 
 /// The `async` face of the calls that can reach a child: a task awaiting an
 /// isolated call suspends, and the call waits on its child on a thread of its

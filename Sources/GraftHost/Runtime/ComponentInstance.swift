@@ -1,3 +1,4 @@
+import GraftSupport
 import Synchronization
 
 /// One live component created by a plugin. Calls into it are serialized (the

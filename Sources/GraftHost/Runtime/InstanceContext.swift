@@ -1,4 +1,5 @@
 import CGraft
+import GraftSupport
 import Logging
 
 /// The host side of one instance's `graft_component_context_t`: receives

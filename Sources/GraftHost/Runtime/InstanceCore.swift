@@ -1,4 +1,5 @@
 import CGraft
+import GraftSupport
 import Logging
 
 /// The host's side of one live component (`ComponentInstance` is what a host

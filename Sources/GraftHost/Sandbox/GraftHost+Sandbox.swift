@@ -1,3 +1,5 @@
+import GraftSupport
+
 extension GraftHost {
     /// Logs each act the sandbox refused a plugin as a `sandbox_denied`
     /// warning naming it (unless `logged`: the instance a call was about

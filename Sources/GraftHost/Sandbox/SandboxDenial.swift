@@ -1,3 +1,5 @@
+import GraftSupport
+
 /// One act the sandbox refused a child: what was attempted and, where the
 /// kernel's arguments say, on what ("read /etc/shadow", "connect to TCP port
 /// 80", "start a new process"). The host learns of it from the seccomp

@@ -1,6 +1,7 @@
 import CGraftSandbox
 import CGraftSystem
 import FoundationEssentials
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

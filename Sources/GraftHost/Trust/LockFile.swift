@@ -1,4 +1,6 @@
 import FoundationEssentials
+import GraftMinisign
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import CGraftSandbox
 import FoundationEssentials
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

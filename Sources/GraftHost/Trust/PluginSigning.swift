@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GraftMinisign
 
 /// What `graft sign` and `graft verify` do to one plugin file whose id and
 /// version a host has already read (from its scanner child).

@@ -1,3 +1,5 @@
+import GraftMinisign
+
 #if canImport(Glibc)
 import Glibc
 #endif

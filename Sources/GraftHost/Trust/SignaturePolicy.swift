@@ -1,3 +1,5 @@
+import GraftMinisign
+
 /// Which publishers a host trusts to sign which plugins, in minisign's
 /// format (`FILE.minisig` beside each plugin file). A plugin whose id falls
 /// under a publisher's prefix loads only with a valid signature from one of

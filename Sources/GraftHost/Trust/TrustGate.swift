@@ -1,3 +1,5 @@
+import GraftSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

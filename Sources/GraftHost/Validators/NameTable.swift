@@ -1,3 +1,4 @@
+import GraftSupport
 import Synchronization
 
 /// Serial numbers of name tables, so that no two ever share one.

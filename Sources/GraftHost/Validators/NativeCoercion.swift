@@ -1,5 +1,6 @@
 import CGraft
 import FoundationEssentials
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

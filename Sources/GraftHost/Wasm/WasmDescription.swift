@@ -1,3 +1,5 @@
+import GraftSupport
+
 #if WebAssembly
 /// A WebAssembly plugin's description: the JSON its `graft_entry` export
 /// writes (docs/WasmABI.md, "The description"), read into the same

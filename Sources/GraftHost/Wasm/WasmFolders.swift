@@ -1,3 +1,5 @@
+import GraftSupport
+
 #if WebAssembly
 import WASI
 import WasmKit

@@ -1,3 +1,4 @@
+import GraftSupport
 import Logging
 
 /// What `graft check --conformance` needs of a WebAssembly plugin, beside

@@ -1,3 +1,5 @@
+import GraftSupport
+
 #if WebAssembly
 import Logging
 // `Store.resourceLimiter` (SPI): WasmKit's only hook for a memory cap.

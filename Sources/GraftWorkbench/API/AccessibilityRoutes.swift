@@ -1,4 +1,5 @@
 import GraftHost
+import GraftSupport
 import GraftWebDriver
 import Hummingbird
 import HummingbirdWebSocket

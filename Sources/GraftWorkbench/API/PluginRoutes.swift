@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GraftDebugger
 import GraftHost
+import GraftSupport
 import Hummingbird
 import HummingbirdWebSocket
 

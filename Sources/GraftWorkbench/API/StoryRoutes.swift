@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GraftHost
 import GraftStories
+import GraftSupport
 import Hummingbird
 import HummingbirdWebSocket
 

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import GraftDebugger
 import GraftHost
+import GraftSupport
 
 /// A running host reached through its debug endpoint (`--attach SOCKET`),
 /// the way `graft debug attach` reaches it: its plugin report on request,

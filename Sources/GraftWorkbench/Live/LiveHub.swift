@@ -1,4 +1,5 @@
 import GraftHost
+import GraftSupport
 import Synchronization
 
 /// The pages connected to the live channel (`/live`, a WebSocket), and the

@@ -1,4 +1,5 @@
 import GraftHost
+import GraftSupport
 import Hummingbird
 import HummingbirdWebSocket
 import Logging

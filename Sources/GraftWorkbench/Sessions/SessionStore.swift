@@ -1,5 +1,6 @@
 import GraftDebugger
 import GraftHost
+import GraftSupport
 
 /// The component sessions pages have open, by id. Bounded: past `capacity`
 /// the oldest is closed (a page left open in a forgotten tab should not

@@ -6,6 +6,7 @@ import Glibc
 #endif
 import GraftCommandLine
 import GraftHost
+import GraftSupport
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import GraftHost
+import GraftSupport
 
 /// One part of `graft bench`: named figures and the ratios that matter.
 struct BenchPart {

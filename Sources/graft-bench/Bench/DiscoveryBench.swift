@@ -2,6 +2,7 @@ import CGraftSystem
 import Dispatch
 import FoundationEssentials
 import GraftHost
+import GraftMinisign
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GraftDebugger
 import GraftHost
+import GraftSupport
 import Synchronization
 
 #if canImport(Glibc)

@@ -9,6 +9,7 @@ import GraftFlows
 import GraftCommandLine
 import GraftConformance
 import GraftHost
+import GraftSupport
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(

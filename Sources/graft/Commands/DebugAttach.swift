@@ -7,6 +7,7 @@ import Glibc
 import GraftDebugger
 import GraftCommandLine
 import GraftHost
+import GraftSupport
 
 struct DebugAttach: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import GraftDebugger
 
 import GraftCommandLine
 import GraftHost
+import GraftSupport
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(

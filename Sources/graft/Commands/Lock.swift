@@ -6,6 +6,7 @@ import Glibc
 #endif
 import GraftCommandLine
 import GraftHost
+import GraftSupport
 
 struct Lock: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import GraftCommandLine
 import GraftHost
+import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -6,6 +6,8 @@ import Glibc
 #endif
 import GraftCommandLine
 import GraftHost
+import GraftMinisign
+import GraftSupport
 
 struct Sign: ParsableCommand {
     static let configuration = CommandConfiguration(

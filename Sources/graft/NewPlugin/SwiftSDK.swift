@@ -1,6 +1,7 @@
 import FoundationEssentials
 import GraftCommandLine
 import GraftHost
+import GraftSupport
 
 /// Graft's Swift SDK as a package of its own: GraftKit, the types it shares with hosts (GraftTypes) and graft.h, with no
 /// dependencies. `graft new swift` writes it into the project (GraftKit/) so that a plugin resolves nothing, builds

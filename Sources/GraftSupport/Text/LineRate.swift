@@ -3,16 +3,18 @@
 /// dropped, and the count is said once lines pass again, so a plugin that
 /// logs in a loop can neither flood the host's log nor slow the host down
 /// writing it.
-struct LineRate {
-    static let perSecond = 200
+package struct LineRate {
+    package static let perSecond = 200
 
     private var tokens = Double(Self.perSecond)
     private var last = ContinuousClock.now
     /// Lines dropped since the last note about them.
-    private(set) var dropped = 0
+    package private(set) var dropped = 0
+
+    package init() {}
 
     /// What to do with one more line now.
-    enum Verdict {
+    package enum Verdict {
         case write
         case drop
         /// Drop it, and say at once that lines are being dropped (the first of a run).
@@ -20,7 +22,7 @@ struct LineRate {
     }
 
     /// Whether one more line may be written now; counts it as dropped if not.
-    mutating func admit(now: ContinuousClock.Instant = .now) -> Verdict {
+    package mutating func admit(now: ContinuousClock.Instant = .now) -> Verdict {
         let elapsed = now - last
         last = now
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -34,7 +36,7 @@ struct LineRate {
     }
 
     /// The note for the lines dropped so far, if any, and the count reset.
-    mutating func takeNote() -> String? {
+    package mutating func takeNote() -> String? {
         guard dropped > 0 else { return nil }
         defer { dropped = 0 }
         return "(\(dropped) log line\(dropped == 1 ? "" : "s") dropped: more than \(Self.perSecond) a second)"

@@ -13,14 +13,14 @@ import FoundationEssentials
 package enum Minisign {
     /// Why a key or a signature file cannot be used, in a sentence.
     package struct Problem: Error, Sendable {
-        let reason: String
+        package let reason: String
         init(_ reason: String) { self.reason = reason }
     }
 
     /// A public key: its 8-byte key number and its Ed25519 key.
     package struct PublicKey: Sendable, Hashable {
-        let keyNumber: [UInt8]
-        let key: [UInt8]
+        package let keyNumber: [UInt8]
+        package let key: [UInt8]
         /// The key number as minisign prints it: 16 uppercase hex digits
         /// (kept: a warm host compares it once per signed plugin).
         package let id: String
@@ -50,7 +50,7 @@ package enum Minisign {
         }
 
         /// The key's base64 line, as `minisign -P` takes it.
-        var line: String { Minisign.encode(Array("Ed".utf8) + keyNumber + key) }
+        package var line: String { Minisign.encode(Array("Ed".utf8) + keyNumber + key) }
 
         /// The key in a public key file's form.
         package var text: String { "untrusted comment: minisign public key \(id)\n" + line + "\n" }
@@ -83,7 +83,7 @@ package enum Minisign {
         }
 
         /// Whether the key file's text is sealed with a password (scrypt).
-        static func isSealed(_ text: String) throws(Problem) -> Bool {
+        package static func isSealed(_ text: String) throws(Problem) -> Bool {
             try fields(of: text).kdf == Array("Sc".utf8)
         }
 
@@ -134,19 +134,19 @@ package enum Minisign {
     }
 
     /// A signature file, read.
-    struct Signature: Sendable {
+    package struct Signature: Sendable {
         /// Over the file's BLAKE2b-512 ("ED"), or over the file itself ("Ed").
-        let isPrehashed: Bool
+        package let isPrehashed: Bool
         let keyNumber: [UInt8]
         let signature: [UInt8]
-        let trustedComment: String
+        package let trustedComment: String
         let globalSignature: [UInt8]
 
         /// The key number as minisign prints it.
         package let keyID: String
 
         /// The longest signature file read: minisign's comments are short.
-        static let maximumSize = 16 * 1024
+        package static let maximumSize = 16 * 1024
 
         package init(text: String) throws(Problem) {
             // Split as bytes (a host reads a signature per plugin on a cold
@@ -180,7 +180,7 @@ package enum Minisign {
         /// Checks the signature with `key`: of the file (`prehash` its
         /// BLAKE2b-512, or `whole` the file, for a legacy signature), then of
         /// the trusted comment. Says which failed, or nil.
-        func problem(verifiedWith key: PublicKey, prehash: [UInt8], whole: () -> [UInt8]?) -> String? {
+        package func problem(verifiedWith key: PublicKey, prehash: [UInt8], whole: () -> [UInt8]?) -> String? {
             Minisign.start()
             guard key.keyNumber == keyNumber else { return "it was made by key \(keyID), not \(key.id)" }
             let message = isPrehashed ? prehash : (whole() ?? [])
@@ -217,7 +217,7 @@ package enum Minisign {
 
     /// A running BLAKE2b-512, for a file read in blocks. Its state is
     /// libsodium's own size and alignment (Swift cannot import the aligned struct).
-    final class Prehash {
+    package final class Prehash {
         private let state: UnsafeMutableRawPointer
 
         package init() {
@@ -228,7 +228,7 @@ package enum Minisign {
 
         deinit { state.deallocate() }
 
-        func update(_ block: UnsafeRawBufferPointer) {
+        package func update(_ block: UnsafeRawBufferPointer) {
             _ = crypto_generichash_update(OpaquePointer(state), block.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(block.count))
         }
 

@@ -4,7 +4,7 @@ import Glibc
 
 /// Writes all of `bytes` to `descriptor`, again after an interrupted
 /// write; false when a write fails or writes nothing (`errno` says why).
-func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+package func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
     var written = 0
     while written < bytes.count {
         let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
@@ -18,7 +18,7 @@ func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
 /// Fills `buffer` from `descriptor` at `offset`, again after an interrupted
 /// read; returns how many bytes came (fewer at the end of the file or on
 /// an error).
-func readAll(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32, at offset: Int) -> Int {
+package func readAll(into buffer: UnsafeMutableRawBufferPointer, from descriptor: Int32, at offset: Int) -> Int {
     var done = 0
     while done < buffer.count {
         let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))

@@ -9,7 +9,7 @@ import Glibc
 /// they have no `NSLock`; `Synchronization.Mutex` is invisible to
 /// ThreadSanitizer on Linux (see `Locked`), and a pthread mutex is not.
 package final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     package init() {
         mutex = .allocate(capacity: 1)
@@ -22,10 +22,11 @@ package final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    package func lock() { pthread_mutex_lock(mutex) }
-    package func unlock() { pthread_mutex_unlock(mutex) }
+    // Inlinable, as the modules that take it are others: an unspecialized generic call per lock costs the hot paths.
+    @inlinable package func lock() { pthread_mutex_lock(mutex) }
+    @inlinable package func unlock() { pthread_mutex_unlock(mutex) }
 
-    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    @inlinable package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
@@ -60,7 +61,7 @@ package final class Condition: @unchecked Sendable {
     package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result { try mutex.withLock(body) }
 
     package func signal() { pthread_cond_signal(condition) }
-    func broadcast() { pthread_cond_broadcast(condition) }
+    package func broadcast() { pthread_cond_broadcast(condition) }
     package func wait() { pthread_cond_wait(condition, mutex.pointer) }
 
     /// Waits until signalled or until `deadline` (CLOCK_REALTIME, as pthread

@@ -23,7 +23,7 @@ package enum FilePaths {
     /// Where the last "/" is: searched in the UTF-8 bytes, not Character by
     /// Character (grapheme breaking made it a visible part of loading a
     /// cached plugin). A "/" byte is always a whole character of its own.
-    static func lastSlash(in path: String) -> String.Index? {
+    package static func lastSlash(in path: String) -> String.Index? {
         path.utf8.lastIndex(of: UInt8(ascii: "/"))
     }
 
@@ -66,13 +66,13 @@ package enum FilePaths {
     }
 
     /// The path with every symlink resolved (`realpath`), or nil when it cannot be.
-    static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
-    static var homeFolder: String? {
+    package static var homeFolder: String? {
         getenv("HOME").map { String(cString: $0) }
     }
 
@@ -90,7 +90,7 @@ package enum FilePaths {
 
     /// Makes `path` and the folders above it that are missing (new ones get
     /// `mode`); true when it is a folder afterwards.
-    static func makeFolders(_ path: String, mode: mode_t) -> Bool {
+    package static func makeFolders(_ path: String, mode: mode_t) -> Bool {
         var information = stat()
         if stat(path, &information) == 0 { return (information.st_mode & S_IFMT) == S_IFDIR }
         let parent = folder(of: path)

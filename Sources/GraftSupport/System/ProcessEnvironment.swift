@@ -5,14 +5,14 @@ import Glibc
 /// One variable of this process's environment, read with `getenv`: asking
 /// `ProcessInfo` for it copies the whole environment into a dictionary
 /// first, which a short command (`graft list`) did four times.
-enum ProcessEnvironment {
+package enum ProcessEnvironment {
     package static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
     /// `name` from `environment` when one is given (tests, callers that pass
     /// their own), else from this process's.
-    static func value(_ name: String, in environment: [String: String]?) -> String? {
+    package static func value(_ name: String, in environment: [String: String]?) -> String? {
         environment.map { $0[name] } ?? value(name)
     }
 }
