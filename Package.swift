@@ -77,7 +77,7 @@ let package = Package(
         // built with libseccomp), and the host's side of that filter.
         .target(name: "CGraftSandbox", path: "Sources/CGraftSandbox", linkerSettings: seccompLinkerSettings),
 
-        // What every Graft module shares and that knows nothing of plugins: locks, read-mostly values, paths, text.
+        // What every Graft module shares and that knows nothing of plugins: a lock and a condition, paths, text.
         .target(name: "GraftSupport", dependencies: ["CGraftSystem"]),
         // Minisign's keys and signatures: read, verified and made (libsodium's Ed25519 and BLAKE2b).
         .target(name: "GraftMinisign", dependencies: ["CSodium"]),

@@ -26,7 +26,8 @@ package final class Lock: @unchecked Sendable {
     @inlinable package func lock() { pthread_mutex_lock(mutex) }
     @inlinable package func unlock() { pthread_mutex_unlock(mutex) }
 
-    @inlinable package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    @inlinable @inline(__always)
+    package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

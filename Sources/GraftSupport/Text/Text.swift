@@ -5,7 +5,7 @@ import Glibc
 package extension StringProtocol {
     /// Without leading and trailing spaces and tabs: what Foundation's
     /// `.whitespaces` trims (Unicode space separators and tab, not newlines).
-    package var trimmingSpaces: String {
+    var trimmingSpaces: String {
         let isSpace: (Character) -> Bool = { character in
             character.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
         }
@@ -37,7 +37,7 @@ package func decimal(_ value: Double, places: Int) -> String {
 package extension String {
     /// Exactly `length` characters: cut, or filled with spaces on the right
     /// (as `padding(toLength:withPad:" ",startingAt:0)` does).
-    package func padded(toLength length: Int) -> String {
+    func padded(toLength length: Int) -> String {
         count >= length ? String(prefix(length)) : self + String(repeating: " ", count: length - count)
     }
 }
@@ -52,11 +52,11 @@ package extension String {
     /// With NUL, the other C0 controls, DEL and the C1 controls written as
     /// `\u{1B}`-style escapes: text a plugin chose (a path it asked for, a
     /// message), safe to print on a terminal or in one log line.
-    package var escapingControls: String { escapingControls(keepingLines: false) }
+    var escapingControls: String { escapingControls(keepingLines: false) }
 
     /// The same, with newlines and tabs kept: a plugin's multi-line render
     /// for a terminal.
-    package func escapingControls(keepingLines: Bool) -> String {
+    func escapingControls(keepingLines: Bool) -> String {
         let escapes = { (scalar: Unicode.Scalar) in Self.isControl(scalar) && !(keepingLines && (scalar == "\n" || scalar == "\t")) }
         guard unicodeScalars.contains(where: escapes) else { return self }
         var escaped = ""

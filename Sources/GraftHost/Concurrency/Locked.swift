@@ -21,16 +21,16 @@ import Glibc
 /// `@unchecked Sendable` when `Value` is: the value is only read or written
 /// inside `withLock`, and what leaves it must itself be safe to share.
 package struct Locked<Value> {
-    @usableFromInline final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         // The header (the value) is destroyed by ManagedBuffer; the mutex is ours.
         deinit {
             _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
         }
     }
 
-    @usableFromInline let storage: Storage
+    private let storage: Storage
 
-    @inlinable package init(_ value: Value) {
+    package init(_ value: Value) {
         storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in value }, to: Storage.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
@@ -38,8 +38,7 @@ package struct Locked<Value> {
         }
     }
 
-    // Inlinable: every module locks through it, and an unspecialized generic call per lock costs the hot paths.
-    @inlinable package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { value, mutex in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
@@ -49,7 +48,7 @@ package struct Locked<Value> {
 
     /// `withLock` if the lock is free now; nil without waiting if it is not
     /// (an exit handler must not wait for a thread that will never run again).
-    @inlinable package func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+    func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
         try storage.withUnsafeMutablePointers { value, mutex in
             guard pthread_mutex_trylock(mutex) == 0 else { return nil }
             defer { pthread_mutex_unlock(mutex) }

@@ -1,11 +1,9 @@
 /// Callbacks told of every event, each kept under a token that is never
 /// handed out again (a counter, not the largest token + 1).
-package final class Observers<Event: Sendable>: Sendable {
+final class Observers<Event: Sendable>: Sendable {
     private let state = Locked<(next: Int, observers: [Int: @Sendable (Event) -> Void])>((0, [:]))
 
-    package init() {}
-
-    package func add(_ observer: @escaping @Sendable (Event) -> Void) -> Int {
+    func add(_ observer: @escaping @Sendable (Event) -> Void) -> Int {
         state.withLock { state in
             state.next += 1
             state.observers[state.next] = observer
@@ -13,14 +11,14 @@ package final class Observers<Event: Sendable>: Sendable {
         }
     }
 
-    package func remove(_ token: Int) {
+    func remove(_ token: Int) {
         state.withLock { _ = $0.observers.removeValue(forKey: token) }
     }
 
-    package var isEmpty: Bool { state.withLock { $0.observers.isEmpty } }
+    var isEmpty: Bool { state.withLock { $0.observers.isEmpty } }
 
     /// Tells every observer, on this thread, outside the lock.
-    package func notify(_ event: Event) {
+    func notify(_ event: Event) {
         for observer in state.withLock({ Array($0.observers.values) }) { observer(event) }
     }
 }
