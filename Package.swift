@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "GraftServiceTests",
             dependencies: [
-                "GraftService", "GraftHost", "GraftSupport", "GraftTestSupport",
+                "GraftService", "GraftHost", "GraftTestSupport",
                 product("ServiceLifecycle", "swift-service-lifecycle"),
                 product("Logging", "swift-log"),
             ]),
@@ -242,7 +242,7 @@ let package = Package(
                 product("HummingbirdWebSocket", "hummingbird-websocket"),
             ]),
         .testTarget(name: "GraftStoriesTests", dependencies: ["GraftStories", "GraftHost", "GraftTestSupport"]),
-        .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftSupport", "GraftTestSupport"]),
+        .testTarget(name: "GraftDebuggerTests", dependencies: ["GraftDebugger", "GraftHost", "GraftFlows", "GraftTestSupport"]),
     ]
 )
 

@@ -1,6 +1,5 @@
 import CGraft
 import GraftHost
-import GraftSupport
 import Logging
 
 /// One component instance made straight through the plugin's C factory (or,

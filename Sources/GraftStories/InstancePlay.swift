@@ -1,5 +1,4 @@
 import GraftHost
-import GraftSupport
 
 /// What a story has seen since it began: the events (emitted or simulated) and the warnings a target took away
 /// from its instance (a workbench session drains them into each render's report). Shared with the instance's

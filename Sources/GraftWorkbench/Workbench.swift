@@ -7,7 +7,6 @@ import FoundationEssentials
 import GraftDebugger
 import GraftFlows
 import GraftHost
-import GraftSupport
 import Hummingbird
 import HummingbirdWebSocket
 import Logging

@@ -2,7 +2,6 @@ import Foundation
 import FoundationNetworking
 import GraftDebugger
 import GraftHost
-import GraftSupport
 import GraftTestSupport
 import Testing
 

@@ -1,5 +1,4 @@
 import Foundation
-import GraftSupport
 import GraftTestSupport
 import Testing
 

@@ -1,7 +1,6 @@
 import Foundation
 import GraftHost
 import GraftService
-import GraftSupport
 import GraftTestSupport
 import Logging
 import ServiceLifecycle

@@ -5,7 +5,6 @@ import FoundationEssentials
 import Glibc
 #endif
 import GraftHost
-import GraftSupport
 
 /// The structured action log of a running host: events, actions and their
 /// results, validator answers, warnings and hot swaps, newest last.

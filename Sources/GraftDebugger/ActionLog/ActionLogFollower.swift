@@ -1,6 +1,5 @@
 import Dispatch
 import GraftHost
-import GraftSupport
 
 /// A live subscription to an action log, made by `ActionLog.follow`. Records
 /// reach its `deliver` closure on the queue it was given until `cancel()`.

@@ -1,6 +1,5 @@
 import GraftFlows
 import GraftHost
-import GraftSupport
 
 /// Turns a flow runner's transcript into action-log records: give it to
 /// the `FlowRunner` as its observer.

@@ -1,6 +1,5 @@
 import GraftFlows
 import GraftHost
-import GraftSupport
 
 /// Collects what happens to one sandbox instance. A component may emit from
 /// any thread while the instance lives, so everything is behind a lock.

@@ -1,7 +1,6 @@
 import Dispatch
 import FoundationEssentials
 import GraftHost
-import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,4 @@
 import CGraft
-import GraftSupport
 
 /// What a custom action did, as its host saw it (a Swift plugin's action returns GraftKit's `ActionResult`).
 public struct ActionOutcome: Sendable, Hashable {

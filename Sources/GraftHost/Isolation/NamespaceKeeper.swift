@@ -1,7 +1,6 @@
 import CGraftSandbox
 import CGraftSystem
 import FoundationEssentials
-import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,3 @@
-import GraftSupport
-
 /// Both ends of a `load`: the host sends a plugin's file (its descriptor)
 /// to the runner child before the first call about it, and holds the child
 /// to what the scan saw.

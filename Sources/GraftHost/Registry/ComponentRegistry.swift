@@ -1,5 +1,3 @@
-import GraftSupport
-
 /// Components by key + version. Reads far outnumber writes, so the registry
 /// is an immutable snapshot replaced whole on every change: a reader takes
 /// the current snapshot (one short lock to copy a reference) and then works

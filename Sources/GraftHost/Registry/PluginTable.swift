@@ -1,4 +1,3 @@
-import GraftSupport
 import Synchronization
 
 /// The host's state: its plugins and every name they hold (which plugin came

@@ -1,4 +1,3 @@
-import GraftSupport
 import Synchronization
 
 /// One live component created by a plugin. Calls into it are serialized (the

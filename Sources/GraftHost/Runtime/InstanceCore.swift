@@ -1,5 +1,4 @@
 import CGraft
-import GraftSupport
 import Logging
 
 /// The host's side of one live component (`ComponentInstance` is what a host

@@ -1,5 +1,4 @@
 import CGraft
-import GraftSupport
 
 /// Collects what a plugin writes through a `graft_writer_t` during one call,
 /// up to a limit, so a runaway plugin cannot exhaust the host's memory. An

@@ -1,5 +1,3 @@
-import GraftSupport
-
 extension GraftHost {
     /// Logs each act the sandbox refused a plugin as a `sandbox_denied`
     /// warning naming it (unless `logged`: the instance a call was about

@@ -1,6 +1,5 @@
 import CGraftSandbox
 import FoundationEssentials
-import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,3 @@
-import GraftSupport
-
 #if canImport(Glibc)
 import Glibc
 #endif

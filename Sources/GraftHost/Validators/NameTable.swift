@@ -1,4 +1,3 @@
-import GraftSupport
 import Synchronization
 
 /// Serial numbers of name tables, so that no two ever share one.

@@ -1,5 +1,3 @@
-import GraftSupport
-
 /// Plugin ids as small numbers, so that a value that names its plugin (a
 /// `ValidationOutcome`, on the validators' hot path) copies an integer, not
 /// a reference-counted string: an id longer than 15 bytes lives on the heap,

@@ -1,6 +1,5 @@
 import CGraft
 import FoundationEssentials
-import GraftSupport
 
 #if canImport(Glibc)
 import Glibc

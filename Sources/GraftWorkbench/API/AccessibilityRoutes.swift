@@ -1,5 +1,4 @@
 import GraftHost
-import GraftSupport
 import GraftWebDriver
 import Hummingbird
 import HummingbirdWebSocket

@@ -1,5 +1,4 @@
 import GraftHost
-import GraftSupport
 import Synchronization
 
 /// The pages connected to the live channel (`/live`, a WebSocket), and the

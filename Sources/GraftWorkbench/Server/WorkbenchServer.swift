@@ -1,5 +1,4 @@
 import GraftHost
-import GraftSupport
 import Hummingbird
 import HummingbirdWebSocket
 import Logging

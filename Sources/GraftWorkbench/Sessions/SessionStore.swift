@@ -1,6 +1,5 @@
 import GraftDebugger
 import GraftHost
-import GraftSupport
 
 /// The component sessions pages have open, by id. Bounded: past `capacity`
 /// the oldest is closed (a page left open in a forgotten tab should not
