@@ -9,27 +9,28 @@ extension PluginDescription {
     /// accepts, one sentence each; empty when none.
     var ruleProblems: [String] {
         var problems: [String] = []
-        func text(_ value: String?, _ what: String, required: Bool = false, lines: Bool = false) {
+        // Labels are built only for a problem: every load runs these checks, and nearly all pass.
+        func text(_ value: String?, _ what: @autoclosure () -> String, required: Bool = false, lines: Bool = false) {
             guard let value else {
-                if required { problems.append("\(what) is missing") }
+                if required { problems.append("\(what()) is missing") }
                 return
             }
-            if required && value.isEmpty { problems.append("\(what) is empty") }
-            if value.utf8.count > 64 << 10 { problems.append("\(what) is longer than 64 KiB") }
+            if required && value.isEmpty { problems.append("\(what()) is empty") }
+            if value.utf8.count > 64 << 10 { problems.append("\(what()) is longer than 64 KiB") }
             let controls = value.unicodeScalars.contains { scalar in
                 (scalar.value < 0x20 && !(lines && (scalar == "\n" || scalar == "\t"))) || (0x7F..<0xA0).contains(scalar.value)
             }
-            if controls { problems.append("\(what) holds control characters") }
+            if controls { problems.append("\(what()) holds control characters") }
         }
-        func key(_ value: String, _ what: String) {
-            if !ComponentReference.isValidKey(value) { problems.append("\(what) '\(value.escapingControls)' is not a key (a-z, 0-9, '_', '.', '-')") }
+        func key(_ value: String, _ what: @autoclosure () -> String) {
+            if !ComponentReference.isValidKey(value) { problems.append("\(what()) '\(value.escapingControls)' is not a key (a-z, 0-9, '_', '.', '-')") }
         }
-        func number(_ value: Int, _ what: String) {
-            if value < 1 || value > Int(UInt32.max) { problems.append("\(what) has version \(value)") }
+        func number(_ value: Int, _ what: @autoclosure () -> String) {
+            if value < 1 || value > Int(UInt32.max) { problems.append("\(what()) has version \(value)") }
         }
-        func fields(_ fields: [FieldSpec], _ what: String) {
-            if fields.count > DescriptorReader.maximumFields { problems.append("\(what) has \(fields.count) fields") }
-            for field in fields { key(field.key, "\(what)'s field") }
+        func fields(_ fields: [FieldSpec], _ what: @autoclosure () -> String) {
+            if fields.count > DescriptorReader.maximumFields { problems.append("\(what()) has \(fields.count) fields") }
+            for field in fields { key(field.key, "\(what())'s field") }
         }
         text(id, "the id", required: true)
         text(self.version, "the version", required: true)
@@ -41,28 +42,28 @@ extension PluginDescription {
             problems.append("\(count) \(what)")
         }
         for component in components {
-            let label = "component '\(component.key.escapingControls)'"
+            func label() -> String { "component '\(component.key.escapingControls)'" }
             key(component.key, "a component")
-            number(component.version, label)
-            text(component.name, "\(label)'s name")
-            text(component.description, "\(label)'s description", lines: true)
-            fields(component.inputs, "\(label)'s inputs")
-            if component.outputs.count > DescriptorReader.maximumFields { problems.append("\(label) has \(component.outputs.count) outputs") }
+            number(component.version, label())
+            text(component.name, "\(label())'s name")
+            text(component.description, "\(label())'s description", lines: true)
+            fields(component.inputs, "\(label())'s inputs")
+            if component.outputs.count > DescriptorReader.maximumFields { problems.append("\(label()) has \(component.outputs.count) outputs") }
             for output in component.outputs {
-                key(output.event, "\(label)'s output event")
-                fields(output.payload, "\(label)'s event '\(output.event.escapingControls)'")
+                key(output.event, "\(label())'s output event")
+                fields(output.payload, "\(label())'s event '\(output.event.escapingControls)'")
             }
             for interaction in component.interactions {
-                key(interaction.name, "\(label)'s interaction")
-                fields(interaction.data, "\(label)'s interaction '\(interaction.name.escapingControls)'")
+                key(interaction.name, "\(label())'s interaction")
+                fields(interaction.data, "\(label())'s interaction '\(interaction.name.escapingControls)'")
             }
             var storyNames: Set<String> = []
             for story in component.stories {
-                key(story.name, "\(label)'s story")
-                text(story.description, "\(label)'s story '\(story.name.escapingControls)''s description", lines: true)
-                if !storyNames.insert(story.name).inserted { problems.append("\(label) has story '\(story.name.escapingControls)' twice") }
+                key(story.name, "\(label())'s story")
+                text(story.description, "\(label())'s story '\(story.name.escapingControls)''s description", lines: true)
+                if !storyNames.insert(story.name).inserted { problems.append("\(label()) has story '\(story.name.escapingControls)' twice") }
                 for (name, value) in story.config where !(component.input(name).map { $0.type.accepts(value) } ?? false) {
-                    problems.append("\(label)'s story '\(story.name.escapingControls)' sets '\(name.escapingControls)', not a declared input of its type")
+                    problems.append("\(label())'s story '\(story.name.escapingControls)' sets '\(name.escapingControls)', not a declared input of its type")
                 }
             }
         }

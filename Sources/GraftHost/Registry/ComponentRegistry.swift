@@ -26,11 +26,9 @@ final package class ComponentRegistry: Sendable {
 
         mutating func insert(_ component: RegisteredComponent, as reference: ComponentReference) {
             guard components.updateValue(component, forKey: reference) == nil else { return }
-            let key = VersionKey(reference)
-            var known = versions.removeValue(forKey: key) ?? []
-            known.append(reference.version)
-            known.sort()
-            versions[key] = known
+            // In place, in order: one lookup of the key, no copy of its list.
+            func add(_ version: Int, to known: inout [Int]) { known.insert(version, at: known.firstIndex { $0 > version } ?? known.count) }
+            add(reference.version, to: &versions[VersionKey(reference), default: []])
         }
 
         mutating func remove(_ reference: ComponentReference) -> RegisteredComponent? {
@@ -102,9 +100,13 @@ final package class ComponentRegistry: Sendable {
             if let old {
                 for (reference, existing) in snapshot.components where existing.plugin === old { _ = snapshot.remove(reference) }
             }
-            let count = plugins.reduce(0) { $0 + $1.info.components.count }
-            snapshot.components.reserveCapacity(snapshot.components.count + 2 * count)
-            snapshot.versions.reserveCapacity(snapshot.versions.count + 2 * count)
+            // Sized once for a batch. One plugin's names go into the copy as
+            // inserts grow it: reserving makes a copy that rehashes every name.
+            if plugins.count > 1 {
+                let count = plugins.reduce(0) { $0 + $1.info.components.count }
+                snapshot.components.reserveCapacity(snapshot.components.count + 2 * count)
+                snapshot.versions.reserveCapacity(snapshot.versions.count + 2 * count)
+            }
             for plugin in plugins {
                 for contract in plugin.info.components {
                     snapshot.insert(RegisteredComponent(contract: contract, plugin: plugin), as: contract.reference.qualified(by: plugin.info.id))

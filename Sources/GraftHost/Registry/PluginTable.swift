@@ -53,7 +53,19 @@ final class PluginTable: Sendable {
     }
 
     /// Bare names and who answers each, by kind, as the registries take them.
-    typealias Owners = [Name.Kind: [(ComponentReference, LoadedPlugin?)]]
+    struct Owners {
+        var components: [(ComponentReference, LoadedPlugin?)] = []
+        var validators: [(ComponentReference, LoadedPlugin?)] = []
+        var actions: [(ComponentReference, LoadedPlugin?)] = []
+
+        mutating func append(_ name: Name, ownedBy owner: LoadedPlugin?) {
+            switch name.kind {
+            case .component: components.append((name.reference, owner))
+            case .validator: validators.append((name.reference, owner))
+            case .action: actions.append((name.reference, owner))
+            }
+        }
+    }
 
     /// A bare name of one kind.
     struct Name: Hashable {
@@ -63,9 +75,13 @@ final class PluginTable: Sendable {
 
         /// Every bare name `info` declares (`declaredNameCount` of them).
         static func all(of info: PluginDescription) -> [Name] {
-            info.components.map { Name(kind: .component, reference: $0.reference) }
-                + info.validators.map { Name(kind: .validator, reference: $0.reference) }
-                + info.actions.map { Name(kind: .action, reference: $0.reference) }
+            // One array, sized once: every load lists its plugin's names.
+            var names: [Name] = []
+            names.reserveCapacity(info.declaredNameCount)
+            for component in info.components { names.append(Name(kind: .component, reference: component.reference)) }
+            for validator in info.validators { names.append(Name(kind: .validator, reference: validator.reference)) }
+            for action in info.actions { names.append(Name(kind: .action, reference: action.reference)) }
+            return names
         }
     }
 
@@ -118,7 +134,9 @@ final class PluginTable: Sendable {
 
         /// The owners of `names`, by kind, as the registries take them.
         func owners(of names: some Sequence<Name>) -> Owners {
-            Dictionary(grouping: names, by: \.kind).mapValues { $0.map { ($0.reference, owner(of: $0)) } }
+            var owners = Owners()
+            for name in names { owners.append(name, ownedBy: owner(of: name)) }
+            return owners
         }
 
         /// Records that `plugin` declares `name`; returns its owner now.
@@ -180,12 +198,12 @@ final class PluginTable: Sendable {
             // Sized once for a batch; one plugin grows the tables as inserts do (reserving
             // calls the dictionaries' generic code, a tenth of what registering one costs).
             if accepted.count > 1 { state.reserve(accepted.count, names: accepted.reduce(0) { $0 + $1.entry.plugin.info.declaredNameCount }) }
-            var owners: Owners = [:]
+            var owners = Owners()
             for (entry, _) in accepted {
                 let plugin = entry.plugin
                 for name in Name.all(of: plugin.info) {
                     if overriding && name.kind == .component { state.overrides[name.reference] = plugin.info.id }
-                    owners[name.kind, default: []].append((name.reference, state.add(plugin, as: name)))
+                    owners.append(name, ownedBy: state.add(plugin, as: name))
                 }
             }
             // Before the registries publish: whoever sees a clashing name there sees the flag raised.
@@ -239,9 +257,9 @@ final class PluginTable: Sendable {
         _ plugins: [LoadedPlugin], prepared: [ValidatorRegistry.Prepared], removing old: LoadedPlugin? = nil,
         owners: Owners
     ) {
-        components.publish(adding: plugins, removing: old, owners: owners[.component] ?? [])
-        validators.publish(Array(zip(plugins, prepared)), removing: old, owners: owners[.validator] ?? [])
-        actions.publish(plugins, removing: old, owners: owners[.action] ?? [])
+        components.publish(adding: plugins, removing: old, owners: owners.components)
+        validators.publish(Array(zip(plugins, prepared)), removing: old, owners: owners.validators)
+        actions.publish(plugins, removing: old, owners: owners.actions)
     }
 
     /// Registers one plugin: a batch of one, its refusal thrown.
