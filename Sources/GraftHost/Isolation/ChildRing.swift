@@ -29,6 +29,10 @@ final class ChildRing: @unchecked Sendable {
     let spin: UInt32
     private let sending = Lock()
     private var watchToken: Int?
+    /// Called by `RingWatch` on its thread once the child has ended, so
+    /// that a child dying between calls is reaped then, not at its runner's
+    /// next call (a runner no component uses any more may make none).
+    let onEnd = Locked<(@Sendable () -> Void)?>(nil)
 
     static let gone: UInt32 = 1, attention: UInt32 = 2
     /// Bytes each way. Frames larger stream through it.
@@ -167,6 +171,7 @@ final class RingWatch: @unchecked Sendable {
             let ended = entry.descriptors.count > 2 && descriptor == entry.descriptors[2]
             if socketClosed || ended {
                 ring.markGone()
+                if ended, let onEnd = ring.onEnd.withLock({ $0 }) { onEnd() }
             } else {
                 graft_ring_alert(ring.ring, ring.alerts, ChildRing.attention)
             }

@@ -107,6 +107,9 @@ final class MemoryTransport: RunnerTransport, @unchecked Sendable {
         return ended()
     }
 
+    /// An in-memory child ends only when told: its ender reports it.
+    func whenEnded(_ body: @escaping @Sendable () -> Void) {}
+
     func leave() -> ChildProcess.Termination {
         end(.exited(0))
         return ended()

@@ -83,6 +83,9 @@ extension PluginRunner {
                 sandbox: request),
             logger)
         supervisor.started(started)  // `reset` emptied what the last child held
+        // Weak: the child holds this through its ring.
+        nonisolated(unsafe) weak let child = started  // compared by identity, used under `lock`
+        started.whenEnded { [weak self] in if let child { self?.ended(child) } }
         if readerThread { startReader(for: started) }
         if limits.idleCPU != nil { IdleCPUWatch.shared.watch(self) }
         return started
@@ -127,6 +130,17 @@ extension PluginRunner {
         servedPlugins = []
         calls.end(failing: failure)
         lock.broadcast()
+    }
+
+    /// `child` ended (its pidfd said so): unless a caller reads its channel
+    /// and finds that out itself, it is reaped and forgotten now, so that no
+    /// child stays a zombie until its runner's next call.
+    func ended(_ child: any RunnerTransport) {
+        lock.withLock {
+            guard !reading, supervisor.child === child else { return }
+            died(child)
+            lock.broadcast()
+        }
     }
 
     /// The child closed its channel: it died. Every call in flight fails

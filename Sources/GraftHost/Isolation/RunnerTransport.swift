@@ -50,6 +50,9 @@ protocol RunnerTransport: AnyObject {
     @discardableResult func leave() -> ChildProcess.Termination
     /// How the child ended, once the connection closed.
     func ended() -> ChildProcess.Termination
+    /// Has `body` called, on another thread, once the child has ended (where
+    /// the transport can tell without a reader: a ring child's pidfd).
+    func whenEnded(_ body: @escaping @Sendable () -> Void)
 }
 
 extension ChildProcess: RunnerTransport {
@@ -58,6 +61,9 @@ extension ChildProcess: RunnerTransport {
     func kill() { _ = Glibc.kill(pid, SIGKILL) }
     func leave() -> Termination { finish() }
     func ended() -> Termination { termination() }
+    func whenEnded(_ body: @escaping @Sendable () -> Void) {
+        positionLock.withLock { ring }?.onEnd.withLock { $0 = body }
+    }
 }
 
 /// How a runner reaches a new child: the arguments and environment of
