@@ -247,10 +247,6 @@ int graft_ring_put(graft_ring_end *end, const void *data, size_t length, const v
     return 0;
 }
 
-int graft_ring_reader_sleeps(const graft_ring_end *end) {
-    return __atomic_load_n(&end->control->reader_sleeping, __ATOMIC_ACQUIRE) != 0;
-}
-
 uint64_t graft_ring_written(const graft_ring_end *end) { return end->position; }
 
 int graft_ring_taken(const graft_ring_end *end, uint64_t position) {

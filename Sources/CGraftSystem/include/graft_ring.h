@@ -77,11 +77,6 @@ int graft_ring_put(graft_ring_end *end, const void *data, size_t length, const v
  * the flag they look at). */
 void graft_ring_wake(graft_ring *ring);
 
-/* Whether the other side last said it sleeps waiting for bytes on `end`
- * (its reader is idle, between calls). The other side writes the flag: it
- * says when a liveness check is worth its system call, nothing more. */
-int graft_ring_reader_sleeps(const graft_ring_end *end);
-
 /* Writer: where this end's bytes end so far (a position only this side
  * moves). */
 uint64_t graft_ring_written(const graft_ring_end *end);

@@ -33,18 +33,11 @@ extension ChildProcess {
     /// A frame, and the descriptor it needs first on the socket (with one
     /// byte), in one turn: two loads sent at once cannot swap files.
     func send(_ frame: [UInt8], descriptor: Int32, through ring: ChildRing) -> Bool {
-        // A write into a dead child's ring succeeds: a child that died between
-        // calls (idle, asleep on its ring), before RingWatch has marked it
-        // gone, is asked here (one poll of its pidfd, beside the wake-up this
-        // send makes anyway), so that the call goes to a new child instead. A
-        // child still spinning for the next request was alive microseconds
-        // ago; one killed in its spin is found after the fact, its request
-        // still in the ring, untaken (`took(through:)`), which is sent on.
-        if exited >= 0, ring.childIdle {
-            var end = pollfd(fd: exited, events: Int16(POLLIN), revents: 0)
-            if poll(&end, 1, 0) > 0 { return false }
-        }
-        return ring.put(frame) {
+        // A write into a dead child's ring succeeds. A child that died before
+        // RingWatch marked it gone is found after the write: its end wakes the
+        // caller's wait, the request is still in the ring, untaken
+        // (`took(through:)`), and the retry policy sends it to a new child.
+        ring.put(frame) {
             guard descriptor >= 0 else { return true }
             var byte: UInt8 = 0
             return graft_send_with_fd(channel, &byte, 1, descriptor) == 0

@@ -88,11 +88,6 @@ final class ChildRing: @unchecked Sendable {
     /// request could have reached a child that then died).
     func taken(through position: UInt64) -> Bool { graft_ring_taken(&ring.pointee.send, position) != 0 }
 
-    /// Whether the child's reader sleeps, waiting for a request: it is idle,
-    /// between calls (a flag the child writes, used only to decide whether
-    /// asking the kernel if it is alive is worth a system call).
-    var childIdle: Bool { graft_ring_reader_sleeps(&ring.pointee.send) != 0 }
-
     /// Marks the child gone: waits end, and sends fail.
     func markGone() {
         graft_ring_alert(ring, stopped, 1)

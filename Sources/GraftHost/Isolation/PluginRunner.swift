@@ -150,7 +150,7 @@ final class PluginRunner: @unchecked Sendable {
     /// is tried once more on a new child: the death is likely not its own
     /// (`RunnerRetry`, the one policy every retry follows).
     func call(
-        _ kind: Wire.Kind, plugin: LoadedPlugin, what: String, instance: Instance? = nil,
+        _ kind: Wire.Kind, plugin: LoadedPlugin, what: CallName, instance: Instance? = nil,
         deadline: Duration? = nil, context: InstanceContext? = nil, then follower: (kind: Wire.Kind, payload: [UInt8])? = nil,
         _ payload: (inout WireWriter, _ slot: UInt32) -> Void
     ) throws(GraftError) -> (answer: Answer, generation: Int, followerID: UInt32?) {
@@ -215,7 +215,7 @@ final class PluginRunner: @unchecked Sendable {
     }
 
     /// What a call about an instance its child no longer holds fails with.
-    static func restarted(_ plugin: LoadedPlugin, _ what: String) -> GraftError {
+    static func restarted(_ plugin: LoadedPlugin, _ what: CallName) -> GraftError {
         GraftError(.pluginRestarted, "the process of plugin '\(plugin.info.id)' restarted; \(what) must be re-created.")
     }
 

@@ -3,7 +3,7 @@
 extension PluginRunner {
     func invoke(_ action: RegisteredAction, params: [String: GraftValue], payload: GraftValue?) throws(GraftError) -> ActionOutcome {
         let key = action.contract.reference.description
-        let sent = try call(.action, plugin: action.plugin, what: "action '\(key)'") { writer, slot in
+        let sent = try call(.action, plugin: action.plugin, what: CallName("action", quoting: key)) { writer, slot in
             writer.u32(slot)
             writer.string(key)
             writer.value(.object(params))

@@ -25,7 +25,7 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
     final class Request {
         let kind: Wire.Kind
         let plugin: Plugin
-        let what: String
+        let what: CallName
         /// The instance it concerns: its events go with the answer.
         var context: Context?
         /// When its caller gives up; nil while nobody waits for it (a
@@ -40,7 +40,7 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
 
         var isOpen: Bool { outcome == nil }
 
-        init(kind: Wire.Kind, plugin: Plugin, what: String, context: Context?, until: ContinuousClock.Instant?, deadline: Duration) {
+        init(kind: Wire.Kind, plugin: Plugin, what: CallName, context: Context?, until: ContinuousClock.Instant?, deadline: Duration) {
             self.kind = kind
             self.plugin = plugin
             self.what = what
@@ -119,7 +119,7 @@ struct RunnerCalls<Plugin: RunnerSubject, Context: AnyObject> {
     /// appended to `frames`. Without `deadline`, nobody waits for it until
     /// `await` (a follower).
     mutating func add(
-        _ kind: Wire.Kind, plugin: Plugin, what: String, context: Context?, deadline: Duration?, payload: [UInt8],
+        _ kind: Wire.Kind, plugin: Plugin, what: CallName, context: Context?, deadline: Duration?, payload: [UInt8],
         into frames: inout [UInt8], now: ContinuousClock.Instant? = nil
     ) -> UInt32 {
         if !queued.isEmpty { frames += takeQueued() }

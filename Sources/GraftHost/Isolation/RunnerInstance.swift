@@ -51,7 +51,8 @@ final class RunnerInstance: InstanceSide {
             writer.string(renderingAhead.rawValue)
             follower = (.render, writer.bytes)
         }
-        let what = "create of \(component.contract.reference) (instance '\(context.instanceID)')\(follower == nil ? "" : " with its first render")"
+        var what = CallName("create", of: component.contract.reference, instance: context.instanceID)
+        what.withFirstRender = follower != nil
         let sent = try runner.call(.create, plugin: component.plugin, what: what, context: context, then: follower) { writer, slot in
             writeCreate(&writer, slot: slot, contract: component.contract, inputs: inputs, size: context.containerSize)
         }
@@ -81,16 +82,18 @@ final class RunnerInstance: InstanceSide {
     /// One request about this instance, creating it again first if its
     /// process restarted since.
     private func call(
-        _ kind: Wire.Kind, _ what: String, deadline: Duration? = nil, rendering: MediaType? = nil,
+        _ kind: Wire.Kind, _ what: CallName, deadline: Duration? = nil, rendering: MediaType? = nil,
         _ payload: (inout WireWriter) -> Void
     ) throws(GraftError) -> PluginRunner.Answer {
         let id = context.instanceID
-        let description = "\(what) of \(component.contract.reference) (instance '\(id)')"
-        if let answer = try answerSentAhead(rendering: rendering, description: description) { return answer }
+        var name = what
+        name.component = component.contract.reference
+        name.instanceID = id
+        if let answer = try answerSentAhead(rendering: rendering, name: name) { return answer }
         for attempt in 0..<2 {
             do throws(GraftError) {
                 let instance = self.instance
-                let (answer, _, _) = try runner.call(kind, plugin: component.plugin, what: description, instance: instance, deadline: deadline) {
+                let (answer, _, _) = try runner.call(kind, plugin: component.plugin, what: name, instance: instance, deadline: deadline) {
                     writer, _ in
                     writer.u32(instance.number)
                     payload(&writer)
@@ -131,7 +134,7 @@ final class RunnerInstance: InstanceSide {
 
     /// The child's instance explains the answer against the contract; its warnings come with it.
     func interact(_ action: String, data: GraftValue?) throws(GraftError) -> Bool {
-        var answer = try call(.interact, "interact '\(action)'") { writer in
+        var answer = try call(.interact, CallName("interact", quoting: action)) { writer in
             writer.string(action)
             writer.bool(data != nil)
             if let data { writer.value(data) }

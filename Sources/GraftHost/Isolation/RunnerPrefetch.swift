@@ -21,7 +21,7 @@ extension PluginRunner {
     /// Waits for the answer to a request sent with `call(then:)`, or takes it
     /// if it came already. Fails with `plugin_restarted` if `instance`'s
     /// child is gone, as `call` does.
-    func collect(_ id: UInt32, plugin: LoadedPlugin, what: String, instance: Instance) throws(GraftError) -> Answer {
+    func collect(_ id: UInt32, plugin: LoadedPlugin, what: CallName, instance: Instance) throws(GraftError) -> Answer {
         try withEvents { (events) throws(GraftError) -> Answer in
             guard instance.generation == supervisor.generation, let child = supervisor.child else {
                 throw Self.restarted(plugin, what)
@@ -85,7 +85,7 @@ extension RunnerInstance {
     /// The answer to the render sent with the create, when this first call is
     /// that render (else it is forgotten); nil when it must be asked. A
     /// failure of the render sent ahead is this render's.
-    func answerSentAhead(rendering: MediaType?, description: String) throws(GraftError) -> PluginRunner.Answer? {
+    func answerSentAhead(rendering: MediaType?, name: CallName) throws(GraftError) -> PluginRunner.Answer? {
         if !called {
             called = true
             runner.noteFirstCall(on: component, rendering: rendering)
@@ -101,7 +101,7 @@ extension RunnerInstance {
             return nil
         }
         do throws(GraftError) {
-            return try runner.collect(prefetch.id, plugin: component.plugin, what: description, instance: instance)
+            return try runner.collect(prefetch.id, plugin: component.plugin, what: name, instance: instance)
         } catch where error.code == .pluginRestarted {
             // Its process restarted: asked again, on a re-created instance.
             return nil

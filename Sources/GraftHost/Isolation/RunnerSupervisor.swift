@@ -158,7 +158,7 @@ extension PluginRunner {
         let memoryLimit = limits.memory.flatMap { child.peakMemory >= Int($0 / 2) ? $0 : nil }
         func error(for request: Calls.Request) -> GraftError {
             let plugin = request.plugin
-            let what = request.sendFailed ? "between two calls (found when sending \(request.what))" : request.what
+            let what = request.sendFailed ? "between two calls (found when sending \(request.what))" : request.what.description
             if let memoryLimit {
                 return GraftError(
                     .pluginMemoryLimit,

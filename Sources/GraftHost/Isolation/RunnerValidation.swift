@@ -5,7 +5,7 @@ extension PluginRunner {
     func validate(_ validator: RegisteredValidator, _ value: GraftValue, params: [String]) throws(GraftError) -> ValidationOutcome {
         let contract = validator.contract
         let name = contract.reference.description
-        let sent = try call(.validate, plugin: validator.plugin, what: "validator '\(name)'", deadline: limits.validator) { writer, slot in
+        let sent = try call(.validate, plugin: validator.plugin, what: CallName("validator", quoting: name), deadline: limits.validator) { writer, slot in
             writer.u32(slot)
             writer.string(name)
             writer.value(value)
