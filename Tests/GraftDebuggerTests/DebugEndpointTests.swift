@@ -499,7 +499,11 @@ struct DebugEndpointTests {
         let running = try Running(at: folder.path("d.sock"))
         defer { running.endpoint.close() }
         let before = Self.residentBytes()
-        let greedy = try RawSocket(path: running.endpoint.socketPath, timeout: 2)
+        // A send waits while the host is slow to read, which on a busy machine can be seconds: with a 2 s limit
+        // the loop once ended early in a full CI run (1,275 requests), before the answers could pile past the
+        // limit, and the client was never dropped. The host only stops reading a client by dropping it, so a
+        // long limit ends the loop early only if that is broken, and the expectations below then fail.
+        let greedy = try RawSocket(path: running.endpoint.socketPath, timeout: 30)
         greedy.send(line: #"{"request": "hello", "version": 1}"#)
         let request = Array(#"{"request": "plugins"}"#.utf8) + [0x0A]
         var sent = 0
