@@ -13,4 +13,9 @@ enum BenchHosts {
     static func swapping(cache: String) -> GraftConfiguration {
         GraftConfiguration(searchPath: SearchPath(folders: []), loadsFromCopies: true, cacheFolder: cache, isolation: .inProcess)
     }
+
+    /// The plugins in `folder`, each in a runner child of its own.
+    static func isolated(folder: String, cache: String) -> GraftConfiguration {
+        GraftConfiguration(searchPath: SearchPath(folders: [folder]), cacheFolder: cache, isolation: .perPlugin)
+    }
 }

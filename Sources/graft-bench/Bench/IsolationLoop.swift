@@ -26,9 +26,7 @@ struct BenchIsolationLoop: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try BenchPlugin.build(into: plugins, name: "libbench_echo.so", defines: ["BENCH_CRASH"])
         let host = GraftHost(
-            configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: [plugins.path]), cacheFolder: folder.appendingPathComponent("cache").path,
-                isolation: .perPlugin),
+            configuration: BenchHosts.isolated(folder: plugins.path, cache: folder.appendingPathComponent("cache").path),
             logger: quietLogger)
         host.loadPlugins()
         let echo = try host.makeInstance(of: ComponentReference(key: "echo"), inputs: ["text": "hi"])

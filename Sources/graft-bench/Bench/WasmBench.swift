@@ -41,9 +41,7 @@ enum WasmBench {
         try FileManager.default.createDirectory(at: isolatedFolder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: native, to: isolatedFolder.appendingPathComponent(native.lastPathComponent))
         let isolatedHost = GraftHost(
-            configuration: GraftConfiguration(
-                searchPath: SearchPath(folders: [isolatedFolder.path]), cacheFolder: root.appendingPathComponent("cache").path,
-                isolation: .perPlugin),
+            configuration: BenchHosts.isolated(folder: isolatedFolder.path, cache: root.appendingPathComponent("cache").path),
             logger: quietLogger)
         isolatedHost.loadPlugins()
         let inputs: [String: GraftValue] = ["text": "hi"]
